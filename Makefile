@@ -1,0 +1,84 @@
+# ScanLab: the one front door. `make help` lists every target.
+
+SHELL       := /bin/bash
+PYTHON      ?= python3
+LAB         ?=
+SUBMISSION  ?= skeletons
+SM          ?= 90
+T           ?=
+# cuda where a GPU answers and nvcc is present, emu (the CPU emulation of CUDA) otherwise.
+BACKEND     ?= $(shell $(PYTHON) -c 'import sys; sys.path.insert(0, "grader"); import grade; print(grade.detect_backend())')
+export BACKEND SM
+
+GRADE       := $(PYTHON) grader/grade.py --backend $(BACKEND) --sm $(SM)
+LAB_ARGS     = $(if $(LAB),--lab $(LAB))
+TEST_ARGS    = $(foreach t,$(T),--test $(t))
+
+.DEFAULT_GOAL := help
+.PHONY: help grade test check deps docs slides handin student-kit bench profile clean
+
+help: ## list the targets
+	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
+	@echo
+	@echo "Usage: make TARGET [LAB=NN] [SUBMISSION=path] [BACKEND=cuda|emu] [SM=90] [T=test]"
+	@echo
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1|\2/' | \
+	  awk -F'|' '{printf "  %-14s %s\n", $$1, $$2}' | sed 's/^    /  /'
+	@echo
+	@echo "Variables:"
+	@echo "  LAB=NN         one lab (01..07); default every lab"
+	@echo "  SUBMISSION=p   folder or handin tarball with a student's files (default skeletons/)"
+	@echo "  BACKEND=b      cuda (a GPU) or emu (kernels on the CPU); default: cuda if a GPU answers"
+	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"
+	@echo "  T=name         run only the named test(s)"
+	@echo "  SCANLAB_EMU_SCHEDULE=forward|reverse|random:SEED   thread order on emu"
+
+grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
+	@grader/deps.sh grade
+	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
+
+test: ## run one lab's tests on your working copy with every message: make test LAB=02
+	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }
+	@grader/deps.sh grade
+	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose
+
+check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
+	@grader/deps.sh check
+	@$(PYTHON) grader/selftest/run.py
+
+deps: ## install what grading and the self-test need (Debian/Ubuntu, root or sudo)
+	@grader/deps.sh check
+
+docs: ## build the HTML docs (Doxygen) into build/docs/html
+	@grader/deps.sh docs
+	@mkdir -p build/docs
+	@doxygen grader/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log || \
+	  { cat build/docs/warnings.log; echo "docs: doxygen failed"; exit 1; }
+	@if [ -s build/docs/warnings.log ]; then cat build/docs/warnings.log; \
+	  echo "docs: warnings (above)"; exit 1; fi
+	@echo "docs: build/docs/html/index.html"
+
+slides: ## build every lab's slide deck into build/slides/*.pdf
+	@grader/deps.sh slides
+	@$(PYTHON) grader/kit.py slides
+
+handin: ## pack your student files into build/handin.tar.gz, to submit
+	@$(PYTHON) grader/kit.py handin --from $(SUBMISSION)
+
+student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
+	@$(PYTHON) grader/kit.py student-kit
+
+bench: ## time every solution against the device copy and CUB (GPU only)
+	@grader/deps.sh grade
+	@$(PYTHON) grader/bench/bench.py
+
+profile: ## ncu bank-conflict counters of a lab's kernels, side by side: make profile LAB=03
+	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03"; exit 2; }
+	@grader/deps.sh grade
+	@$(PYTHON) grader/profile.py --lab $(LAB)
+
+clean: ## remove build/
+	rm -rf build
+
+# The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-test.
+include grader/emu/emu.mk

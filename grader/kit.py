@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Packaging and publishing tasks of the kit: handin, student-kit, slides.
+
+    kit.py handin [--from skeletons] [--out build/handin.tar.gz]
+    kit.py student-kit [--out build/scanlab-student.tar.gz]
+    kit.py slides
+"""
+import argparse
+import glob
+import io
+import os
+import subprocess
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grade  # noqa: E402  (manifests and paths)
+
+ROOT = grade.ROOT
+
+# What the student kit leaves out: the solutions, and everything that holds working
+# solution code (the kit's self-test fixtures, the emulator's test kernels, the benchmark).
+STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "grader/bench/",
+                       ".ci/")
+
+
+def handin(src, out):
+    manifests = grade.all_manifests()
+    files, missing = [], []
+    for m in manifests:
+        for name in m["student_files"]:
+            rel = f"{m['dir']}/{name}"
+            (files if os.path.isfile(os.path.join(src, rel)) else missing).append(rel)
+    if missing:
+        print("handin: not found (left out): " + ", ".join(missing))
+    if not files:
+        print(f"handin: no student files under {src}/", file=sys.stderr)
+        return 1
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with tarfile.open(out, "w:gz") as tar:
+        for rel in files:
+            tar.add(os.path.join(src, rel), arcname=rel, recursive=False)
+    print(f"handin: {len(files)} files in {os.path.relpath(out, ROOT)}")
+    print("        grade it with: make grade SUBMISSION=" + os.path.relpath(out, ROOT))
+    return 0
+
+
+def tracked_files():
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+        return [f for f in out.decode().split("\0") if f]
+    except (OSError, subprocess.CalledProcessError):
+        # Not a git checkout (a student kit itself): take the tree as it is, less build output.
+        files = []
+        for dirpath, dirnames, filenames in os.walk(ROOT):
+            dirnames[:] = [d for d in dirnames if d not in ("build", ".git", ".deps", "__pycache__")]
+            for f in filenames:
+                files.append(os.path.relpath(os.path.join(dirpath, f), ROOT))
+        return sorted(files)
+
+
+def student_kit(out):
+    files = [f for f in tracked_files() if not f.startswith(STUDENT_KIT_EXCLUDE)]
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with tarfile.open(out, "w:gz") as tar:
+        for rel in files:
+            tar.add(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}", recursive=False)
+        note = ("This is the student kit: the reference solutions are not included.\n"
+                "Edit the files under skeletons/, then run `make test LAB=NN` and `make grade`.\n")
+        data = note.encode()
+        info = tarfile.TarInfo("scanlab/STUDENT-KIT.txt")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    print(f"student-kit: {len(files)} files in {os.path.relpath(out, ROOT)} (no solutions/)")
+    return 0
+
+
+def slides():
+    out = os.path.join(ROOT, "build", "slides")
+    fig = os.path.join(out, "fig")
+    os.makedirs(fig, exist_ok=True)
+    for svg in glob.glob(os.path.join(ROOT, "labs", "*", "figures", "*.svg")):
+        pdf = os.path.join(fig, os.path.splitext(os.path.basename(svg))[0] + ".pdf")
+        if not os.path.exists(pdf) or os.path.getmtime(pdf) < os.path.getmtime(svg):
+            subprocess.run(["rsvg-convert", "-f", "pdf", "-o", pdf, svg], check=True)
+    decks = sorted(glob.glob(os.path.join(ROOT, "slides", "[0-9][0-9]-*.tex")))
+    if not decks:
+        print("slides: no decks in slides/", file=sys.stderr)
+        return 1
+    env = dict(os.environ)
+    env["TEXINPUTS"] = os.pathsep.join([os.path.join(ROOT, "slides"), fig, ""])
+    failed = []
+    for tex in decks:
+        name = os.path.splitext(os.path.basename(tex))[0]
+        log = os.path.join(out, name + ".build.log")
+        ok = True
+        with open(log, "w") as f:
+            for _ in range(2):  # twice, for the page numbers and the outline
+                r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                                    "-output-directory", out, tex], stdout=f, stderr=subprocess.STDOUT,
+                                   env=env, cwd=ROOT)
+                if r.returncode != 0:
+                    ok = False
+                    break
+        if ok:
+            print(f"slides: build/slides/{name}.pdf")
+        else:
+            failed.append(name)
+            print(f"slides: {name} failed; see {os.path.relpath(log, ROOT)}", file=sys.stderr)
+            for line in open(log, errors="replace").read().splitlines():
+                if line.startswith("!"):
+                    print("    " + line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    h = sub.add_parser("handin")
+    h.add_argument("--from", dest="src", default="skeletons")
+    h.add_argument("--out", default=os.path.join(ROOT, "build", "handin.tar.gz"))
+    k = sub.add_parser("student-kit")
+    k.add_argument("--out", default=os.path.join(ROOT, "build", "scanlab-student.tar.gz"))
+    sub.add_parser("slides")
+    args = ap.parse_args()
+    if args.cmd == "handin":
+        return handin(args.src, args.out)
+    if args.cmd == "student-kit":
+        return student_kit(args.out)
+    if args.cmd == "slides":
+        return slides()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
