@@ -78,7 +78,8 @@ void hx_internal_send(const char *event, const char *key, const char *text, doub
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return;
-  fprintf(f, "{\"nonce\":\"%s\",\"event\":\"%s\"", channel.nonce, event);
+  /* A leading newline ends any partial line something else wrote to the pipe. */
+  fprintf(f, "\n{\"nonce\":\"%s\",\"event\":\"%s\"", channel.nonce, event);
   if (key) { fputs(",\"key\":\"", f); json_escape(f, key); fputc('"', f); }
   if (text) { fputs(",\"text\":\"", f); json_escape(f, text); fputc('"', f); }
   if (isfinite(value)) fprintf(f, ",\"value\":%.9g", value);

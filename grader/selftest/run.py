@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""The kit's own tests (`make check`).
+
+Proves that every graded test passes on solutions/ and fails on skeletons/ (on the emu backend
+under three thread schedules), that skeletons and solutions differ only inside the student
+regions, that the grader gives the right verdict to known-bad submissions, that the emulator
+passes its own tests, and that the docs, the slides, the student kit and a handin all build
+and work. Ends with a line `N passed, N failed`.
+
+    run.py [--only NAME]... [--list]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import grade  # noqa: E402
+
+ROOT = grade.ROOT
+SCHEDULES = ("forward", "reverse", "random:20261122")
+BUILD = os.path.join(ROOT, "build", "selftest")
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def sh(cmd, env=None, timeout=1800, cwd=ROOT):
+    """Runs a command; returns (exit code, combined output)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    r = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout, shell=isinstance(cmd, str))
+    return r.returncode, r.stdout.decode(errors="replace")
+
+
+def run_grader(submission, labs, backend="emu", schedule="forward", tests=(), max_timeout=None,
+               tag="run"):
+    """Grades and returns (exit code, output, results.json as a dict)."""
+    results = os.path.join(BUILD, f"{tag}.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend,
+           "--submission", submission, "--results", results]
+    for lab in labs:
+        cmd += ["--lab", lab]
+    for t in tests:
+        cmd += ["--test", t]
+    if max_timeout:
+        cmd += ["--max-timeout", str(max_timeout)]
+    code, out = sh(cmd, env={"SCANLAB_EMU_SCHEDULE": schedule, "NO_COLOR": "1"})
+    data = json.load(open(results)) if os.path.exists(results) else {"tests": []}
+    return code, out, data
+
+
+def by_name(data):
+    """{test name: entry} from results.json (names are 'labNN name: title')."""
+    out = {}
+    for t in data["tests"]:
+        out[t["name"].split(":")[0].split(" ", 1)[1]] = t
+    return out
+
+
+def is_skip(entry):
+    return entry["max_score"] == 0 and entry["output"].startswith("SKIPPED")
+
+
+# ---- checks ------------------------------------------------------------------------------
+
+def manifests():
+    ms = grade.all_manifests()
+    if not ms:
+        raise CheckFailed("no manifests in grader/manifests")
+    seen = {}
+    for m in ms:
+        if not os.path.isfile(os.path.join(ROOT, m["test_source"])):
+            raise CheckFailed(f"{m['path']}: test_source {m['test_source']} does not exist")
+        for f in m["student_files"]:
+            if f in seen:
+                raise CheckFailed(f"student file name {f} is used by labs {seen[f]} and {m['lab']}: "
+                                  "names must be unique so flat uploads can be matched")
+            seen[f] = m["lab"]
+            for tree in ("skeletons", "solutions"):
+                if not os.path.isfile(os.path.join(ROOT, tree, m["dir"], f)):
+                    raise CheckFailed(f"{tree}/{m['dir']}/{f} is missing")
+        for t in m["test"]:
+            if t.get("timing") and "threshold" not in {**m.get("params", {}), **t.get("params", {})}:
+                raise CheckFailed(f"{m['path']}: timing test {t['name']} has no threshold")
+            if int(t["points"]) <= 0:
+                raise CheckFailed(f"{m['path']}: test {t['name']} is worth no points")
+    return f"{len(ms)} manifests, {sum(len(m['test']) for m in ms)} tests"
+
+
+BEGIN = re.compile(r"/\* STUDENT-BEGIN\(lab(\d\d)\) \*/")
+END = re.compile(r"/\* STUDENT-END\(lab(\d\d)\) \*/")
+
+
+def outside_regions(path, lab):
+    """Lines outside the student regions, and the regions' contents; checks the markers."""
+    outside, regions, inside = [], [], None
+    for no, line in enumerate(open(path), 1):
+        b, e = BEGIN.search(line), END.search(line)
+        if b:
+            if inside is not None:
+                raise CheckFailed(f"{path}:{no}: STUDENT-BEGIN inside a student region")
+            if b.group(1) != lab:
+                raise CheckFailed(f"{path}:{no}: region tagged lab{b.group(1)} in lab {lab}")
+            inside = []
+            outside.append(line)
+        elif e:
+            if inside is None:
+                raise CheckFailed(f"{path}:{no}: STUDENT-END without STUDENT-BEGIN")
+            regions.append("".join(inside))
+            inside = None
+            outside.append(line)
+        elif inside is not None:
+            inside.append(line)
+        else:
+            outside.append(line)
+    if inside is not None:
+        raise CheckFailed(f"{path}: STUDENT-BEGIN without STUDENT-END")
+    return outside, regions
+
+
+def regions():
+    count = 0
+    for m in grade.all_manifests():
+        for f in m["student_files"]:
+            sk = os.path.join(ROOT, "skeletons", m["dir"], f)
+            so = os.path.join(ROOT, "solutions", m["dir"], f)
+            o1, r1 = outside_regions(sk, m["lab"])
+            o2, r2 = outside_regions(so, m["lab"])
+            if not r1:
+                raise CheckFailed(f"skeletons/{m['dir']}/{f} has no student region")
+            if len(r1) != len(r2):
+                raise CheckFailed(f"{m['dir']}/{f}: {len(r1)} student regions in the skeleton, "
+                                  f"{len(r2)} in the solution")
+            if o1 != o2:
+                for i, (a, b) in enumerate(zip(o1, o2)):
+                    if a != b:
+                        raise CheckFailed(f"{m['dir']}/{f}: skeleton and solution differ outside the "
+                                          f"student regions:\n    skeleton: {a.rstrip()}\n    solution: {b.rstrip()}")
+                raise CheckFailed(f"{m['dir']}/{f}: skeleton and solution differ in length outside "
+                                  "the student regions")
+            for r in r1:
+                if f"TODO(lab{m['lab']})" not in r:
+                    raise CheckFailed(f"skeletons/{m['dir']}/{f}: a student region has no "
+                                      f"TODO(lab{m['lab']}) telling the student what to do")
+            count += len(r1)
+    return f"{count} student regions match"
+
+
+def binaries_match_manifests(backend="emu"):
+    """Every test in a manifest exists in its binary, and every test in a binary is graded."""
+    for m in grade.all_manifests():
+        lab_backend = "cpu" if m.get("backend") == "cpu" else backend
+        binary = os.path.join(ROOT, "build", lab_backend, "solutions", f"lab{m['lab']}",
+                              f"lab{m['lab']}_tests")
+        if not os.path.exists(binary):
+            raise CheckFailed(f"{binary} not built (run the solutions check first)")
+        code, out = sh([binary, "--list"])
+        listed = set(out.split())
+        graded = {t["name"] for t in m["test"]}
+        if graded - listed:
+            raise CheckFailed(f"lab {m['lab']}: manifest tests not in the binary: {sorted(graded - listed)}")
+        if listed - graded:
+            raise CheckFailed(f"lab {m['lab']}: tests in the binary the manifest does not grade: "
+                              f"{sorted(listed - graded)}")
+    return "every binary's tests are exactly its manifest's"
+
+
+def solutions_pass(lab, schedule):
+    code, out, data = run_grader("solutions", [lab], schedule=schedule, tag=f"sol{lab}-{schedule}")
+    tests = by_name(data)
+    manifest = [m for m in grade.all_manifests() if m["lab"] == lab][0]
+    bad = []
+    for t in manifest["test"]:
+        e = tests.get(t["name"])
+        if e is None:
+            bad.append(f"{t['name']}: no result")
+        elif is_skip(e):
+            if not t.get("timing"):
+                bad.append(f"{t['name']}: skipped, but only timing tests may skip on emu")
+        elif e["status"] != "passed":
+            bad.append(f"{t['name']}: {e['output'].splitlines()[:3]}")
+    log = os.path.join(ROOT, "build", "grade", "emu", "solutions", "logs", f"lab{lab}", "build.log")
+    if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
+        bad.append(f"the solution builds with warnings (see {os.path.relpath(log, ROOT)})")
+    if bad:
+        raise CheckFailed("\n    ".join([f"solutions of lab {lab} ({schedule}):"] + bad))
+    skipped = sum(1 for e in tests.values() if is_skip(e))
+    return f"{len(tests) - skipped} passed" + (f", {skipped} timing skipped" if skipped else "")
+
+
+def skeletons_fail(lab):
+    code, out, data = run_grader("skeletons", [lab], tag=f"skel{lab}")
+    if code == 0:
+        raise CheckFailed(f"grading the lab {lab} skeleton exited 0")
+    bad = []
+    for name, e in by_name(data).items():
+        if is_skip(e):
+            continue
+        if e["status"] == "passed":
+            bad.append(f"{name}: passes on the skeleton (a test that cannot fail)")
+        elif re.search(r"crashed|timed out|does not compile|exited with code", e["output"]):
+            bad.append(f"{name}: the skeleton must fail cleanly, not: {e['output'].splitlines()[0]}")
+    log = os.path.join(ROOT, "build", "grade", "emu", "skeletons", "logs", f"lab{lab}", "build.log")
+    if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
+        bad.append(f"the skeleton builds with warnings (see {os.path.relpath(log, ROOT)})")
+    if bad:
+        raise CheckFailed("\n    ".join([f"skeleton of lab {lab}:"] + bad))
+    return f"{len(data['tests'])} tests fail cleanly, score {data['score']}"
+
+
+def emu_tests():
+    code, out = sh(["make", "--no-print-directory", "emu-test"])
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    if code != 0 or not re.fullmatch(r"\d+ passed, 0 failed", last):
+        raise CheckFailed("make emu-test failed:\n" + "\n".join(out.splitlines()[-20:]))
+    return last
+
+
+def docs():
+    code, out = sh(["make", "--no-print-directory", "docs"])
+    if code != 0:
+        raise CheckFailed("make docs failed:\n" + "\n".join(out.splitlines()[-25:]))
+    return "no warnings"
+
+
+def slides():
+    code, out = sh(["make", "--no-print-directory", "slides"])
+    if code != 0:
+        raise CheckFailed("make slides failed:\n" + "\n".join(out.splitlines()[-25:]))
+    return f"{out.count('.pdf')} decks"
+
+
+def handin_roundtrip():
+    tar = os.path.join(BUILD, "handin-solutions.tar.gz")
+    code, out = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out", tar])
+    if code != 0:
+        raise CheckFailed("handin failed:\n" + out)
+    names = tarfile.open(tar).getnames()
+    if any(n.startswith(("/", "..")) or "solutions" in n for n in names):
+        raise CheckFailed(f"handin tarball has unexpected paths: {names}")
+    code, out, data = run_grader(tar, ["01"], tag="handin")
+    if code != 0 or data["score"] != data["max_score"]:
+        raise CheckFailed("grading the handin of the solutions did not give full marks:\n" + out[-2000:])
+    return f"{len(names)} files; lab 01 {data['score']}/{data['max_score']}"
+
+
+def student_kit():
+    tar = os.path.join(BUILD, "student-kit.tar.gz")
+    code, out = sh([sys.executable, "grader/kit.py", "student-kit", "--out", tar])
+    if code != 0:
+        raise CheckFailed("student-kit failed:\n" + out)
+    names = tarfile.open(tar).getnames()
+    leaked = [n for n in names if n.startswith("scanlab/solutions")]
+    if leaked:
+        raise CheckFailed(f"the student kit contains solutions: {leaked[:3]}")
+    work = tempfile.mkdtemp(prefix="scanlab-kit-")
+    try:
+        with tarfile.open(tar) as t:
+            t.extractall(work)
+        kit = os.path.join(work, "scanlab")
+        code, out = sh(["make", "--no-print-directory", "grade", "LAB=01"], cwd=kit,
+                       env={"NO_COLOR": "1"})
+        if code == 0 or "Score: 0/" not in out:
+            raise CheckFailed("`make grade LAB=01` in the student kit should run and score 0:\n" + out[-1500:])
+        results = os.path.join(kit, "build", "grade")
+        if not any(f == "results.json" for _, _, fs in os.walk(results) for f in fs):
+            raise CheckFailed("the student kit's grade wrote no results.json")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return f"{len(names)} files, no solutions; grades (score 0 on the skeletons)"
+
+
+# ---- the list ----------------------------------------------------------------------------
+
+def checks():
+    out = [("manifests", manifests), ("regions", regions)]
+    sys.modules.setdefault("run", sys.modules[__name__])  # one module, whichever way it was started
+    import bad_submissions  # noqa: E402  (grader/selftest/bad_submissions.py)
+    for name, fn in bad_submissions.CASES:
+        out.append((f"grader survives: {name}", fn))
+    labs = [m["lab"] for m in grade.all_manifests()]
+    emu_labs = [m["lab"] for m in grade.all_manifests() if m.get("backend") != "cpu"]
+    if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
+        out.append(("emu's own tests", emu_tests))
+    for lab in labs:
+        scheds = SCHEDULES if lab in emu_labs else ("forward",)
+        for s in scheds:
+            out.append((f"lab {lab} solutions pass" + (f" ({s})" if lab in emu_labs else ""),
+                        lambda lab=lab, s=s: solutions_pass(lab, s)))
+        out.append((f"lab {lab} skeletons fail", lambda lab=lab: skeletons_fail(lab)))
+    out.append(("binaries list exactly the manifests' tests", binaries_match_manifests))
+    out += [("handin round trip", handin_roundtrip), ("student kit", student_kit),
+            ("docs build clean", docs), ("slides build", slides)]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description="The kit's own tests.")
+    ap.add_argument("--only", action="append", default=[], help="run checks whose name has this")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, HERE)
+    os.makedirs(BUILD, exist_ok=True)
+    todo = checks()
+    if args.only:
+        todo = [(n, f) for n, f in todo if any(o in n for o in args.only)]
+    if args.list:
+        for n, _ in todo:
+            print(n)
+        return 0
+    passed = failed = 0
+    t_all = time.monotonic()
+    for name, fn in todo:
+        t0 = time.monotonic()
+        try:
+            detail = fn()
+            passed += 1
+            print(f"{name}: OK ({time.monotonic() - t0:.1f}s) {detail or ''}", flush=True)
+        except CheckFailed as e:
+            failed += 1
+            print(f"{name}: FAIL ({time.monotonic() - t0:.1f}s)\n    {e}", flush=True)
+        except Exception as e:  # a bug in the self-test itself is a failure too, never a crash
+            failed += 1
+            print(f"{name}: FAIL (self-test error: {type(e).__name__}: {e})", flush=True)
+    print(f"\nself-test took {time.monotonic() - t_all:.0f}s")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
