@@ -50,6 +50,7 @@ if [ "$task" = check ] || [ "$task" = slides ]; then
   need texlive-latex-recommended kpsewhich beamer.cls
   need texlive-fonts-recommended kpsewhich lmodern.sty
   need lmodern kpsewhich lmodern.sty
+  need texlive-pictures kpsewhich pgfmath.sty
   need librsvg2-bin command -v rsvg-convert
 fi
 

@@ -43,7 +43,9 @@ typedef struct {
   const char *const hx_suite_lab = (lab); \
   const hx_test *const hx_suite_tests = (tests)
 
+/** The suite's lab number, "01" to "07" (set by HX_SUITE()). */
 extern const char *const hx_suite_lab;
+/** The suite's tests, ending with a `{NULL, NULL}` entry (set by HX_SUITE()). */
 extern const hx_test *const hx_suite_tests;
 /** @} */
 
@@ -136,7 +138,9 @@ const char *hx_ctx(const char *fmt, ...)
  *  @{ */
 
 /** Generator state. */
-typedef struct { uint64_t s; } hx_rng;
+typedef struct {
+  uint64_t s; /**< the state: advanced by a constant, then mixed, at every draw */
+} hx_rng;
 /** A generator seeded with @p seed. */
 hx_rng hx_rng_make(uint64_t seed);
 /** Next 64 random bits. */
@@ -178,8 +182,11 @@ double hx_now(void);
 /** Median of @p n values (sorts @p v in place). */
 double hx_median(double *v, int n);
 /**
- * @brief Median wall time of @p fn in seconds over @p reps runs after @p warmup runs.
- * @param fn the work to time; @p arg is passed through
+ * @brief Median wall time of @p fn in seconds.
+ * @param fn     the work to time
+ * @param arg    passed to @p fn
+ * @param warmup untimed runs first
+ * @param reps   timed runs; the median is returned
  */
 double hx_time_cpu(void (*fn)(void *arg), void *arg, int warmup, int reps);
 /** Host memcpy bandwidth in bytes per second (read + write counted) over @p bytes. */
