@@ -1,0 +1,315 @@
+/**
+ * @file lab04_test.cu
+ * @brief Lab 04 tests: warp scans (shuffle, exclusive, shared memory) on every lane, with
+ *        several operators, partial warps and block sizes that are not a multiple of 32.
+ *
+ * The tests launch warpScanBatch() (kit code in the student's file) and check the result warp
+ * by warp against a scan on the host, naming the wrong lanes. Sizes, block sizes, seeds and
+ * thresholds come from `grader/manifests/lab04.toml`.
+ */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "harness_cuda.h"
+#include "warp_scan.h"
+
+/* ---- how the tests see each type --------------------------------------------------------- */
+
+/* Printing, comparing and generating the element types the tests use. */
+static void show(char *buf, size_t cap, int32_t v) {
+  snprintf(buf, cap, "%d%s", v, (uint32_t)v == HX_POISON ? " (the poison value: never written)" : "");
+}
+static void show(char *buf, size_t cap, float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  snprintf(buf, cap, "%.9g%s", (double)v, bits == HX_POISON ? " (the poison value: never written)" : "");
+}
+static void show(char *buf, size_t cap, Affine v) {
+  snprintf(buf, cap, "{a=%u, b=%u}%s", v.a, v.b,
+           v.a == HX_POISON && v.b == HX_POISON ? " (the poison value: never written)" : "");
+}
+
+struct Tolerance { double rtol, atol; };
+static bool same(int32_t e, int32_t g, Tolerance) { return e == g; }
+static bool same(Affine e, Affine g, Tolerance) { return e.a == g.a && e.b == g.b; }
+static bool same(float e, float g, Tolerance t) {
+  return !isnan(g) && fabs((double)g - (double)e) <= t.atol + t.rtol * fabs((double)e);
+}
+
+static const char *type_name(int32_t) { return "int"; }
+static const char *type_name(float) { return "float"; }
+static const char *type_name(Affine) { return "Affine"; }
+static const char *op_name(Add) { return "Add"; }
+static const char *op_name(Max) { return "Max"; }
+static const char *op_name(Min) { return "Min"; }
+static const char *op_name(Compose) { return "Compose"; }
+
+static const char *variant_name(WarpScanVariant v) {
+  return v == WARP_SCAN_INC ? "scanIncWarp" : v == WARP_SCAN_EXC ? "scanExcWarp" : "scanIncWarpSmem";
+}
+
+/* Random inputs: small ints for Add (no overflow), the full range for Max and Min. */
+static void fill(int32_t *a, size_t n, uint64_t seed, Add) { hx_fill_i32(a, n, seed, -1000, 1000); }
+static void fill(int32_t *a, size_t n, uint64_t seed, Max) { hx_fill_i32(a, n, seed, INT32_MIN, INT32_MAX); }
+static void fill(int32_t *a, size_t n, uint64_t seed, Min) { hx_fill_i32(a, n, seed, INT32_MIN, INT32_MAX); }
+static void fill(float *a, size_t n, uint64_t seed, Add) { hx_fill_f32(a, n, seed, 0.0f, 1.0f); }
+static void fill(Affine *a, size_t n, uint64_t seed, Compose) {
+  hx_rng r = hx_rng_make(seed);
+  for (size_t i = 0; i < n; i++) {
+    a[i].a = (uint32_t)hx_rng_range(&r, 1, 9);
+    a[i].b = (uint32_t)hx_rng_range(&r, 0, 9);
+  }
+}
+
+static int32_t identity_of(int32_t, Add) { return 0; }
+static int32_t identity_of(int32_t, Max) { return INT32_MIN; }
+static int32_t identity_of(int32_t, Min) { return INT32_MAX; }
+static float identity_of(float, Add) { return 0.0f; }
+static Affine identity_of(Affine, Compose) { Affine id = {1, 0}; return id; }
+
+/* Integer sums wrap on the GPU; on the host add in unsigned so the reference stays defined. */
+template <typename T, typename Op>
+static T host_apply(Op op, T a, T b) { return op(a, b); }
+template <>
+int32_t host_apply<int32_t, Add>(Add, int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+/* ---- the reference: every run of a warp scanned on its own -------------------------------- */
+
+/* Element j is lane (j % block) % 32 of its warp; a run starts wherever that lane is 0. */
+static unsigned lane_of(size_t j, int block) { return (unsigned)((j % (size_t)block) % WARP_SIZE); }
+
+template <typename T, typename Op>
+static void expected_runs(const T *in, T *out, size_t n, int block, Op op, T identity, bool inclusive) {
+  T acc = identity;
+  for (size_t j = 0; j < n; j++) {
+    if (lane_of(j, block) == 0) acc = identity;
+    if (inclusive) acc = host_apply<T, Op>(op, acc, in[j]);
+    out[j] = acc;
+    if (!inclusive) acc = host_apply<T, Op>(op, acc, in[j]);
+  }
+}
+
+/* ---- one checked run of warpScanBatch ----------------------------------------------------- */
+
+struct Case {
+  WarpScanVariant variant;
+  size_t n;
+  int block;
+  uint64_t seed;
+  Tolerance tol;
+};
+
+/* Compares warp by warp; one failure names the first wrong warp and its wrong lanes. */
+template <typename T>
+static size_t check_warps(const char *ctx, const T *expect, const T *got, size_t n, int block,
+                          Tolerance tol) {
+  size_t bad_warps = 0, warps = 0;
+  char detail[900] = "";
+  for (size_t start = 0; start < n;) {
+    size_t end = start + 1;
+    while (end < n && lane_of(end, block) != 0) end++;
+    warps++;
+    unsigned wrong = 0;
+    for (size_t j = start; j < end; j++)
+      if (!same(expect[j], got[j], tol)) wrong |= 1u << (j - start);
+    if (wrong && bad_warps++ == 0) {
+      size_t b = start / (size_t)block;
+      unsigned w = (unsigned)((start % (size_t)block) / WARP_SIZE);
+      unsigned first = (unsigned)__builtin_ctz(wrong);
+      char lanes[160] = "", e[96], g[96];
+      for (unsigned l = 0; l < WARP_SIZE; l++)
+        if (wrong >> l & 1u)
+          snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes), "%s%u", lanes[0] ? "," : "", l);
+      show(e, sizeof e, expect[start + first]);
+      show(g, sizeof g, got[start + first]);
+      snprintf(detail, sizeof detail,
+               "block %zu, warp %u (lanes 0..%zu active): wrong lane%s %s (first: lane %u expected %s, got %s)",
+               b, w, end - start - 1, __builtin_popcount(wrong) == 1 ? "" : "s", lanes, first, e, g);
+    }
+    start = end;
+  }
+  if (bad_warps)
+    HX_FAIL("%s: %s; %zu of %zu warp%s wrong", ctx, detail, bad_warps, warps, warps == 1 ? "" : "s");
+  return bad_warps;
+}
+
+/* Runs one warp scan on an input and checks every lane; returns the number of wrong warps. */
+template <typename T, typename Op>
+static size_t run_on(const Case &c, Op op, const T *h_in) {
+  const T identity = identity_of(T(), op);
+  char ctx[320];
+  snprintf(ctx, sizeof ctx, "%s<%s, %s>(n=%zu, block=%d, seed=%llu)", variant_name(c.variant),
+           type_name(T()), op_name(op), c.n, c.block, (unsigned long long)c.seed);
+  T *expect = (T *)hx_malloc(c.n * sizeof(T) + 1);
+  T *got = (T *)hx_malloc(c.n * sizeof(T) + 1);
+  size_t bad = 0;
+  if (!expect || !got) {
+    free(expect);
+    free(got);
+    return 1;
+  }
+  expected_runs(h_in, expect, c.n, c.block, op, identity, c.variant != WARP_SCAN_EXC);
+  hx_dbuf d_in = hx_dbuf_alloc(c.n, sizeof(T)), d_out = hx_dbuf_alloc(c.n, sizeof(T));
+  hx_dbuf_upload(&d_in, h_in);
+  hx_dbuf_poison(&d_out);
+  CUDA_CHECK((warpScanBatch<T, Op>(c.variant, (const T *)d_in.ptr, (T *)d_out.ptr, c.n, c.block,
+                                   op, identity)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  hx_dbuf_download(&d_out, got);
+  bad = check_warps(ctx, expect, got, c.n, c.block, c.tol);
+  bad += (size_t)hx_dbuf_check_guards(&d_out, ctx);
+  hx_dbuf_free(&d_in);
+  hx_dbuf_free(&d_out);
+  free(expect);
+  free(got);
+  return bad;
+}
+
+/* Seeded random input, then run_on(). */
+template <typename T, typename Op>
+static size_t run_case(const Case &c, Op op) {
+  T *in = (T *)hx_malloc(c.n * sizeof(T) + 1);
+  if (!in) return 1;
+  fill(in, c.n, c.seed, op);
+  size_t bad = run_on<T, Op>(c, op, in);
+  free(in);
+  return bad;
+}
+
+/* Every (size, block) pair of the test's parameters with the integer and float operators. */
+static void sweep(WarpScanVariant v, bool with_float) {
+  long long sizes[32], blocks[32];
+  int ns = hx_param_int_list("sizes", sizes, 32), nb = hx_param_int_list("blocks", blocks, 32);
+  Tolerance exact = {0, 0}, ftol = {0, 0};
+  if (with_float) ftol = Tolerance{hx_param_double("rtol"), hx_param_double("atol")};
+  if (hx_failures()) return;
+  for (int b = 0; b < nb; b++)
+    for (int s = 0; s < ns; s++) {
+      uint64_t seed = hx_seed() + (uint64_t)(s * 131 + b);
+      Case c = {v, (size_t)sizes[s], (int)blocks[b], seed, exact};
+      run_case<int32_t>(c, Add());
+      run_case<int32_t>(c, Max());
+      run_case<int32_t>(c, Min());
+      if (with_float) {
+        c.tol = ftol;
+        run_case<float>(c, Add());
+      }
+    }
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+/* One warp, every lane: the worked example on 8 lanes, then random data on all 32. */
+static void test_inc_one_warp(void) {
+  const int32_t example[8] = {3, 1, 7, 0, 4, 1, 6, 3};
+  Case ex = {WARP_SCAN_INC, 8, 8, 0, {0, 0}};
+  if (run_on<int32_t>(ex, Add(), example)) return;
+  Case full = {WARP_SCAN_INC, WARP_SIZE, WARP_SIZE, hx_seed(), {0, 0}};
+  run_case<int32_t>(full, Add());
+  run_case<int32_t>(full, Max());
+}
+
+static void test_inc_ops(void) { sweep(WARP_SCAN_INC, true); }
+static void test_inc_partial_warps(void) { sweep(WARP_SCAN_INC, false); }
+static void test_exc_ops(void) { sweep(WARP_SCAN_EXC, true); }
+static void test_exc_partial_warps(void) { sweep(WARP_SCAN_EXC, false); }
+static void test_smem_ops(void) { sweep(WARP_SCAN_INC_SMEM, true); }
+static void test_smem_partial_warps(void) { sweep(WARP_SCAN_INC_SMEM, false); }
+
+/* Affine maps compose in order: a scan that puts the later lane on the left fails here. */
+static void test_noncommutative(void) {
+  long long sizes[32], blocks[32];
+  int ns = hx_param_int_list("sizes", sizes, 32), nb = hx_param_int_list("blocks", blocks, 32);
+  if (hx_failures()) return;
+  const WarpScanVariant all[3] = {WARP_SCAN_INC, WARP_SCAN_EXC, WARP_SCAN_INC_SMEM};
+  for (int v = 0; v < 3; v++)
+    for (int b = 0; b < nb; b++)
+      for (int s = 0; s < ns; s++) {
+        Case c = {all[v], (size_t)sizes[s], (int)blocks[b], hx_seed() + (uint64_t)s, {0, 0}};
+        run_case<Affine>(c, Compose());
+      }
+}
+
+struct TimingJob {
+  WarpScanVariant variant;
+  const int32_t *in;
+  int32_t *out;
+  size_t n;
+  int block;
+};
+static void run_timed(void *arg) {
+  TimingJob *j = (TimingJob *)arg;
+  CUDA_CHECK((warpScanBatch<int32_t, Add>(j->variant, j->in, j->out, j->n, j->block, Add(), 0)));
+}
+
+/* Batched warp scans read and write every element once, as a copy does: report each variant
+ * as a fraction of the device copy bandwidth measured in this process. */
+static void test_timing(void) {
+  size_t n = (size_t)hx_param_int("n");
+  int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
+  double threshold = hx_param_double("threshold");
+  double threshold_smem = hx_param_double("threshold_smem");
+  if (hx_failures()) return;
+  /* Correct first: a wrong answer is not timed. */
+  const WarpScanVariant all[3] = {WARP_SCAN_INC, WARP_SCAN_EXC, WARP_SCAN_INC_SMEM};
+  for (int v = 0; v < 3; v++) {
+    Case c = {all[v], n, block, hx_seed(), {0, 0}};
+    if (run_case<int32_t>(c, Add())) return;
+  }
+  HX_REQUIRE_TIMING();
+  if (n * sizeof(int32_t) <= hx_l2_bytes()) {
+    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%zu bytes)",
+            n * sizeof(int32_t), hx_l2_bytes());
+    return;
+  }
+  int32_t *d_in = NULL, *d_out = NULL;
+  CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(int32_t)));
+  CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(int32_t)));
+  CUDA_CHECK(cudaMemset(d_in, 1, n * sizeof(int32_t)));
+  double copy_bw = hx_copy_bandwidth(n * sizeof(int32_t), reps);
+  double fraction[3];
+  for (int v = 0; v < 3; v++) {
+    TimingJob j = {all[v], d_in, d_out, n, block};
+    double ms = hx_time_device_ms(run_timed, &j, 2, reps);
+    fraction[v] = 2.0 * (double)(n * sizeof(int32_t)) / (ms * 1e-3) / copy_bw;
+    hx_note("%s<int, Add>(n=%zu, block=%d): %.3f ms, %.1f GB/s: %.3f of copy (%.1f GB/s)",
+            variant_name(all[v]), n, block, ms, 2.0 * (double)(n * 4) / (ms * 1e-3) * 1e-9,
+            fraction[v], copy_bw * 1e-9);
+  }
+  hx_metric("fraction_of_copy", fraction[0]);
+  hx_metric("fraction_of_copy_exc", fraction[1]);
+  hx_metric("fraction_of_copy_smem", fraction[2]);
+  HX_CHECK(fraction[0] >= threshold,
+           "scanIncWarp<int, Add>(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
+           n, block, fraction[0], threshold);
+  HX_CHECK(fraction[1] >= threshold,
+           "scanExcWarp<int, Add>(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
+           n, block, fraction[1], threshold);
+  HX_CHECK(fraction[2] >= threshold_smem,
+           "scanIncWarpSmem<int, Add>(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
+           n, block, fraction[2], threshold_smem);
+  CUDA_CHECK(cudaFree(d_in));
+  CUDA_CHECK(cudaFree(d_out));
+}
+
+static const hx_test TESTS[] = {
+    {"inc_one_warp", test_inc_one_warp},
+    {"inc_ops", test_inc_ops},
+    {"inc_partial_warps", test_inc_partial_warps},
+    {"exc_ops", test_exc_ops},
+    {"exc_partial_warps", test_exc_partial_warps},
+    {"smem_ops", test_smem_ops},
+    {"smem_partial_warps", test_smem_partial_warps},
+    {"noncommutative", test_noncommutative},
+    {"timing", test_timing},
+    {NULL, NULL},
+};
+HX_SUITE("04", TESTS);
