@@ -15,7 +15,7 @@ LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test check deps docs slides handin student-kit bench profile clean
+.PHONY: help grade test check deps docs slides handin student-kit autograder bench profile clean
 
 help: ## list the targets
 	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
@@ -67,6 +67,9 @@ handin: ## pack your student files into build/handin.tar.gz, to submit
 
 student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
 	@$(PYTHON) grader/kit.py student-kit
+
+autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
+	@$(PYTHON) grader/kit.py autograder $(foreach l,$(LAB),--lab $(l))
 
 bench: ## time every solution against the device copy and CUB (GPU only)
 	@grader/deps.sh grade

@@ -24,8 +24,9 @@ import time
 
 try:
     import tomllib
-except ImportError:  # Python < 3.11
-    sys.exit("grader: needs Python 3.11 or newer (for tomllib)")
+except ImportError:  # Python < 3.11: the kit's own reader of the manifests' TOML subset
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import minitoml as tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFESTS = os.path.join(ROOT, "grader", "manifests")

@@ -4,6 +4,7 @@
     kit.py handin [--from skeletons] [--out build/handin.tar.gz]
     kit.py student-kit [--out build/scanlab-student.tar.gz]
     kit.py slides
+    kit.py autograder [--lab NN]... [--out build/autograder.zip]
 """
 import argparse
 import glob
@@ -12,6 +13,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402  (manifests and paths)
@@ -75,6 +77,32 @@ def student_kit(out):
     return 0
 
 
+def autograder(labs, out):
+    """A Gradescope autograder: setup.sh and run_autograder at the top, the student kit
+    (no solutions) under scanlab/, and the labs to grade in LABS."""
+    files = [f for f in tracked_files() if not f.startswith(STUDENT_KIT_EXCLUDE)]
+    known = {m["lab"] for m in grade.all_manifests()}
+    labs = [f"{int(x):02d}" for x in labs]
+    unknown = [x for x in labs if x not in known]
+    if unknown:
+        print(f"autograder: no lab {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in ("setup.sh", "run_autograder"):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, open(os.path.join(ROOT, "grader", "gradescope", name), "rb").read())
+        z.writestr("LABS", " ".join(labs) + "\n")
+        for rel in files:
+            z.write(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
+    what = ("lab " if len(labs) == 1 else "labs ") + ", ".join(labs) if labs else "every lab"
+    print(f"autograder: {os.path.relpath(out, ROOT)} grades {what} on the emu backend "
+          "(upload it as a Gradescope autograder; students upload their lab files)")
+    return 0
+
+
 def slides():
     out = os.path.join(ROOT, "build", "slides")
     fig = os.path.join(out, "fig")
@@ -122,6 +150,9 @@ def main():
     k = sub.add_parser("student-kit")
     k.add_argument("--out", default=os.path.join(ROOT, "build", "scanlab-student.tar.gz"))
     sub.add_parser("slides")
+    a = sub.add_parser("autograder")
+    a.add_argument("--lab", action="append", default=[])
+    a.add_argument("--out", default=os.path.join(ROOT, "build", "autograder.zip"))
     args = ap.parse_args()
     if args.cmd == "handin":
         return handin(args.src, args.out)
@@ -129,6 +160,8 @@ def main():
         return student_kit(args.out)
     if args.cmd == "slides":
         return slides()
+    if args.cmd == "autograder":
+        return autograder(args.lab, args.out)
     return 2
 
 

@@ -282,6 +282,38 @@ def student_kit():
     return f"{len(names)} files, no solutions; grades (score 0 on the skeletons)"
 
 
+def gradescope_autograder():
+    """Builds the autograder for lab 01 and runs it as Gradescope would, on a flat upload."""
+    work = tempfile.mkdtemp(prefix="scanlab-gs-")
+    try:
+        zpath = os.path.join(work, "autograder.zip")
+        code, out = sh([sys.executable, "grader/kit.py", "autograder", "--lab", "01", "--out", zpath])
+        if code != 0:
+            raise CheckFailed("make autograder failed:\n" + out)
+        import zipfile
+        src = os.path.join(work, "source")
+        with zipfile.ZipFile(zpath) as z:
+            z.extractall(src)
+        for name in ("setup.sh", "run_autograder"):
+            os.chmod(os.path.join(src, name), 0o755)
+        os.makedirs(os.path.join(work, "submission"))
+        shutil.copy(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c"),
+                    os.path.join(work, "submission", "scan_serial.c"))
+        code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
+        results = os.path.join(work, "results", "results.json")
+        if not os.path.exists(results):
+            raise CheckFailed("run_autograder wrote no results.json:\n" + out[-1500:])
+        data = json.load(open(results))
+        if data["score"] != data["max_score"] or not data["tests"]:
+            raise CheckFailed(f"the solution scored {data['score']}/{data['max_score']}:\n" + out[-1500:])
+        for t in data["tests"]:
+            if not {"name", "score", "max_score", "status", "output"} <= set(t):
+                raise CheckFailed(f"a test entry lacks Gradescope's fields: {t}")
+        return f"flat upload of lab 01 scored {data['score']}/{data['max_score']}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 # ---- the list ----------------------------------------------------------------------------
 
 def checks():
@@ -302,6 +334,7 @@ def checks():
         out.append((f"lab {lab} skeletons fail", lambda lab=lab: skeletons_fail(lab)))
     out.append(("binaries list exactly the manifests' tests", binaries_match_manifests))
     out += [("handin round trip", handin_roundtrip), ("student kit", student_kit),
+            ("Gradescope autograder", gradescope_autograder),
             ("docs build clean", docs), ("slides build", slides)]
     return out
 
