@@ -15,7 +15,7 @@ LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test check deps docs slides handin student-kit autograder bench profile clean
+.PHONY: help grade test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
 help: ## list the targets
 	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
@@ -45,6 +45,10 @@ test: ## run one lab's tests on your working copy with every message: make test 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
 	@grader/deps.sh check
 	@$(PYTHON) grader/selftest/run.py
+
+check-gpu: ## on a GPU: solutions pass with timing, skeletons fail, sanitizers clean
+	@grader/deps.sh grade
+	@$(PYTHON) grader/selftest/run.py --gpu
 
 deps: ## install what grading and the self-test need (Debian/Ubuntu, root or sudo)
 	@grader/deps.sh check

@@ -177,8 +177,9 @@ def binaries_match_manifests(backend="emu"):
     return "every binary's tests are exactly its manifest's"
 
 
-def solutions_pass(lab, schedule):
-    code, out, data = run_grader("solutions", [lab], schedule=schedule, tag=f"sol{lab}-{schedule}")
+def solutions_pass(lab, schedule, backend="emu"):
+    code, out, data = run_grader("solutions", [lab], backend=backend, schedule=schedule,
+                                 tag=f"sol{lab}-{backend}-{schedule}")
     tests = by_name(data)
     manifest = [m for m in grade.all_manifests() if m["lab"] == lab][0]
     bad = []
@@ -187,21 +188,26 @@ def solutions_pass(lab, schedule):
         if e is None:
             bad.append(f"{t['name']}: no result")
         elif is_skip(e):
-            if not t.get("timing"):
+            if backend == "cuda" and not re.search(r"memory|2\^3\d|past 2\^31", e["output"]):
+                bad.append(f"{t['name']}: skipped on the GPU: {e['output']}")
+            elif backend == "emu" and not t.get("timing"):
                 bad.append(f"{t['name']}: skipped, but only timing tests may skip on emu")
         elif e["status"] != "passed":
             bad.append(f"{t['name']}: {e['output'].splitlines()[:3]}")
-    log = os.path.join(ROOT, "build", "grade", "emu", "solutions", "logs", f"lab{lab}", "build.log")
+    log = os.path.join(ROOT, "build", "grade", backend, "solutions", "logs", f"lab{lab}", "build.log")
     if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
         bad.append(f"the solution builds with warnings (see {os.path.relpath(log, ROOT)})")
     if bad:
-        raise CheckFailed("\n    ".join([f"solutions of lab {lab} ({schedule}):"] + bad))
+        raise CheckFailed("\n    ".join([f"solutions of lab {lab} ({backend}, {schedule}):"] + bad))
     skipped = sum(1 for e in tests.values() if is_skip(e))
-    return f"{len(tests) - skipped} passed" + (f", {skipped} timing skipped" if skipped else "")
+    metrics = [line.strip() for e in tests.values() for line in e["output"].splitlines()
+               if "of copy" in line or "of memcpy" in line]
+    return (f"{len(tests) - skipped} passed" + (f", {skipped} skipped" if skipped else "")
+            + "".join(f"\n    {m}" for m in metrics))
 
 
-def skeletons_fail(lab):
-    code, out, data = run_grader("skeletons", [lab], tag=f"skel{lab}")
+def skeletons_fail(lab, backend="emu"):
+    code, out, data = run_grader("skeletons", [lab], backend=backend, tag=f"skel{lab}-{backend}")
     if code == 0:
         raise CheckFailed(f"grading the lab {lab} skeleton exited 0")
     bad = []
@@ -212,7 +218,7 @@ def skeletons_fail(lab):
             bad.append(f"{name}: passes on the skeleton (a test that cannot fail)")
         elif re.search(r"crashed|timed out|does not compile|exited with code", e["output"]):
             bad.append(f"{name}: the skeleton must fail cleanly, not: {e['output'].splitlines()[0]}")
-    log = os.path.join(ROOT, "build", "grade", "emu", "skeletons", "logs", f"lab{lab}", "build.log")
+    log = os.path.join(ROOT, "build", "grade", backend, "skeletons", "logs", f"lab{lab}", "build.log")
     if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
         bad.append(f"the skeleton builds with warnings (see {os.path.relpath(log, ROOT)})")
     if bad:
@@ -314,6 +320,45 @@ def gradescope_autograder():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def sanitizer(lab, tool):
+    """Runs every non-timing test of a lab's solution under compute-sanitizer (GPU only), with
+    the small sizes of the manifest's emu overrides: racecheck and synccheck are slow."""
+    m = [m for m in grade.all_manifests() if m["lab"] == lab][0]
+    binary = os.path.join(ROOT, "build", "cuda", "solutions", f"lab{lab}", f"lab{lab}_tests")
+    if not os.path.exists(binary):
+        raise CheckFailed(f"{binary} not built (the cuda solutions check builds it)")
+    clean = 0
+    for t in m["test"]:
+        if t.get("timing"):
+            continue
+        timeout, params = grade.test_settings(m, t, "emu")
+        cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", binary]
+        for k, v in params.items():
+            cmd += ["--param", f"{k}={v}"]
+        cmd.append(t["name"])
+        code, out = sh(cmd, timeout=600)
+        summary = [line for line in out.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
+        if code != 0 or not summary or not re.search(r"(ERROR|RACECHECK) SUMMARY: 0 ", summary[-1]):
+            raise CheckFailed(f"lab {lab} {t['name']} under {tool}:\n" + "\n".join(out.splitlines()[-25:]))
+        clean += 1
+    return f"{clean} tests clean"
+
+
+def gpu_checks():
+    """`make check-gpu`: the checks that need a GPU."""
+    out = []
+    ms = grade.all_manifests()
+    for m in ms:
+        if m.get("backend") == "cpu":
+            continue
+        lab = m["lab"]
+        out.append((f"lab {lab} solutions pass (cuda)", lambda lab=lab: solutions_pass(lab, "-", "cuda")))
+        out.append((f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda")))
+        for tool in ("racecheck", "synccheck", "memcheck"):
+            out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
+    return out
+
+
 # ---- the list ----------------------------------------------------------------------------
 
 def checks():
@@ -343,10 +388,11 @@ def main():
     ap = argparse.ArgumentParser(description="The kit's own tests.")
     ap.add_argument("--only", action="append", default=[], help="run checks whose name has this")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--gpu", action="store_true", help="the checks that need a GPU (make check-gpu)")
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     os.makedirs(BUILD, exist_ok=True)
-    todo = checks()
+    todo = gpu_checks() if args.gpu else checks()
     if args.only:
         todo = [(n, f) for n, f in todo if any(o in n for o in args.only)]
     if args.list:
