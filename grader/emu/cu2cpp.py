@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""Rewrites a CUDA source file into C++ for the ScanLab CPU emulation backend.
+
+Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
+
+Three rewrites, each keeping every line on its line number (a `#line` directive at the top
+names the .cu file, so compiler errors and emulator diagnostics point into it):
+
+* `kernel<<<grid, block, smem, stream>>>(args)` becomes a call of
+  `::scanlab_emu::launch(...)` with a lambda that calls the kernel (template kernels,
+  qualified names and multi-line argument lists included);
+* `__shared__ T name[N];` becomes a `static thread_local` (one block runs at a time on a
+  worker thread, so thread-local storage is per-block storage) plus a call that poisons it
+  the first time a block reaches it; `extern __shared__ T name[];` becomes a pointer to the
+  block's dynamic shared memory;
+* `#pragma unroll` lines are blanked (the host compiler would warn about them).
+
+Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
+found next to the including file or in a -I directory, so `__shared__` in device functions
+of a header works too. Python 3 standard library only.
+"""
+import os
+import re
+import sys
+
+IDENT = re.compile(r'[A-Za-z_]\w*')
+
+
+def mask(src):
+    """Returns src with comments, literal contents and preprocessor lines blanked.
+
+    Newlines are kept, and the length is the same, so positions map one to one.
+    """
+    out = list(src)
+    i, n = 0, len(src)
+    line_start = True
+    while i < n:
+        c = src[i]
+        if line_start and c in ' \t':
+            i += 1
+            continue
+        if line_start and c == '#':
+            # a preprocessor directive, with its continuation lines
+            j = i
+            while j < n:
+                if src[j] == '\n' and src[j - 1] != '\\':
+                    break
+                if src[j] == '/' and j + 1 < n and src[j + 1] == '*':
+                    k = src.find('*/', j + 2)
+                    j = n if k < 0 else k + 2
+                    continue
+                j += 1
+            for k in range(i, j):
+                if out[k] != '\n':
+                    out[k] = ' '
+            i = j
+            continue
+        line_start = False
+        if c == '\n':
+            line_start = True
+            i += 1
+        elif src.startswith('//', i):
+            j = src.find('\n', i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = ' '
+            i = j
+        elif src.startswith('/*', i):
+            j = src.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != '\n':
+                    out[k] = ' '
+            i = j
+        elif c == 'R' and src.startswith('R"', i) and (i == 0 or not (src[i - 1].isalnum() or src[i - 1] == '_')):
+            p = src.find('(', i + 2)
+            delim = src[i + 2:p]
+            j = src.find(')' + delim + '"', p)
+            j = n if j < 0 else j + len(delim) + 2
+            for k in range(i + 2, j - 1):
+                if out[k] != '\n':
+                    out[k] = ' '
+            i = j
+        elif c in '"\'':
+            if c == "'" and i > 0 and src[i - 1].isalnum():
+                i += 1  # digit separator 1'000
+                continue
+            j = i + 1
+            while j < n and src[j] != c and src[j] != '\n':
+                j += 2 if src[j] == '\\' else 1
+            for k in range(i + 1, min(j, n)):
+                out[k] = ' '
+            i = j + 1
+        else:
+            i += 1
+    return ''.join(out)
+
+
+def match_forward(m, i, open_c, close_c):
+    """Index of the bracket closing the one at m[i]."""
+    depth = 0
+    for j in range(i, len(m)):
+        if m[j] == open_c:
+            depth += 1
+        elif m[j] == close_c:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def skip_ws_back(m, i):
+    while i > 0 and m[i - 1].isspace():
+        i -= 1
+    return i
+
+
+def kernel_expr_start(m, i):
+    """Start of the kernel expression that ends just before position i (`<<<`)."""
+    j = skip_ws_back(m, i)
+    if j > 0 and m[j - 1] == '>':
+        depth = 0
+        k = j - 1
+        while k >= 0:
+            if m[k] == '>':
+                depth += 1
+            elif m[k] == '<':
+                depth -= 1
+                if depth == 0:
+                    break
+            elif m[k] == ')':
+                k2 = k
+                d2 = 0
+                while k2 >= 0:
+                    if m[k2] == ')':
+                        d2 += 1
+                    elif m[k2] == '(':
+                        d2 -= 1
+                        if d2 == 0:
+                            break
+                    k2 -= 1
+                k = k2
+            k -= 1
+        j = skip_ws_back(m, k)
+    # qualified identifier
+    while True:
+        k = j
+        while k > 0 and (m[k - 1].isalnum() or m[k - 1] == '_'):
+            k -= 1
+        if k == j:
+            break
+        j = k
+        k2 = skip_ws_back(m, j)
+        if k2 >= 2 and m[k2 - 2:k2] == '::':
+            j = skip_ws_back(m, k2 - 2)
+            continue
+        break
+    if j >= 2 and m[j - 2:j] == '::':
+        j -= 2
+    return j
+
+
+def find_closing_launch(m, i):
+    """Position of the `>>>` closing the configuration that starts at i."""
+    depth = 0
+    j = i
+    while j < len(m):
+        c = m[j]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+        elif depth == 0 and m.startswith('>>>', j):
+            return j
+        j += 1
+    return -1
+
+
+def scope_kinds(m):
+    """For each '{' position: 'ns' (namespace, extern "C"), 'class' or 'code'."""
+    kinds = {}
+    for mt in re.finditer(r'\{', m):
+        before = m[max(0, mt.start() - 300):mt.start()]
+        if re.search(r'(\bnamespace\b[\w\s:]*|\bextern\s*"\s*"\s*)$', before):
+            kinds[mt.start()] = 'ns'
+        elif re.search(r'\b(struct|class|union|enum)\b[^;{}()]*$', before):
+            kinds[mt.start()] = 'class'
+        else:
+            kinds[mt.start()] = 'code'
+    return kinds
+
+
+def in_code_scope(m, pos, kinds):
+    stack = []
+    for j in range(pos):
+        c = m[j]
+        if c == '{':
+            stack.append(kinds.get(j, 'code'))
+        elif c == '}' and stack:
+            stack.pop()
+    return 'code' in stack
+
+
+def split_top(s):
+    """Splits s at top-level commas."""
+    parts, depth, cur = [], 0, []
+    for c in s:
+        if c in '([{<':
+            depth += 1
+        elif c in ')]}>':
+            depth -= 1
+        if c == ',' and depth == 0:
+            parts.append(''.join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    parts.append(''.join(cur))
+    return parts
+
+
+ATTR_RE = re.compile(r'(__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))')
+
+
+class Rewriter:
+    def __init__(self, include_dirs):
+        self.include_dirs = include_dirs
+        self.inlined = set()
+        self.counter = 0
+
+    def kernels(self, m):
+        """Names of __global__ functions: (set of template names, dict name -> count)."""
+        templates, defs = set(), {}
+        for mt in re.finditer(r'\b__global__\b', m):
+            head_start = max(m.rfind(';', 0, mt.start()), m.rfind('}', 0, mt.start()), m.rfind('{', 0, mt.start()))
+            head = m[head_start + 1:mt.start()]
+            p = m.find('(', mt.end())
+            while p >= 0 and re.search(r'__launch_bounds__\s*$', m[mt.end():p]):
+                p = m.find('(', match_forward(m, p, '(', ')') + 1)
+            if p < 0:
+                continue
+            name_m = re.search(r'([A-Za-z_]\w*)\s*$', m[mt.end():p])
+            if not name_m:
+                continue
+            name = name_m.group(1)
+            if re.search(r'\btemplate\b', head):
+                templates.add(name)
+            defs[name] = defs.get(name, 0) + 1
+        return templates, defs
+
+    def rewrite(self, path, src):
+        m = mask(src)
+        edits = []  # (start, end, text)
+        templates, defs = self.kernels(m)
+        kinds = scope_kinds(m)
+
+        # -- kernel launches
+        for mt in re.finditer(r'<<<', m):
+            i = mt.start()
+            if any(s <= i < e for s, e, _ in edits):
+                continue
+            start = kernel_expr_start(m, i)
+            end_cfg = find_closing_launch(m, i + 3)
+            if end_cfg < 0 or start == i:
+                continue
+            p = end_cfg + 3
+            while p < len(m) and m[p].isspace():
+                p += 1
+            if p >= len(m) or m[p] != '(':
+                continue
+            close = match_forward(m, p, '(', ')')
+            if close < 0:
+                continue
+            expr = ' '.join(src[start:i].split())
+            cfg = src[i + 3:end_cfg]
+            args = src[p + 1:close]
+            base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
+            if '<' in expr or (defs.get(base) == 1 and base not in templates):
+                kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
+            else:
+                kaddr = 'nullptr'
+            gap = '\n' * src[end_cfg + 3:p].count('\n')
+            text = ('::scanlab_emu::launch("%s", __FILE__, __LINE__, %s, %s)%s('
+                    '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }'
+                    % (expr.replace('"', '\\"'), kaddr, cfg, gap, expr))
+            if m[p + 1:close].strip():
+                text += ', ' + args
+            text += ')'
+            orig_nl = src[start:close + 1].count('\n')
+            text += '\n' * max(0, orig_nl - text.count('\n'))
+            edits.append((start, close + 1, text))
+
+        # -- __shared__ declarations
+        for mt in re.finditer(r'\b__shared__\b', m):
+            i = mt.start()
+            ds = max(m.rfind(';', 0, i), m.rfind('{', 0, i), m.rfind('}', 0, i))
+            ds += 1
+            while ds < i and m[ds].isspace():
+                ds += 1
+            de = m.find(';', i)
+            if de < 0:
+                continue
+            decl = src[ds:de]
+            mdecl = m[ds:de]
+            is_extern = re.search(r'\bextern\b', mdecl) is not None
+            body = decl[:i - ds] + decl[i - ds + len('__shared__'):]
+            body = re.sub(r'\b(extern|static)\b\s*', '', body)
+            code_scope = in_code_scope(m, i, kinds)
+            line_no = src.count('\n', 0, i) + 1
+            if is_extern:
+                clean = ATTR_RE.sub('', body).strip()
+                dm = re.match(r'^(.*?)([A-Za-z_]\w*)\s*\[\s*\]\s*$', clean, re.S)
+                if not dm:
+                    continue
+                typ, name = ' '.join(dm.group(1).split()), dm.group(2)
+                if code_scope:
+                    text = ('[[maybe_unused]] %s *const %s = ::scanlab_emu::dynamic_smem<%s>()'
+                            % (typ, name, typ))
+                else:
+                    text = ('[[maybe_unused]] static ::scanlab_emu::DynamicShared<%s> %s' % (typ, name))
+                text += '\n' * decl.count('\n')
+                edits.append((ds, de, text))
+                continue
+            names = []
+            parts = split_top(ATTR_RE.sub(lambda a: ' ' * len(a.group(0)), body))
+            first = re.search(r'([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$', parts[0].strip())
+            if first:
+                names.append(first.group(1))
+            for part in parts[1:]:
+                nm = re.match(r'^[\s*&]*([A-Za-z_]\w*)', part)
+                if nm:
+                    names.append(nm.group(1))
+            if not names:
+                continue
+            text = 'static thread_local ' + body.strip()
+            nl = decl.count('\n') - text.count('\n')
+            text += ';'
+            if code_scope:
+                for nm in names:
+                    text += ' ::scanlab_emu::shared_touch(&%s, sizeof(%s));' % (nm, nm)
+                text = text[:-1]  # the original ';' follows
+            else:
+                for nm in names:
+                    self.counter += 1
+                    text += (' static ::scanlab_emu::FileShared scanlab_emu_fs_%d_%d([]() -> void * '
+                             '{ return (void *)&%s; }, sizeof(%s));' % (line_no, self.counter, nm, nm))
+                text = text[:-1]
+            text += '\n' * max(0, nl)
+            edits.append((ds, de, text))
+
+        # -- #pragma unroll and local .cuh includes (line-based)
+        for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b[^\n]*', src, re.M):
+            edits.append((mt.start(), mt.end(), ''))
+        for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cuh)"[^\n]*', src, re.M):
+            found = self.find_include(path, mt.group(1))
+            if not found:
+                continue
+            key = os.path.realpath(found)
+            if key in self.inlined:
+                edits.append((mt.start(), mt.end(), ''))
+                continue
+            self.inlined.add(key)
+            with open(found, encoding='utf-8', errors='replace') as fh:
+                inner = self.rewrite(found, fh.read())
+            line_no = src.count('\n', 0, mt.start()) + 1
+            # the next line of this file keeps its number
+            edits.append((mt.start(), mt.end(), '#line 1 "%s"\n%s\n#line %d "%s"'
+                          % (found, inner.rstrip('\n'), line_no + 1, path)))
+
+        edits.sort(key=lambda e: e[0])
+        out, last = [], 0
+        for s, e, t in edits:
+            if s < last:
+                continue  # overlapping (should not happen); keep the first
+            out.append(src[last:s])
+            out.append(t)
+            last = e
+        out.append(src[last:])
+        return ''.join(out)
+
+    def find_include(self, path, name):
+        for d in [os.path.dirname(path) or '.'] + self.include_dirs:
+            cand = os.path.join(d, name)
+            if os.path.isfile(cand):
+                return cand
+        return None
+
+
+def main(argv):
+    args = argv[1:]
+    incs = []
+    pos = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a == '-I' and k + 1 < len(args):
+            incs.append(args[k + 1])
+            k += 2
+            continue
+        if a.startswith('-I'):
+            incs.append(a[2:])
+        else:
+            pos.append(a)
+        k += 1
+    incs += [d for d in os.environ.get('SCANLAB_EMU_INCLUDE', '').split(':') if d]
+    if len(pos) != 2:
+        sys.stderr.write('usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]\n')
+        return 2
+    src_path, out_path = pos
+    try:
+        with open(src_path, encoding='utf-8', errors='replace') as fh:
+            src = fh.read()
+    except OSError as e:
+        sys.stderr.write('cu2cpp: cannot read %s: %s\n' % (src_path, e.strerror))
+        return 1
+    rw = Rewriter(incs)
+    rw.inlined.add(os.path.realpath(src_path))
+    text = '#line 1 "%s"\n' % src_path + rw.rewrite(src_path, src)
+    if not text.endswith('\n'):
+        text += '\n'
+    d = os.path.dirname(out_path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    tmp = out_path + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as fh:
+        fh.write(text)
+    os.replace(tmp, out_path)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

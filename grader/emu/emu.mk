@@ -1,0 +1,70 @@
+# CPU emulation backend ("emu"): build variables and targets.
+#
+# Included by the top-level Makefile; also works on its own from the repository root:
+#   make -f grader/emu/emu.mk emu-test
+#   make -f grader/emu/emu.mk emu-run FILE=path/prog.cu ARGS="..."
+#
+# A .cu file is built for emu as
+#   $(EMU_REWRITE) SRC.cu OBJ.cpp && $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -c OBJ.cpp -o OBJ.o
+# and linked with $(EMU_LIB) $(EMU_LDLIBS). A .c file that includes <cuda_runtime.h> is compiled
+# with $(EMU_CFLAGS_C).
+
+# keep the includer's default goal: the rules below must not become it
+EMU_SAVED_DEFAULT_GOAL := $(.DEFAULT_GOAL)
+
+EMU_DIR      := grader/emu
+EMU_PYTHON   ?= python3
+EMU_CXX      ?= g++
+EMU_CXXFLAGS ?= -std=c++17 -O2 -g -pthread -Wno-unknown-pragmas
+EMU_CPPFLAGS ?= -I$(EMU_DIR)/include -include scanlab_emu.h
+EMU_CFLAGS_C ?= -I$(EMU_DIR)/include
+EMU_LDLIBS   ?= -pthread
+EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
+EMU_RT_BUILD := build/emu-rt
+EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a
+
+EMU_RT_SRCS    := $(wildcard $(EMU_DIR)/runtime/*.cpp)
+EMU_RT_OBJS    := $(patsubst $(EMU_DIR)/runtime/%.cpp,$(EMU_RT_BUILD)/%.o,$(EMU_RT_SRCS))
+EMU_RT_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/runtime/*.h)
+EMU_RT_CXXFLAGS ?= -std=c++17 -O2 -g -pthread -Wall -Wextra
+
+$(EMU_LIB): $(EMU_RT_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	@ar rcs $@ $^ >&2
+
+$(EMU_RT_OBJS): $(EMU_RT_BUILD)/%.o: $(EMU_DIR)/runtime/%.cpp $(EMU_RT_HEADERS)
+	@mkdir -p $(@D)
+	@echo "emu: compiling $<" >&2
+	@$(EMU_CXX) $(EMU_RT_CXXFLAGS) -I$(EMU_DIR)/include -I$(EMU_DIR)/runtime -c $< -o $@ >&2
+
+# ---- emu-run: build one standalone CUDA program and run it ----------------------------
+EMU_RUN_DIR  := build/emu-run
+EMU_RUN_NAME  = $(subst /,_,$(basename $(FILE)))
+EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
+# extra flags for emu-run builds (e.g. EMU_RUN_FLAGS="-Igrader/harness")
+EMU_RUN_FLAGS ?=
+
+.PHONY: emu-run emu-test emu-lib emu-clean
+emu-lib: $(EMU_LIB)
+
+emu-run: $(EMU_LIB)
+	@test -n "$(FILE)" || { echo "usage: make emu-run FILE=path/prog.cu [ARGS=\"...\"]" >&2; exit 2; }
+	@mkdir -p $(EMU_RUN_DIR)
+	@$(EMU_REWRITE) $(FILE) $(EMU_RUN_BIN).cpp -I$(dir $(FILE)) >&2
+	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -I$(dir $(FILE)) $(EMU_RUN_FLAGS) \
+	  -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
+	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_RUN_BIN).o $(EMU_LIB) $(EMU_LDLIBS) -o $(EMU_RUN_BIN) >&2
+	@$(EMU_RUN_BIN) $(ARGS)
+
+# ---- emu-test: the emulator's own test suite ------------------------------------------
+emu-test: $(EMU_LIB)
+	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build build/emu-test \
+	  --cxx "$(EMU_CXX)" --cxxflags "$(EMU_CXXFLAGS)" --cppflags "$(EMU_CPPFLAGS)" \
+	  --cflags "$(EMU_CFLAGS_C)" --lib "$(EMU_LIB)" --ldlibs "$(EMU_LDLIBS)" \
+	  --rewrite "$(EMU_REWRITE)" $(EMU_TEST_ARGS)
+
+emu-clean:
+	rm -rf $(EMU_RT_BUILD) $(EMU_RUN_DIR) build/emu-test
+
+.DEFAULT_GOAL := $(EMU_SAVED_DEFAULT_GOAL)

@@ -1,0 +1,153 @@
+/**
+ * @file emu_internal.h
+ * @brief Internals shared by the emulation runtime's sources (not part of the public API).
+ */
+#ifndef SCANLAB_EMU_INTERNAL_H
+#define SCANLAB_EMU_INTERNAL_H
+/// @cond EMU_INTERNAL
+#include "cuda_runtime.h"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SCANLAB_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCANLAB_EMU_ASAN 1
+#endif
+#endif
+
+#if !defined(__x86_64__)
+#define SCANLAB_EMU_UCONTEXT 1
+#include <ucontext.h>
+#endif
+
+namespace scanlab_emu {
+
+/* ---- configuration from the environment ---- */
+enum ScheduleKind { SCHED_FORWARD, SCHED_REVERSE, SCHED_RANDOM };
+struct Config {
+  int workers;
+  ScheduleKind schedule;
+  unsigned long long seed;
+  double watchdog_s;
+  size_t stack_bytes;
+};
+const Config &config();
+
+/* ---- fibers ---- */
+enum FiberState : uint8_t { F_RUNNABLE, F_BARRIER, F_COLL, F_EXITED };
+
+struct Stack {
+  char *map;      /* start of the mapping (guard page) */
+  size_t mapped;  /* length of the mapping */
+  char *lo;       /* lowest usable byte */
+  char *hi;       /* one past the highest usable byte */
+};
+
+struct Fiber {
+  void *sp;
+#ifdef SCANLAB_EMU_UCONTEXT
+  ucontext_t uc;
+#endif
+  Stack stack;
+  int tid;
+  ::uint3 tidx;
+  uint8_t state;
+  /* what it waits at */
+  int kind;
+  const char *file;
+  int line;
+  unsigned mask;
+  int src;
+  unsigned long long value;
+  unsigned long long result;
+};
+
+struct WarpState {
+  unsigned arrived;  /* lanes waiting at a collective */
+  unsigned gone;     /* lanes that exited or do not exist */
+};
+
+struct LaunchState;
+
+struct Worker {
+  int id;
+  std::vector<Fiber> fibers;    /* grows to the largest block seen; stacks are kept */
+  std::vector<int> order;
+  void *sched_sp;               /* the worker's own context */
+#ifdef SCANLAB_EMU_UCONTEXT
+  ucontext_t sched_uc;
+#endif
+#ifdef SCANLAB_EMU_ASAN
+  const void *sched_stack_lo;
+  size_t sched_stack_size;
+  void *asan_fake;
+#endif
+  Fiber *cur;
+  int pos;                      /* index in order of the fiber running now */
+  /* the block running now */
+  LaunchState *launch;
+  ::uint3 bidx;
+  int nthreads;
+  int live;
+  int nrunnable;
+  bool failed;
+  unsigned long long rng;
+  /* __syncthreads */
+  int bar_arrived;
+  int bar_count, bar_and, bar_or;
+  bool bar_mixed;
+  const char *bar_file;
+  int bar_line;
+  int bar_kind;
+  /* shared memory */
+  std::vector<const volatile void *> touched;
+  unsigned char *dyn;
+  size_t dyn_size;
+  std::vector<WarpState> warps;
+};
+
+struct LaunchState {
+  LaunchInfo info;
+  void (*thunk)(const void *);
+  const void *closure;
+  long long nblocks;
+  std::atomic<long long> next_block;
+  std::atomic<bool> failed;
+  std::atomic<int> error;
+  std::atomic<int> running_workers;
+  unsigned long long serial;
+  double start_s;
+  std::vector<std::atomic<long long>> current_block; /* per worker, -1 when idle */
+};
+
+/* stack and context switching (fiber.cpp) */
+bool stack_alloc(Stack *s, size_t bytes);
+void fiber_prepare(Worker *w, Fiber *f, void (*entry)());
+void switch_to(Worker *w, void **save_sp, Fiber *from, Fiber *to);
+
+/* errors (api.cpp) */
+void set_error(cudaError_t e);
+void set_sticky(cudaError_t e);
+cudaError_t sticky_error();
+void note_kernel_failure();
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::mutex &diag_mutex();
+double now_s();
+bool range_is_device(const void *p, size_t n);
+int dynamic_smem_limit_for(const void *func);
+
+/* launches (sched.cpp) */
+bool in_kernel();
+void sync_all();
+
+}  // namespace scanlab_emu
+/// @endcond
+#endif /* SCANLAB_EMU_INTERNAL_H */

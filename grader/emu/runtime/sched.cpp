@@ -1,0 +1,1015 @@
+/**
+ * @file sched.cpp
+ * @brief Kernel launches: workers, blocks, one fiber per CUDA thread, barriers, warp
+ *        collectives, the watchdog and the diagnostics.
+ */
+/// @cond EMU_INTERNAL
+#include "emu_internal.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#ifdef SCANLAB_EMU_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace scanlab_emu {
+
+__thread ThreadState tls;
+
+/* ------------------------------------------------------------------ configuration */
+
+static Config load_config() {
+  Config c;
+  unsigned hc = std::thread::hardware_concurrency();
+  c.workers = hc ? (int)hc : 1;
+  c.schedule = SCHED_FORWARD;
+  c.seed = 1;
+  c.watchdog_s = 60.0;
+  c.stack_bytes = 64 * 1024;
+  if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
+    int v = atoi(s);
+    if (v >= 1 && v <= 1024) c.workers = v;
+    else diag("emu: ignoring SCANLAB_EMU_WORKERS=%s (expected a number from 1 to 1024)", s);
+  }
+  if (const char *s = getenv("SCANLAB_EMU_SCHEDULE")) {
+    if (!strcmp(s, "forward") || !*s) {
+      c.schedule = SCHED_FORWARD;
+    } else if (!strcmp(s, "reverse")) {
+      c.schedule = SCHED_REVERSE;
+    } else if (!strncmp(s, "random", 6) && (s[6] == 0 || s[6] == ':')) {
+      c.schedule = SCHED_RANDOM;
+      if (s[6] == ':') c.seed = strtoull(s + 7, nullptr, 10);
+    } else {
+      diag("emu: ignoring SCANLAB_EMU_SCHEDULE=%s (expected forward, reverse or random:SEED)", s);
+    }
+  }
+  if (const char *s = getenv("SCANLAB_EMU_WATCHDOG_S")) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end != s && v >= 0) c.watchdog_s = v;
+    else diag("emu: ignoring SCANLAB_EMU_WATCHDOG_S=%s (expected seconds, 0 for none)", s);
+  }
+  if (const char *s = getenv("SCANLAB_EMU_STACK_KB")) {
+    long v = atol(s);
+    if (v >= 16 && v <= 65536) c.stack_bytes = (size_t)v * 1024;
+    else diag("emu: ignoring SCANLAB_EMU_STACK_KB=%s (expected 16 to 65536)", s);
+  }
+  return c;
+}
+
+const Config &config() {
+  static Config c = load_config();
+  return c;
+}
+
+/* ------------------------------------------------------------------ naming helpers */
+
+static const char *coll_name(int kind) {
+  switch (kind) {
+    case COLL_SHFL: return "__shfl_sync";
+    case COLL_SHFL_UP: return "__shfl_up_sync";
+    case COLL_SHFL_DOWN: return "__shfl_down_sync";
+    case COLL_SHFL_XOR: return "__shfl_xor_sync";
+    case COLL_BALLOT: return "__ballot_sync";
+    case COLL_ANY: return "__any_sync";
+    case COLL_ALL: return "__all_sync";
+    case COLL_SYNCWARP: return "__syncwarp";
+    case COLL_MATCH_ANY: return "__match_any_sync";
+    case COLL_MATCH_ALL: return "__match_all_sync";
+    case COLL_REDUCE_ADD: return "__reduce_add_sync";
+    case COLL_REDUCE_MIN_U: case COLL_REDUCE_MIN_I: return "__reduce_min_sync";
+    case COLL_REDUCE_MAX_U: case COLL_REDUCE_MAX_I: return "__reduce_max_sync";
+    case COLL_REDUCE_AND: return "__reduce_and_sync";
+    case COLL_REDUCE_OR: return "__reduce_or_sync";
+    case COLL_REDUCE_XOR: return "__reduce_xor_sync";
+  }
+  return "warp collective";
+}
+
+static const char *bar_name(int kind) {
+  switch (kind) {
+    case BAR_COUNT: return "__syncthreads_count";
+    case BAR_AND: return "__syncthreads_and";
+    case BAR_OR: return "__syncthreads_or";
+  }
+  return "__syncthreads";
+}
+
+/* Name of what a waiting fiber waits at. */
+static const char *wait_name(const Fiber *f) {
+  return f->state == F_BARRIER ? bar_name(f->kind) : coll_name(f->kind);
+}
+
+/* File names are printed without their directory, as in "scan.cu:42". */
+static const char *base_name(const char *path) {
+  if (!path) return "?";
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+static bool same_site(const char *f1, int l1, const char *f2, int l2) {
+  return l1 == l2 && (f1 == f2 || (f1 && f2 && !strcmp(f1, f2)));
+}
+
+struct Buf {
+  char s[1024];
+  size_t n = 0;
+  void add(const char *fmt, ...) __attribute__((format(printf, 2, 3))) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof s) {
+      int k = vsnprintf(s + n, sizeof s - n, fmt, ap);
+      if (k > 0) n += (size_t)k;
+      if (n >= sizeof s) n = sizeof s - 1;
+    }
+    va_end(ap);
+  }
+};
+
+static void describe_launch(Buf &b, const LaunchInfo &in) {
+  b.add("kernel %s<<<(%u,%u,%u), (%u,%u,%u), %zu>>> launched at %s:%d", in.name, in.grid.x, in.grid.y,
+        in.grid.z, in.block.x, in.block.y, in.block.z, in.smem, base_name(in.file), in.line);
+}
+
+/* ------------------------------------------------------------------ file-scope shared */
+
+struct FileSharedRec {
+  void *(*addr)();
+  size_t bytes;
+};
+static std::vector<FileSharedRec> &file_shared() {
+  static std::vector<FileSharedRec> v;
+  return v;
+}
+FileShared::FileShared(void *(*addr)(), size_t bytes) { file_shared().push_back({addr, bytes}); }
+
+static const unsigned char POISON = 0xCD;
+
+void shared_touch(const volatile void *p, size_t bytes) {
+  Worker *w = (Worker *)tls.worker;
+  if (!w || !tls.fiber) return;
+  for (const volatile void *q : w->touched)
+    if (q == p) return;
+  memset((void *)p, POISON, bytes);
+  w->touched.push_back(p);
+}
+
+long long clock_ns() {
+  return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/* ------------------------------------------------------------------ switching */
+
+static void go(Worker *w, Fiber *from, Fiber *to) {
+  w->cur = to;
+  tls.fiber = to;
+  if (to) tls.thread_idx = to->tidx;
+  switch_to(w, &from->sp, from, to);
+}
+
+/* Runs the next runnable fiber of this round, or returns to the scheduler. */
+static void switch_next(Worker *w) {
+  Fiber *from = w->cur;
+  if (!w->failed) {
+    const int n = w->nthreads;
+    const int *order = w->order.data();
+    Fiber *fs = w->fibers.data();
+    for (int i = w->pos + 1; i < n; i++) {
+      Fiber *g = &fs[order[i]];
+      if (g->state == F_RUNNABLE) {
+        w->pos = i;
+        go(w, from, g);
+        return;
+      }
+    }
+  }
+  go(w, from, nullptr);
+}
+
+/* ------------------------------------------------------------------ failures */
+
+/* Prints the diagnostic of the first failure in a launch and marks the launch failed. */
+static void report(Worker *w, const Buf &msg) {
+  LaunchState *L = w->launch;
+  w->failed = true;
+  bool first = !L->failed.exchange(true);
+  L->error.store(cudaErrorLaunchFailure);
+  if (!first) return;
+  Buf k;
+  describe_launch(k, L->info);
+  std::lock_guard<std::mutex> g(diag_mutex());
+  fprintf(stderr, "%s\nemu: %s failed: cudaErrorLaunchFailure\n", msg.s, k.s);
+  fflush(stderr);
+}
+
+/* Reports from inside a fiber and leaves the block: the fiber is never resumed. */
+[[noreturn]] static void fail_in_fiber(Worker *w, const Buf &msg) {
+  report(w, msg);
+  go(w, w->cur, nullptr);
+  abort(); /* not reached */
+}
+
+static void add_block(Buf &b, const Worker *w) { b.add("block (%u,%u,%u)", w->bidx.x, w->bidx.y, w->bidx.z); }
+
+/* ------------------------------------------------------------------ barriers */
+
+static void barrier_all_arrived(Worker *w) {
+  Fiber *fs = w->fibers.data();
+  const int n = w->nthreads;
+  if (w->bar_mixed) {
+    /* count the threads at each distinct barrier */
+    struct Site { const char *file; int line; int kind; int count; int first; } sites[4];
+    int ns = 0, more = 0;
+    for (int i = 0; i < n; i++) {
+      if (fs[i].state != F_BARRIER) continue;
+      int k = 0;
+      while (k < ns && !same_site(sites[k].file, sites[k].line, fs[i].file, fs[i].line)) k++;
+      if (k == ns) {
+        if (ns == 4) { more++; continue; }
+        sites[ns++] = {fs[i].file, fs[i].line, fs[i].kind, 0, i};
+      }
+      sites[k].count++;
+    }
+    Buf b;
+    b.add("emu: threads of ");
+    add_block(b, w);
+    b.add(" wait at different barriers:");
+    for (int k = 0; k < ns; k++) {
+      const ::uint3 t = fs[sites[k].first].tidx;
+      b.add("%s %d at %s (%s:%d; first: thread (%u,%u,%u))", k ? "," : "", sites[k].count, bar_name(sites[k].kind),
+            base_name(sites[k].file), sites[k].line, t.x, t.y, t.z);
+    }
+    if (more) b.add(", %d more", more);
+    fail_in_fiber(w, b);
+  }
+  if (w->live < n) {
+    int first = -1;
+    const Fiber *waiter = nullptr;
+    for (int i = 0; i < n; i++) {
+      if (fs[i].state == F_EXITED && first < 0) first = i;
+      if (fs[i].state == F_BARRIER && !waiter) waiter = &fs[i];
+    }
+    Buf b;
+    b.add("emu: %s at %s:%d in ", bar_name(waiter->kind), base_name(waiter->file), waiter->line);
+    add_block(b, w);
+    b.add(": %d of %d threads arrived; %d threads exited without reaching it (first: thread (%u,%u,%u))",
+          w->bar_arrived, n, n - w->live, fs[first].tidx.x, fs[first].tidx.y, fs[first].tidx.z);
+    fail_in_fiber(w, b);
+  }
+  for (int i = 0; i < n; i++) {
+    Fiber *f = &fs[i];
+    if (f->state != F_BARRIER) continue;
+    switch (f->kind) {
+      case BAR_COUNT: f->result = (unsigned long long)w->bar_count; break;
+      case BAR_AND: f->result = (unsigned long long)w->bar_and; break;
+      case BAR_OR: f->result = (unsigned long long)w->bar_or; break;
+      default: f->result = 0;
+    }
+    f->state = F_RUNNABLE;
+  }
+  w->nrunnable += w->bar_arrived;
+  w->bar_arrived = 0;
+}
+
+int barrier(int kind, int pred, const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) {
+    diag("emu: %s called outside a kernel at %s:%d; ignored", bar_name(kind), base_name(file), line);
+    return 0;
+  }
+  if (w->bar_arrived == 0) {
+    w->bar_count = 0;
+    w->bar_and = 1;
+    w->bar_or = 0;
+    w->bar_mixed = false;
+    w->bar_file = file;
+    w->bar_line = line;
+    w->bar_kind = kind;
+  } else if (!same_site(w->bar_file, w->bar_line, file, line) || w->bar_kind != kind) {
+    w->bar_mixed = true;
+  }
+  f->state = F_BARRIER;
+  f->kind = kind;
+  f->file = file;
+  f->line = line;
+  w->nrunnable--;
+  w->bar_arrived++;
+  w->bar_count += pred != 0;
+  w->bar_and &= pred != 0;
+  w->bar_or |= pred != 0;
+  if (w->bar_arrived == w->live) barrier_all_arrived(w);
+  switch_next(w);
+  return (int)f->result;
+}
+
+/* ------------------------------------------------------------------ warp collectives */
+
+static void add_lane(Buf &b, const Fiber *f) { b.add("lane %d of warp %d", f->tid & 31, f->tid >> 5); }
+
+/* Completes the collective of the lanes in @p mask of warp @p warp if all have arrived. */
+static bool try_complete(Worker *w, int warp, unsigned mask) {
+  WarpState &ws = w->warps[warp];
+  const unsigned P = mask & ~ws.gone;
+  if (P == 0 || (ws.arrived & P) != P) return false;
+  Fiber *base = &w->fibers[(size_t)warp * 32];
+  const int kind = base[__builtin_ctz(P)].kind;
+  unsigned long long r = 0;
+  switch (kind) {
+    case COLL_SHFL: case COLL_SHFL_UP: case COLL_SHFL_DOWN: case COLL_SHFL_XOR:
+      for (unsigned m = P; m; m &= m - 1) {
+        Fiber *g = &base[__builtin_ctz(m)];
+        int s = g->src, l = g->tid & 31;
+        if (s == l) { g->result = g->value; continue; }
+        if (!((mask >> s) & 1u) || ((ws.gone >> s) & 1u)) {
+          Buf b;
+          b.add("emu: %s at %s:%d in ", coll_name(kind), base_name(g->file), g->line);
+          add_block(b, w);
+          b.add(": ");
+          add_lane(b, g);
+          if (!((mask >> s) & 1u)) b.add(" reads lane %d, which is not in mask 0x%08x", s, mask);
+          else if (warp * 32 + s >= w->nthreads) b.add(" reads lane %d, which does not exist (the block has %d threads)", s, w->nthreads);
+          else b.add(" reads lane %d, which has exited", s);
+          fail_in_fiber(w, b);
+        }
+        g->result = base[s].value;
+      }
+      break;
+    case COLL_BALLOT: case COLL_ANY: case COLL_ALL: {
+      unsigned bits = 0;
+      for (unsigned m = P; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        if (base[l].value) bits |= 1u << l;
+      }
+      r = kind == COLL_BALLOT ? bits : kind == COLL_ANY ? (bits != 0) : (bits == P);
+      break;
+    }
+    case COLL_MATCH_ANY:
+      for (unsigned m = P; m; m &= m - 1) {
+        Fiber *g = &base[__builtin_ctz(m)];
+        unsigned bits = 0;
+        for (unsigned m2 = P; m2; m2 &= m2 - 1) {
+          int l2 = __builtin_ctz(m2);
+          if (base[l2].value == g->value) bits |= 1u << l2;
+        }
+        g->result = bits;
+      }
+      break;
+    case COLL_MATCH_ALL: {
+      unsigned long long v = base[__builtin_ctz(P)].value;
+      r = P;
+      for (unsigned m = P; m; m &= m - 1)
+        if (base[__builtin_ctz(m)].value != v) r = 0;
+      break;
+    }
+    case COLL_SYNCWARP:
+      break;
+    default: {
+      bool first = true;
+      unsigned acc = 0;
+      for (unsigned m = P; m; m &= m - 1) {
+        unsigned v = (unsigned)base[__builtin_ctz(m)].value;
+        if (first) { acc = v; first = false; continue; }
+        switch (kind) {
+          case COLL_REDUCE_ADD: acc += v; break;
+          case COLL_REDUCE_MIN_U: acc = v < acc ? v : acc; break;
+          case COLL_REDUCE_MAX_U: acc = v > acc ? v : acc; break;
+          case COLL_REDUCE_MIN_I: acc = (int)v < (int)acc ? v : acc; break;
+          case COLL_REDUCE_MAX_I: acc = (int)v > (int)acc ? v : acc; break;
+          case COLL_REDUCE_AND: acc &= v; break;
+          case COLL_REDUCE_OR: acc |= v; break;
+          case COLL_REDUCE_XOR: acc ^= v; break;
+        }
+      }
+      r = acc;
+    }
+  }
+  const bool per_lane = kind <= COLL_SHFL_XOR || kind == COLL_MATCH_ANY;
+  for (unsigned m = P; m; m &= m - 1) {
+    Fiber *g = &base[__builtin_ctz(m)];
+    if (!per_lane) g->result = r;
+    g->state = F_RUNNABLE;
+    w->nrunnable++;
+  }
+  ws.arrived &= ~P;
+  return true;
+}
+
+unsigned long long collective(int kind, unsigned mask, unsigned long long value, int param, int width,
+                              const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) {
+    diag("emu: %s called outside a kernel at %s:%d; ignored", coll_name(kind), base_name(file), line);
+    return value;
+  }
+  const int lane = f->tid & 31, warp = f->tid >> 5;
+  int src = lane;
+  if (kind <= COLL_SHFL_XOR) {
+    if (width < 1 || width > 32 || (width & (width - 1))) {
+      Buf b;
+      b.add("emu: %s at %s:%d in ", coll_name(kind), base_name(file), line);
+      add_block(b, w);
+      b.add(": width %d is not a power of two from 1 to 32 (", width);
+      add_lane(b, f);
+      b.add(")");
+      fail_in_fiber(w, b);
+    }
+    const int lo = lane & ~(width - 1), hi = lo + width - 1;
+    switch (kind) {
+      case COLL_SHFL: src = lo | (param & (width - 1)); break;
+      case COLL_SHFL_UP: src = ((unsigned)param > 31u || lane - param < lo) ? lane : lane - param; break;
+      case COLL_SHFL_DOWN: src = ((unsigned)param > 31u || lane + param > hi) ? lane : lane + param; break;
+      case COLL_SHFL_XOR: src = ((unsigned)param > 31u || (lane ^ param) > hi) ? lane : (lane ^ param); break;
+    }
+  }
+  const unsigned bit = 1u << lane;
+  if (!(mask & bit)) {
+    Buf b;
+    b.add("emu: %s at %s:%d in ", coll_name(kind), base_name(file), line);
+    add_block(b, w);
+    b.add(": thread (%u,%u,%u) (", f->tidx.x, f->tidx.y, f->tidx.z);
+    add_lane(b, f);
+    b.add(") calls it with mask 0x%08x, which does not include its lane", mask);
+    fail_in_fiber(w, b);
+  }
+  WarpState &ws = w->warps[warp];
+  /* lanes of the same mask must call the same collective with the same mask */
+  for (unsigned m = mask & ws.arrived; m; m &= m - 1) {
+    const Fiber *g = &w->fibers[(size_t)warp * 32 + __builtin_ctz(m)];
+    if (g->kind != kind || g->mask != mask) {
+      Buf b;
+      b.add("emu: warp %d of ", warp);
+      add_block(b, w);
+      if (g->kind != kind)
+        b.add(": lanes of mask 0x%08x call different collectives: lane %d %s (%s:%d), lane %d %s (%s:%d)", mask,
+              g->tid & 31, coll_name(g->kind), base_name(g->file), g->line, lane, coll_name(kind),
+              base_name(file), line);
+      else
+        b.add(": lanes disagree on the mask of %s: lane %d 0x%08x (%s:%d), lane %d 0x%08x (%s:%d)",
+              coll_name(kind), g->tid & 31, g->mask, base_name(g->file), g->line, lane, mask, base_name(file),
+              line);
+      fail_in_fiber(w, b);
+    }
+  }
+  f->state = F_COLL;
+  f->kind = kind;
+  f->mask = mask;
+  f->src = src;
+  f->value = value;
+  f->file = file;
+  f->line = line;
+  w->nrunnable--;
+  ws.arrived |= bit;
+  if (try_complete(w, warp, mask)) return f->result; /* the last lane to arrive goes on */
+  switch_next(w);
+  return f->result;
+}
+
+unsigned active_mask() {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) return 1u;
+  return ~w->warps[f->tid >> 5].gone;
+}
+
+void yield_point() {
+  Worker *w = (Worker *)tls.worker;
+  if (!tls.fiber) return;
+  if (w->nrunnable > 1) {
+    switch_next(w);
+  } else {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+/* ------------------------------------------------------------------ fiber entry and exit */
+
+[[noreturn]] static void fiber_exit(Worker *w) {
+  Fiber *f = w->cur;
+  f->state = F_EXITED;
+  w->live--;
+  w->nrunnable--;
+  const int warp = f->tid >> 5;
+  WarpState &ws = w->warps[warp];
+  ws.gone |= 1u << (f->tid & 31);
+  /* an exit can complete a collective whose other lanes are all waiting */
+  unsigned pending = ws.arrived;
+  while (pending) {
+    const Fiber *g = &w->fibers[(size_t)warp * 32 + __builtin_ctz(pending)];
+    const unsigned gm = g->mask;
+    pending &= ~gm;
+    if ((gm >> (f->tid & 31)) & 1u) try_complete(w, warp, gm);
+    pending &= ws.arrived;
+  }
+  if (w->bar_arrived > 0 && w->bar_arrived == w->live) barrier_all_arrived(w);
+  switch_next(w);
+  abort(); /* an exited fiber is never resumed */
+}
+
+static void fiber_entry() {
+#ifdef SCANLAB_EMU_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+  Worker *w = (Worker *)tls.worker;
+  w->launch->thunk(w->launch->closure);
+  fiber_exit(w);
+}
+
+/* ------------------------------------------------------------------ blocks */
+
+static unsigned long long rng_next(unsigned long long &s) {
+  s ^= s >> 12;
+  s ^= s << 25;
+  s ^= s >> 27;
+  return s * 2685821657736338717ull;
+}
+
+static void report_deadlock(Worker *w) {
+  Fiber *fs = w->fibers.data();
+  const int n = w->nthreads;
+  struct Site { const char *name; const char *file; int line; int count; } sites[6];
+  int ns = 0, more = 0;
+  const Fiber *coll = nullptr;
+  for (int i = 0; i < n; i++) {
+    const Fiber *f = &fs[i];
+    if (f->state != F_BARRIER && f->state != F_COLL) continue;
+    if (f->state == F_COLL && !coll) coll = f;
+    const char *nm = wait_name(f);
+    int k = 0;
+    while (k < ns && !(sites[k].name == nm && same_site(sites[k].file, sites[k].line, f->file, f->line))) k++;
+    if (k == ns) {
+      if (ns == 6) { more++; continue; }
+      sites[ns++] = {nm, f->file, f->line, 0};
+    }
+    sites[k].count++;
+  }
+  Buf b;
+  b.add("emu: deadlock in ");
+  add_block(b, w);
+  b.add(": no thread can proceed (");
+  for (int k = 0; k < ns; k++)
+    b.add("%s%d at %s %s:%d", k ? ", " : "", sites[k].count, sites[k].name, base_name(sites[k].file), sites[k].line);
+  if (more) b.add(", ...");
+  if (n > w->live) b.add(", %d exited", n - w->live);
+  b.add(")");
+  if (coll) {
+    const int warp = coll->tid >> 5;
+    const unsigned P = coll->mask & ~w->warps[warp].gone;
+    for (unsigned m = P; m; m &= m - 1) {
+      const Fiber *g = &fs[warp * 32 + __builtin_ctz(m)];
+      if (g->state == F_COLL && g->mask == coll->mask && g->kind == coll->kind) continue;
+      b.add("\nemu: %s at %s:%d in ", coll_name(coll->kind), base_name(coll->file), coll->line);
+      add_block(b, w);
+      b.add(": ");
+      add_lane(b, coll);
+      b.add(" waits for lane %d, which waits at %s (%s:%d)", g->tid & 31, wait_name(g), base_name(g->file), g->line);
+      break;
+    }
+  }
+  report(w, b);
+}
+
+static void run_block(Worker *w, LaunchState *L, long long b) {
+  const LaunchInfo &in = L->info;
+  const unsigned bx = in.block.x, by = in.block.y, bz = in.block.z;
+  const int n = (int)(bx * by * bz);
+  const unsigned long long gx = in.grid.x, gy = in.grid.y;
+  w->bidx = ::uint3{(unsigned)(b % gx), (unsigned)((b / gx) % gy), (unsigned)(b / (gx * gy))};
+  tls.block_idx = w->bidx;
+  tls.block_dim = ::uint3{bx, by, bz};
+  tls.grid_dim = ::uint3{in.grid.x, in.grid.y, in.grid.z};
+  tls.dyn_smem = w->dyn;
+  if (in.smem) memset(w->dyn, POISON, in.smem);
+  w->touched.clear();
+  for (const FileSharedRec &r : file_shared()) memset(r.addr(), POISON, r.bytes);
+
+  if ((int)w->fibers.size() < n) w->fibers.resize((size_t)n);
+  for (int i = 0; i < n; i++) {
+    Fiber *f = &w->fibers[(size_t)i];
+    if (!f->stack.map && !stack_alloc(&f->stack, config().stack_bytes)) {
+      Buf m;
+      m.add("emu: cannot map a stack for thread %d of ", i);
+      add_block(m, w);
+      report(w, m);
+      return;
+    }
+    f->tid = i;
+    f->tidx = ::uint3{(unsigned)i % bx, ((unsigned)i / bx) % by, (unsigned)i / (bx * by)};
+    f->state = F_RUNNABLE;
+    f->kind = -1;
+    f->file = nullptr;
+    f->line = 0;
+    fiber_prepare(w, f, fiber_entry);
+  }
+  const int nw = (n + 31) / 32;
+  w->warps.assign((size_t)nw, WarpState{0, 0});
+  if (n % 32) w->warps[(size_t)nw - 1].gone = ~((1u << (n % 32)) - 1u);
+  w->nthreads = n;
+  w->live = n;
+  w->nrunnable = n;
+  w->bar_arrived = 0;
+  w->failed = false;
+  w->order.resize((size_t)n);
+  const Config &cfg = config();
+  for (int i = 0; i < n; i++) w->order[(size_t)i] = cfg.schedule == SCHED_REVERSE ? n - 1 - i : i;
+  w->rng = (cfg.seed + 0x9E3779B97F4A7C15ull) * (L->serial * 0x100000001B3ull + 1) ^ ((unsigned long long)b * 0xD6E8FEB86659FD93ull);
+  if (!w->rng) w->rng = 1;
+
+  while (w->live > 0 && !w->failed) {
+    if (L->failed.load(std::memory_order_relaxed)) break;
+    if (w->nrunnable == 0) {
+      report_deadlock(w);
+      break;
+    }
+    if (cfg.schedule == SCHED_RANDOM) {
+      int *o = w->order.data();
+      for (int i = n - 1; i > 0; i--) {
+        int j = (int)(rng_next(w->rng) % (unsigned long long)(i + 1));
+        int t = o[i]; o[i] = o[j]; o[j] = t;
+      }
+    }
+    int i = 0;
+    while (w->fibers[(size_t)w->order[(size_t)i]].state != F_RUNNABLE) i++;
+    w->pos = i;
+    Fiber *f = &w->fibers[(size_t)w->order[(size_t)i]];
+    w->cur = f;
+    tls.fiber = f;
+    tls.thread_idx = f->tidx;
+    switch_to(w, &w->sched_sp, nullptr, f);
+  }
+  tls.fiber = nullptr;
+  w->cur = nullptr;
+}
+
+/* ------------------------------------------------------------------ workers */
+
+static void install_fault_handler();
+
+struct Pool {
+  std::mutex launch_mutex;  /* one launch at a time */
+  std::mutex m;
+  std::condition_variable cv, done_cv;
+  std::vector<Worker *> workers;
+  std::vector<std::thread> threads;
+  LaunchState *launch = nullptr;
+  unsigned long long gen = 0;
+  int wanted = 0;
+  int active = 0;
+};
+static Pool &pool() {
+  static Pool *p = new Pool; /* never destroyed: helpers may still wait on it at exit */
+  return *p;
+}
+
+static void worker_setup_thread(Worker *w) {
+  tls.worker = w;
+  /* an alternate signal stack, so a fiber stack overflow can still be reported */
+  stack_t ss;
+  ss.ss_sp = malloc(64 * 1024);
+  ss.ss_size = 64 * 1024;
+  ss.ss_flags = 0;
+  if (ss.ss_sp) sigaltstack(&ss, nullptr);
+#ifdef SCANLAB_EMU_ASAN
+  pthread_attr_t at;
+  void *lo = nullptr;
+  size_t sz = 0;
+  if (!pthread_getattr_np(pthread_self(), &at)) {
+    pthread_attr_getstack(&at, &lo, &sz);
+    pthread_attr_destroy(&at);
+  }
+  w->sched_stack_lo = lo;
+  w->sched_stack_size = sz;
+#endif
+}
+
+static void run_worker(Worker *w, LaunchState *L) {
+  const size_t smem = L->info.smem;
+  w->launch = L;
+  w->dyn = (unsigned char *)malloc(smem ? smem : 1); /* exactly the launch's size */
+  w->dyn_size = smem;
+  tls.worker = w;
+  for (;;) {
+    if (L->failed.load(std::memory_order_relaxed)) break;
+    long long b = L->next_block.fetch_add(1);
+    if (b >= L->nblocks) break;
+    L->current_block[(size_t)w->id].store(b);
+    run_block(w, L, b);
+  }
+  L->current_block[(size_t)w->id].store(-1);
+  free(w->dyn);
+  w->dyn = nullptr;
+  tls.dyn_smem = nullptr;
+}
+
+static void helper_main(Worker *w) {
+  worker_setup_thread(w);
+  Pool &p = pool();
+  unsigned long long seen = 0;
+  for (;;) {
+    LaunchState *L;
+    {
+      std::unique_lock<std::mutex> lk(p.m);
+      p.cv.wait(lk, [&] { return p.gen != seen && w->id <= p.wanted; });
+      seen = p.gen;
+      L = p.launch;
+    }
+    run_worker(w, L);
+    {
+      std::lock_guard<std::mutex> lk(p.m);
+      if (--p.active == 0) p.done_cv.notify_all();
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ watchdog */
+
+static std::mutex g_wd_mutex;
+static LaunchState *g_wd_launch = nullptr;
+
+static void watchdog_main() {
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> g(g_wd_mutex);
+    LaunchState *L = g_wd_launch;
+    const double limit = config().watchdog_s;
+    if (!L || limit <= 0 || now_s() - L->start_s < limit) continue;
+    Buf b;
+    b.add("emu: watchdog: ");
+    describe_launch(b, L->info);
+    b.add(" did not finish within %g s (SCANLAB_EMU_WATCHDOG_S); blocks still running:", limit);
+    int k = 0;
+    for (auto &c : L->current_block) {
+      long long blk = c.load();
+      if (blk < 0) continue;
+      const unsigned long long gx = L->info.grid.x, gy = L->info.grid.y;
+      b.add(" (%llu,%llu,%llu)", (unsigned long long)blk % gx, ((unsigned long long)blk / gx) % gy,
+            (unsigned long long)blk / (gx * gy));
+      k++;
+    }
+    if (!k) b.add(" none");
+    b.add("; a hung kernel cannot be stopped, exiting");
+    if (ftrylockfile(stdout) == 0) {
+      fflush_unlocked(stdout);
+      funlockfile(stdout);
+    }
+    fprintf(stderr, "%s\n", b.s);
+    fflush(stderr);
+    _exit(124);
+  }
+}
+
+/* ------------------------------------------------------------------ launch */
+
+struct AttrRec {
+  const void *func;
+  std::string name, base;
+  int max_dyn;
+};
+static std::mutex g_attr_mutex;
+static std::vector<AttrRec> g_attrs;
+
+static std::string normalize_name(const char *s, size_t n) {
+  std::string r;
+  for (size_t i = 0; i < n && s[i]; i++)
+    if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '&') r += s[i];
+  while (r.compare(0, 2, "::") == 0) r.erase(0, 2);
+  return r;
+}
+static std::string base_of(const std::string &name) {
+  std::string r = name.substr(0, name.find('<'));
+  size_t c = r.rfind("::");
+  return c == std::string::npos ? r : r.substr(c + 2);
+}
+
+cudaError_t func_set_attribute(const char *text, const void *func, cudaFuncAttribute attr, int value) {
+  if (sticky_error()) return sticky_error();
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || value > 232448) {
+      diag("emu: cudaFuncSetAttribute: cudaFuncAttributeMaxDynamicSharedMemorySize %d is out of range 0..232448 "
+           "(cudaErrorInvalidValue)", value);
+      set_error(cudaErrorInvalidValue);
+      return cudaErrorInvalidValue;
+    }
+    /* the kernel's spelling is the text before the first top-level comma */
+    size_t n = 0;
+    int depth = 0;
+    if (text)
+      for (; text[n]; n++) {
+        char c = text[n];
+        if (c == '<' || c == '(' || c == '[') depth++;
+        else if (c == '>' || c == ')' || c == ']') depth--;
+        else if (c == ',' && depth == 0) break;
+      }
+    std::string name = text ? normalize_name(text, n) : std::string();
+    std::lock_guard<std::mutex> g(g_attr_mutex);
+    for (AttrRec &r : g_attrs)
+      if (r.func == func) {
+        r.max_dyn = value;
+        if (!name.empty()) { r.name = name; r.base = base_of(name); }
+        return cudaSuccess;
+      }
+    g_attrs.push_back({func, name, base_of(name), value});
+    return cudaSuccess;
+  }
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) return cudaSuccess;
+  set_error(cudaErrorInvalidValue);
+  return cudaErrorInvalidValue;
+}
+
+static int dyn_limit(const LaunchInfo &in, bool *found) {
+  std::lock_guard<std::mutex> g(g_attr_mutex);
+  *found = true;
+  if (in.kaddr)
+    for (const AttrRec &r : g_attrs)
+      if (r.func == in.kaddr) return r.max_dyn;
+  std::string name = normalize_name(in.name, strlen(in.name));
+  for (const AttrRec &r : g_attrs)
+    if (!r.name.empty() && r.name == name) return r.max_dyn;
+  std::string base = base_of(name);
+  int best = -1;
+  for (const AttrRec &r : g_attrs)
+    if (!r.base.empty() && r.base == base && r.max_dyn > best) best = r.max_dyn;
+  if (best >= 0) return best;
+  *found = false;
+  return 48 * 1024;
+}
+
+int dynamic_smem_limit_for(const void *func) {
+  std::lock_guard<std::mutex> g(g_attr_mutex);
+  for (const AttrRec &r : g_attrs)
+    if (r.func == func) return r.max_dyn;
+  return 48 * 1024;
+}
+
+static bool check_config(const LaunchInfo &in) {
+  Buf b;
+  b.add("emu: launch of %s at %s:%d: ", in.name, base_name(in.file), in.line);
+  cudaError_t e = cudaSuccess;
+  const dim3 g = in.grid, k = in.block;
+  const unsigned long long threads = (unsigned long long)k.x * k.y * k.z;
+  if (!k.x || !k.y || !k.z) {
+    b.add("empty block (%u,%u,%u)", k.x, k.y, k.z);
+    e = cudaErrorInvalidConfiguration;
+  } else if (!g.x || !g.y || !g.z) {
+    b.add("empty grid (%u,%u,%u)", g.x, g.y, g.z);
+    e = cudaErrorInvalidConfiguration;
+  } else if (k.x > 1024 || k.y > 1024 || k.z > 64) {
+    const char *d = k.x > 1024 ? "x" : k.y > 1024 ? "y" : "z";
+    b.add("block dimension %s is %u; the limit is %u", d, k.x > 1024 ? k.x : k.y > 1024 ? k.y : k.z,
+          k.x > 1024 || k.y > 1024 ? 1024u : 64u);
+    e = cudaErrorInvalidConfiguration;
+  } else if (threads > 1024) {
+    b.add("block (%u,%u,%u) has %llu threads; the limit is 1024", k.x, k.y, k.z, threads);
+    e = cudaErrorInvalidConfiguration;
+  } else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) {
+    const char *d = g.x > 2147483647u ? "x" : g.y > 65535 ? "y" : "z";
+    b.add("grid dimension %s is %u; the limit is %u", d, g.x > 2147483647u ? g.x : g.y > 65535 ? g.y : g.z,
+          g.x > 2147483647u ? 2147483647u : 65535u);
+    e = cudaErrorInvalidConfiguration;
+  } else {
+    bool raised;
+    int lim = dyn_limit(in, &raised);
+    if (in.smem > (size_t)lim) {
+      b.add("%zu bytes of dynamic shared memory; the kernel's limit is %d", in.smem, lim);
+      if (!raised) b.add(" (raise it up to 232448 with cudaFuncSetAttribute and cudaFuncAttributeMaxDynamicSharedMemorySize)");
+      e = cudaErrorInvalidValue;
+    }
+  }
+  if (e == cudaSuccess) return true;
+  b.add(" (%s)", cudaGetErrorName(e));
+  diag("%s", b.s);
+  set_error(e);
+  return false;
+}
+
+bool in_kernel() { return tls.fiber != nullptr; }
+
+void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *closure) {
+  if (tls.fiber) {
+    Worker *w = (Worker *)tls.worker;
+    Buf b;
+    b.add("emu: launch of %s at %s:%d from inside a kernel: dynamic parallelism is not supported", in.name,
+          base_name(in.file), in.line);
+    fail_in_fiber(w, b);
+  }
+  if (sticky_error()) return; /* the context is unusable, as on the GPU */
+  if (!check_config(in)) return;
+  const Config &cfg = config();
+  Pool &p = pool();
+  std::lock_guard<std::mutex> launch_lock(p.launch_mutex);
+  static unsigned long long serial = 0;
+  static bool started = false;
+  if (!started) {
+    started = true;
+    install_fault_handler();
+    p.workers.push_back(new Worker());
+    p.workers[0]->id = 0;
+    for (int i = 1; i < cfg.workers; i++) {
+      Worker *w = new Worker();
+      w->id = i;
+      p.workers.push_back(w);
+    }
+    for (int i = 1; i < cfg.workers; i++) p.threads.emplace_back(helper_main, p.workers[(size_t)i]);
+    for (auto &t : p.threads) t.detach();
+    std::thread(watchdog_main).detach();
+  }
+  Worker *w0 = p.workers[0];
+  if (tls.worker != w0) worker_setup_thread(w0);
+
+  LaunchState L;
+  L.info = in;
+  L.thunk = thunk;
+  L.closure = closure;
+  L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
+  L.next_block.store(0);
+  L.failed.store(false);
+  L.error.store(cudaSuccess);
+  L.serial = serial++;
+  L.start_s = now_s();
+  L.current_block = std::vector<std::atomic<long long>>((size_t)cfg.workers);
+  for (auto &c : L.current_block) c.store(-1);
+  {
+    std::lock_guard<std::mutex> g(g_wd_mutex);
+    g_wd_launch = &L;
+  }
+  const int helpers = (int)(L.nblocks < cfg.workers ? L.nblocks : cfg.workers) - 1;
+  if (helpers > 0) {
+    std::lock_guard<std::mutex> lk(p.m);
+    p.launch = &L;
+    p.wanted = helpers;
+    p.active = helpers;
+    p.gen++;
+    p.cv.notify_all();
+  }
+  run_worker(w0, &L);
+  if (helpers > 0) {
+    std::unique_lock<std::mutex> lk(p.m);
+    p.done_cv.wait(lk, [&] { return p.active == 0; });
+  }
+  {
+    std::lock_guard<std::mutex> g(g_wd_mutex);
+    g_wd_launch = nullptr;
+  }
+  if (L.failed.load()) {
+    set_sticky((cudaError_t)L.error.load());
+    note_kernel_failure();
+  }
+}
+
+void sync_all() {}
+
+/* ------------------------------------------------------------------ faults in kernels */
+
+static void fault_handler(int sig, siginfo_t *si, void *) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (w && f && w->launch) {
+    char msg[1400];
+    Buf k;
+    describe_launch(k, w->launch->info);
+    const char *addr = (const char *)si->si_addr;
+    bool overflow = addr >= f->stack.map && addr < f->stack.lo;
+    int len = snprintf(msg, sizeof msg,
+                       "emu: %s in block (%u,%u,%u), thread (%u,%u,%u): %s at address %p\nemu: %s failed\n",
+                       sig == SIGSEGV ? "segmentation fault" : "bus error", w->bidx.x, w->bidx.y, w->bidx.z,
+                       f->tidx.x, f->tidx.y, f->tidx.z,
+                       overflow ? "fiber stack overflow (raise SCANLAB_EMU_STACK_KB)" : "invalid memory access",
+                       si->si_addr, k.s);
+    if (len > 0) {
+      ssize_t wr = write(2, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
+      (void)wr;
+    }
+  }
+  /* let the default action end the process, as a crash on the GPU ends the context */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_fault_handler() {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = fault_handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old;
+  /* keep a handler the program (or a sanitizer) installed */
+  if (sigaction(SIGSEGV, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGSEGV, &sa, nullptr);
+  if (sigaction(SIGBUS, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGBUS, &sa, nullptr);
+}
+
+}  // namespace scanlab_emu
+/// @endcond
