@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Runs the emulation backend's own tests (`make emu-test`).
+
+Each test is one `.cu` file in this folder; comment lines at its top say what to expect:
+
+    // emu-test: expect pass|fail|racy   pass: exit 0 under every schedule;
+                                         fail: non-zero exit under every schedule;
+                                         racy: a wrong answer (non-zero exit, no emu
+                                         diagnostic) under at least one schedule
+    // emu-test: schedules forward reverse random:1   (default: forward reverse random:1
+                                                      random:2 for pass and racy,
+                                                      forward random:1 for fail)
+    // emu-test: stderr PHRASE     PHRASE must appear on stderr (repeatable)
+    // emu-test: stdout PHRASE     PHRASE must appear on stdout (repeatable)
+    // emu-test: env KEY=VALUE     environment for the run (repeatable)
+    // emu-test: rc N              the exact exit status (negative: killed by signal -N)
+    // emu-test: extra FILE.c      a C11 file compiled with gcc and linked in
+    // emu-test: args A B ...      command-line arguments
+    // emu-test: max-ms N          the program prints `time_ms: X`; X must be below N
+    // emu-test: timeout S         seconds before the run counts as hung (default 60)
+
+Prints one line per run (`name [schedule]: OK (0.12s)` or FAIL with the reason below),
+keeps the output of failed runs in BUILD/logs/, and ends with `N passed, N failed`.
+Filter with test names on the command line. Python 3 standard library only.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def parse(path):
+    spec = {'expect': 'pass', 'schedules': None, 'stderr': [], 'stdout': [], 'env': {}, 'rc': None,
+            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0}
+    with open(path, encoding='utf-8') as fh:
+        for line in fh:
+            m = re.match(r'\s*//\s*emu-test:\s*(\S+)\s*(.*?)\s*$', line)
+            if not m:
+                continue
+            key, val = m.group(1), m.group(2)
+            if key == 'expect':
+                spec['expect'] = val
+            elif key == 'schedules':
+                spec['schedules'] = val.split()
+            elif key in ('stderr', 'stdout'):
+                spec[key].append(val)
+            elif key == 'env':
+                k, _, v = val.partition('=')
+                spec['env'][k] = v
+            elif key == 'rc':
+                spec['rc'] = int(val)
+            elif key == 'extra':
+                spec['extra'].append(val)
+            elif key == 'args':
+                spec['args'] = shlex.split(val)
+            elif key == 'max-ms':
+                spec['max_ms'] = float(val)
+            elif key == 'timeout':
+                spec['timeout'] = float(val)
+    if spec['schedules'] is None:
+        spec['schedules'] = (['forward', 'random:1'] if spec['expect'] == 'fail'
+                             else ['forward', 'reverse', 'random:1', 'random:2'])
+    return spec
+
+
+def build(name, spec, opt):
+    """Rewrites, compiles and links one test; returns (binary, error text)."""
+    out = os.path.join(opt.build, name)
+    src = os.path.join(HERE, name + '.cu')
+    cmds = [shlex.split(opt.rewrite) + [src, out + '.cpp'],
+            shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + ['-Wall', '-Wextra', '-Werror']
+            + shlex.split(opt.cppflags) + ['-I' + HERE, '-c', out + '.cpp', '-o', out + '.o']]
+    objs = [out + '.o']
+    for extra in spec['extra']:
+        obj = os.path.join(opt.build, name + '_' + os.path.splitext(extra)[0] + '.o')
+        cmds.append(['gcc', '-std=c11', '-Wall', '-Wextra', '-Werror', '-pedantic'] + shlex.split(opt.cflags)
+                    + ['-c', os.path.join(HERE, extra), '-o', obj])
+        objs.append(obj)
+    cmds.append(shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + objs + [opt.lib] + shlex.split(opt.ldlibs)
+                + ['-o', out])
+    for c in cmds:
+        r = subprocess.run(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return None, '$ ' + ' '.join(c) + '\n' + r.stdout
+    return out, ''
+
+
+def run_one(binary, name, spec, sched, opt):
+    env = dict(os.environ)
+    env.setdefault('SCANLAB_EMU_WORKERS', '2')
+    env['SCANLAB_EMU_SCHEDULE'] = sched
+    env.update(spec['env'])
+    t0 = time.time()
+    try:
+        r = subprocess.run([binary] + spec['args'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env, timeout=spec['timeout'])
+        rc, out, err = r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = None, (e.stdout or b'').decode(errors='replace') if isinstance(e.stdout, bytes) else (e.stdout or ''), \
+            (e.stderr or b'').decode(errors='replace') if isinstance(e.stderr, bytes) else (e.stderr or '')
+    dt = time.time() - t0
+    return rc, out, err, dt
+
+
+def judge(spec, rc, out, err):
+    """Reason a single run failed, or '' (for pass and fail expectations)."""
+    if rc is None:
+        return 'hung (no exit within %gs)' % spec['timeout']
+    if spec['rc'] is not None and rc != spec['rc']:
+        return 'exit status %d, expected %d' % (rc, spec['rc'])
+    if spec['expect'] == 'pass' and rc != 0:
+        return 'exit status %d, expected 0' % rc
+    if spec['expect'] == 'fail' and rc == 0:
+        return 'exit status 0, expected a failure'
+    for p in spec['stderr']:
+        if p not in err:
+            return 'stderr lacks "%s"' % p
+    for p in spec['stdout']:
+        if p not in out:
+            return 'stdout lacks "%s"' % p
+    if spec['max_ms'] is not None:
+        m = re.search(r'time_ms:\s*([0-9.]+)', out)
+        if not m:
+            return 'no "time_ms:" line in the output'
+        if float(m.group(1)) >= spec['max_ms']:
+            return 'took %s ms, the limit is %g ms' % (m.group(1), spec['max_ms'])
+    return ''
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build/emu-test')
+    ap.add_argument('--cxx', default='g++')
+    ap.add_argument('--cxxflags', default='-std=c++17 -O2 -g -pthread -Wno-unknown-pragmas')
+    ap.add_argument('--cppflags', default='-Igrader/emu/include -include scanlab_emu.h')
+    ap.add_argument('--cflags', default='-Igrader/emu/include')
+    ap.add_argument('--lib', default='build/emu-rt/libscanlab_emu.a')
+    ap.add_argument('--ldlibs', default='-pthread')
+    ap.add_argument('--rewrite', default='python3 grader/emu/cu2cpp.py')
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    ap.add_argument('names', nargs='*')
+    opt = ap.parse_args()
+    os.makedirs(os.path.join(opt.build, 'logs'), exist_ok=True)
+
+    names = sorted(f[:-3] for f in os.listdir(HERE) if f.endswith('.cu'))
+    if opt.names:
+        names = [n for n in names if any(s in n for s in opt.names)]
+    specs = {n: parse(os.path.join(HERE, n + '.cu')) for n in names}
+
+    with concurrent.futures.ThreadPoolExecutor(opt.jobs) as ex:
+        built = dict(zip(names, ex.map(lambda n: build(n, specs[n], opt), names)))
+
+    passed = failed = 0
+
+    def record(ok, label, dt, reason, log):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            print('%s: OK (%.2fs)' % (label, dt), flush=True)
+        else:
+            failed += 1
+            path = os.path.join(opt.build, 'logs', re.sub(r'[^\w.-]', '_', label) + '.log')
+            with open(path, 'w') as fh:
+                fh.write(log)
+            print('%s: FAIL (%.2fs)\n    %s\n    (full output in %s)' % (label, dt, reason, path), flush=True)
+
+    for n in names:
+        spec = specs[n]
+        binary, err = built[n]
+        if not binary:
+            record(False, n + ' [build]', 0.0, 'does not build: ' + err.strip().splitlines()[-1][:200]
+                   if err.strip() else 'does not build', err)
+            continue
+        wrong = []
+        for sched in spec['schedules']:
+            rc, out, errtxt, dt = run_one(binary, n, spec, sched, opt)
+            label = '%s [%s]' % (n, sched)
+            log = 'exit status: %s\n--- stdout\n%s\n--- stderr\n%s' % (rc, out, errtxt)
+            if spec['expect'] == 'racy':
+                if rc is None:
+                    record(False, label, dt, 'hung', log)
+                elif 'emu: ' in errtxt:
+                    record(False, label, dt, 'an emu diagnostic where only a wrong answer was expected', log)
+                else:
+                    if rc != 0:
+                        wrong.append(sched)
+                    print('%s: %s (%.2fs)' % (label, 'wrong answer' if rc else 'right answer', dt), flush=True)
+                continue
+            reason = judge(spec, rc, out, errtxt)
+            record(not reason, label, dt, reason, log)
+        if spec['expect'] == 'racy':
+            record(bool(wrong), n + ' [some schedule exposes the race]', 0.0,
+                   'the answer was right under every schedule: the race went unnoticed', '')
+
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
