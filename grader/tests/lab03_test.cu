@@ -14,6 +14,7 @@
 #include "blelloch.h"
 #include "harness.h"
 #include "harness_cuda.h"
+#include "ref_lab03.h"
 #include "scan_ref.h"
 
 typedef cudaError_t (*scan_fn)(const int32_t *, int32_t *, size_t, int);
@@ -121,91 +122,15 @@ static void batched(const Variant &v) {
 
 /* ---- bank conflicts, replayed on the CPU ------------------------------------------------------ */
 
-/* One shared-memory instruction of one step: the tile element each thread touches, or -1. */
-typedef int (*index_of_thread)(int t, int block, int stride);
-static int elem_t(int t, int, int) { return t; }
-static int elem_t_plus_block(int t, int block, int) { return t + block; }
-static int node_a(int t, int block, int stride) { return t < block / stride ? stride * (2 * t + 1) - 1 : -1; }
-static int node_b(int t, int block, int stride) { return t < block / stride ? stride * (2 * t + 2) - 1 : -1; }
-
 static int identity_index(int i) { return i; }
 static int padded_index(int i) { return conflictFreeIndex(i); }
-
-/*
- * The n-way degree of one warp-wide access: the largest number of distinct 4-byte words it
- * touches in any one bank (threads reading the same word share it: a broadcast). Adds the
- * extra shared-memory cycles (degree - 1) of every warp to *excess.
- */
-static int degree(index_of_thread elem, int block, int stride, int (*map)(int), long long *excess) {
-  int worst = 0;
-  for (int w = 0; w < block; w += SMEM_BANKS) {
-    int words[SMEM_BANKS], count = 0;
-    for (int t = w; t < w + SMEM_BANKS && t < block; t++) {
-      int e = elem(t, block, stride);
-      if (e >= 0) words[count++] = map(e);
-    }
-    if (count == 0) continue;
-    int per_bank[SMEM_BANKS] = {0}, d = 0;
-    for (int k = 0; k < count; k++) {
-      int seen = 0;
-      for (int m = 0; m < k; m++) seen |= words[m] == words[k];
-      if (seen) continue;
-      int bank = ((words[k] % SMEM_BANKS) + SMEM_BANKS) % SMEM_BANKS;
-      if (++per_bank[bank] > d) d = per_bank[bank];
-    }
-    *excess += d - 1;
-    if (d > worst) worst = d;
-  }
-  return worst;
-}
-
-struct Step {
-  char label[64];
-  int before, after;  /* n-way degree, unpadded and padded */
-};
-
-/* Replays the kernel's shared-memory accesses step by step; returns the number of steps. */
-static int replay(int block, Step *steps, int max_steps, long long *excess_before,
-                  long long *excess_after) {
-  int count = 0;
-  *excess_before = *excess_after = 0;
-  /* Each step: its instructions, in the order the kernel issues them. */
-  struct Instr { index_of_thread elem; };
-  auto add = [&](const char *label, const Instr *ins, int k, int stride) {
-    if (count == max_steps) return;
-    Step &s = steps[count++];
-    snprintf(s.label, sizeof s.label, "%s", label);
-    s.before = s.after = 0;
-    for (int i = 0; i < k; i++) {
-      int b = degree(ins[i].elem, block, stride, identity_index, excess_before);
-      int a = degree(ins[i].elem, block, stride, padded_index, excess_after);
-      if (b > s.before) s.before = b;
-      if (a > s.after) s.after = a;
-    }
-  };
-  const Instr load[2] = {{elem_t}, {elem_t_plus_block}};
-  const Instr up[3] = {{node_a}, {node_b}, {node_b}};             /* read a, read b, write b */
-  const Instr down[4] = {{node_a}, {node_b}, {node_a}, {node_b}}; /* read a, b; write a, b */
-  char label[64];
-  add("load (t, t+block)", load, 2, 1);
-  for (int s = 1; s <= block; s *= 2) {
-    snprintf(label, sizeof label, "up-sweep stride %d (%d thread%s)", s, block / s, block / s == 1 ? "" : "s");
-    add(label, up, 3, s);
-  }
-  for (int s = block; s >= 1; s /= 2) {
-    snprintf(label, sizeof label, "down-sweep stride %d (%d thread%s)", s, block / s, block / s == 1 ? "" : "s");
-    add(label, down, 4, s);
-  }
-  add("store (t, t+block)", load, 2, 1);
-  return count;
-}
 
 static void test_bank_conflicts(void) {
   const int block = (int)hx_param_int("block");
   const int max_degree = (int)hx_param_int("max_degree");
   const double max_overhead = hx_param_double("max_overhead");
   if (hx_failures()) return;
-  if (block < 1 || block > BLELLOCH_MAX_BLOCK || (block & (block - 1))) {
+  if (block < 1 || block > BLELLOCH_MAX_BLOCK || (block & (block - 1)) != 0) {
     HX_FAIL("manifest error: block=%d must be a power of two from 1 to %d", block, BLELLOCH_MAX_BLOCK);
     return;
   }
@@ -244,21 +169,24 @@ static void test_bank_conflicts(void) {
   const int words = conflictFreeIndex(2 * block - 1) + 1;
   const double overhead = (double)words / (2.0 * block) - 1.0;
 
-  Step steps[2 * 12 + 4];
-  long long excess_before, excess_after;
-  int count = replay(block, steps, (int)(sizeof steps / sizeof steps[0]), &excess_before, &excess_after);
+  ref_bank_step before[REF_BANK_MAX_STEPS], after[REF_BANK_MAX_STEPS];
+  const int count = ref_blelloch_bank_replay(block, identity_index, before, REF_BANK_MAX_STEPS);
+  ref_blelloch_bank_replay(block, padded_index, after, REF_BANK_MAX_STEPS);
   int worst = 0, worst_before = 0, worst_step = 0;
+  long long excess_before = 0, excess_after = 0;
   hx_note("bank conflicts of one tile (block=%d, %d ints), n-way degree per step: unpadded -> padded",
           block, 2 * block);
   for (int k = 0; k < count; k++) {
-    hx_note("  %-36s %2d-way -> %2d-way", steps[k].label, steps[k].before, steps[k].after);
-    if (steps[k].after > worst) {
-      worst = steps[k].after;
+    hx_note("  %-36s %2d-way -> %2d-way", before[k].label, before[k].degree, after[k].degree);
+    if (after[k].degree > worst) {
+      worst = after[k].degree;
       worst_step = k;
     }
-    if (steps[k].before > worst_before) worst_before = steps[k].before;
+    if (before[k].degree > worst_before) worst_before = before[k].degree;
+    excess_before += before[k].excess;
+    excess_after += after[k].excess;
   }
-  hx_note("worst step: %d-way unpadded, %d-way padded; extra shared-memory wavefronts per tile: "
+  hx_note("worst step: %d-way unpadded, %d-way padded; extra shared-memory passes per tile: "
           "%lld unpadded, %lld padded (what ncu counts as bank conflicts)",
           worst_before, worst, excess_before, excess_after);
   hx_note("padding: %d ints of shared memory per tile instead of %d (%.1f%% more)", words,
@@ -270,7 +198,7 @@ static void test_bank_conflicts(void) {
   HX_CHECK(worst <= max_degree,
            "conflictFreeIndex at block=%d: the worst step, '%s', is %d-way in the padded scan "
            "(%d-way unpadded); the padded scan must be at most %d-way in every step",
-           block, steps[worst_step].label, worst, steps[worst_step].before, max_degree);
+           block, after[worst_step].label, worst, before[worst_step].degree, max_degree);
   HX_CHECK(overhead <= max_overhead,
            "conflictFreeIndex at block=%d: %d ints per tile of %d is %.1f%% of padding; at most "
            "%.1f%% is allowed", block, words, 2 * block, 100.0 * overhead, 100.0 * max_overhead);
