@@ -88,4 +88,4 @@ clean: ## remove build/
 	rm -rf build
 
 # The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-test.
--include grader/emu/emu.mk
+include grader/emu/emu.mk
