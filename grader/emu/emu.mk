@@ -59,10 +59,10 @@ emu-run: $(EMU_LIB)
 
 # ---- emu-test: the emulator's own test suite ------------------------------------------
 emu-test: $(EMU_LIB)
-	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build build/emu-test \
-	  --cxx "$(EMU_CXX)" --cxxflags "$(EMU_CXXFLAGS)" --cppflags "$(EMU_CPPFLAGS)" \
-	  --cflags "$(EMU_CFLAGS_C)" --lib "$(EMU_LIB)" --ldlibs "$(EMU_LDLIBS)" \
-	  --rewrite "$(EMU_REWRITE)" $(EMU_TEST_ARGS)
+	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build=build/emu-test \
+	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
+	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
+	  --rewrite="$(EMU_REWRITE)" $(EMU_TEST_ARGS)
 
 emu-clean:
 	rm -rf $(EMU_RT_BUILD) $(EMU_RUN_DIR) build/emu-test
