@@ -30,9 +30,11 @@
  * them, all at the same call. The mask is always a prefix of the warp: lanes `0..k-1`, with
  * `1 <= k <= 32` (`k < 32` in the last warp of a block whose size is not a multiple of 32,
  * and in the warp that holds element `n-1`). Lanes `k..31` do not exist, or are still
- * running but do not call. Use @p mask, never a constant `0xffffffff`, in every `_sync`
- * intrinsic: naming a lane that does not take part is undefined behaviour on the GPU and an
- * error on the emu backend. Blocks are one-dimensional: the lane is `threadIdx.x % 32`.
+ * running but do not call: in the tests' kernel they go on to a `__syncthreads()`. Use
+ * @p mask, never a constant `0xffffffff`, in every `_sync` intrinsic: a mask that names a
+ * running lane which never makes the same call is undefined behaviour on the GPU (a hang, or
+ * garbage) and a deadlock the emu backend reports. Blocks are one-dimensional: the lane is
+ * `threadIdx.x % 32`.
  */
 #ifndef SCANLAB_WARP_SCAN_H
 #define SCANLAB_WARP_SCAN_H

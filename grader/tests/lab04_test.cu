@@ -107,6 +107,23 @@ struct Case {
   Tolerance tol;
 };
 
+/* The lanes of a mask as "1,2,3" with runs of four or more shortened: "0,5..31". */
+static void lane_list(char *buf, size_t cap, unsigned lanes) {
+  buf[0] = '\0';
+  for (unsigned l = 0; l < WARP_SIZE; l++) {
+    if (!(lanes >> l & 1u)) continue;
+    unsigned end = l;
+    while (end + 1 < WARP_SIZE && (lanes >> (end + 1) & 1u)) end++;
+    size_t used = strlen(buf);
+    if (end - l >= 3) {
+      snprintf(buf + used, cap - used, "%s%u..%u", used ? "," : "", l, end);
+      l = end;
+    } else {
+      snprintf(buf + used, cap - used, "%s%u", used ? "," : "", l);
+    }
+  }
+}
+
 /* Compares warp by warp; one failure names the first wrong warp and its wrong lanes. */
 template <typename T>
 static size_t check_warps(const char *ctx, const T *expect, const T *got, size_t n, int block,
@@ -125,9 +142,7 @@ static size_t check_warps(const char *ctx, const T *expect, const T *got, size_t
       unsigned w = (unsigned)((start % (size_t)block) / WARP_SIZE);
       unsigned first = (unsigned)__builtin_ctz(wrong);
       char lanes[160] = "", e[96], g[96];
-      for (unsigned l = 0; l < WARP_SIZE; l++)
-        if (wrong >> l & 1u)
-          snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes), "%s%u", lanes[0] ? "," : "", l);
+      lane_list(lanes, sizeof lanes, wrong);
       show(e, sizeof e, expect[start + first]);
       show(g, sizeof g, got[start + first]);
       snprintf(detail, sizeof detail,
@@ -143,11 +158,12 @@ static size_t check_warps(const char *ctx, const T *expect, const T *got, size_t
 
 /* Runs one warp scan on an input and checks every lane; returns the number of wrong warps. */
 template <typename T, typename Op>
-static size_t run_on(const Case &c, Op op, const T *h_in) {
+static size_t run_on(const Case &c, Op op, const T *h_in, const char *what = NULL) {
   const T identity = identity_of(T(), op);
-  char ctx[320];
-  snprintf(ctx, sizeof ctx, "%s<%s, %s>(n=%zu, block=%d, seed=%llu)", variant_name(c.variant),
-           type_name(T()), op_name(op), c.n, c.block, (unsigned long long)c.seed);
+  char ctx[320], seed[48];
+  snprintf(seed, sizeof seed, "seed=%llu", (unsigned long long)c.seed);
+  snprintf(ctx, sizeof ctx, "%s<%s, %s>(n=%zu, block=%d, %s)", variant_name(c.variant),
+           type_name(T()), op_name(op), c.n, c.block, what ? what : seed);
   T *expect = (T *)hx_malloc(c.n * sizeof(T) + 1);
   T *got = (T *)hx_malloc(c.n * sizeof(T) + 1);
   size_t bad = 0;
@@ -191,17 +207,17 @@ static void sweep(WarpScanVariant v, bool with_float) {
   Tolerance exact = {0, 0}, ftol = {0, 0};
   if (with_float) ftol = Tolerance{hx_param_double("rtol"), hx_param_double("atol")};
   if (hx_failures()) return;
+  /* Each operator stops at its first failing case: one message per operator. */
+  bool failed[4] = {false, false, false, !with_float};
   for (int b = 0; b < nb; b++)
     for (int s = 0; s < ns; s++) {
       uint64_t seed = hx_seed() + (uint64_t)(s * 131 + b);
       Case c = {v, (size_t)sizes[s], (int)blocks[b], seed, exact};
-      run_case<int32_t>(c, Add());
-      run_case<int32_t>(c, Max());
-      run_case<int32_t>(c, Min());
-      if (with_float) {
-        c.tol = ftol;
-        run_case<float>(c, Add());
-      }
+      if (!failed[0]) failed[0] = run_case<int32_t>(c, Add()) != 0;
+      if (!failed[1]) failed[1] = run_case<int32_t>(c, Max()) != 0;
+      if (!failed[2]) failed[2] = run_case<int32_t>(c, Min()) != 0;
+      c.tol = ftol;
+      if (!failed[3]) failed[3] = run_case<float>(c, Add()) != 0;
     }
 }
 
@@ -211,7 +227,7 @@ static void sweep(WarpScanVariant v, bool with_float) {
 static void test_inc_one_warp(void) {
   const int32_t example[8] = {3, 1, 7, 0, 4, 1, 6, 3};
   Case ex = {WARP_SCAN_INC, 8, 8, 0, {0, 0}};
-  if (run_on<int32_t>(ex, Add(), example)) return;
+  if (run_on<int32_t>(ex, Add(), example, "in={3,1,7,0,4,1,6,3}")) return;
   Case full = {WARP_SCAN_INC, WARP_SIZE, WARP_SIZE, hx_seed(), {0, 0}};
   run_case<int32_t>(full, Add());
   run_case<int32_t>(full, Max());
@@ -230,12 +246,14 @@ static void test_noncommutative(void) {
   int ns = hx_param_int_list("sizes", sizes, 32), nb = hx_param_int_list("blocks", blocks, 32);
   if (hx_failures()) return;
   const WarpScanVariant all[3] = {WARP_SCAN_INC, WARP_SCAN_EXC, WARP_SCAN_INC_SMEM};
-  for (int v = 0; v < 3; v++)
-    for (int b = 0; b < nb; b++)
-      for (int s = 0; s < ns; s++) {
+  for (int v = 0; v < 3; v++) {
+    bool failed = false; /* one message per scan */
+    for (int b = 0; b < nb && !failed; b++)
+      for (int s = 0; s < ns && !failed; s++) {
         Case c = {all[v], (size_t)sizes[s], (int)blocks[b], hx_seed() + (uint64_t)s, {0, 0}};
-        run_case<Affine>(c, Compose());
+        failed = run_case<Affine>(c, Compose()) != 0;
       }
+  }
 }
 
 struct TimingJob {

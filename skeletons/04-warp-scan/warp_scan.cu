@@ -69,6 +69,9 @@ __global__ void warpScanBatchKernel(WarpScanVariant variant, const T *in, T *out
     }
     out[i] = y;
   }
+  /* The lanes past n stay until the whole block is done, as they would in a kernel with a
+   * later block-wide phase: a scan whose mask names them would wait for them in vain. */
+  __syncthreads();
 }
 
 template <typename T, typename Op>
