@@ -152,11 +152,12 @@ def kernel_expr_start(m, i):
         j = k
         k2 = skip_ws_back(m, j)
         if k2 >= 2 and m[k2 - 2:k2] == '::':
-            j = skip_ws_back(m, k2 - 2)
-            continue
+            k3 = skip_ws_back(m, k2 - 2)
+            if k3 > 0 and (m[k3 - 1].isalnum() or m[k3 - 1] == '_'):
+                j = k3  # ns::name: go on with ns
+                continue
+            j = k2 - 2  # a leading :: (global namespace)
         break
-    if j >= 2 and m[j - 2:j] == '::':
-        j -= 2
     return j
 
 
@@ -361,6 +362,8 @@ class Rewriter:
             self.inlined.add(key)
             with open(found, encoding='utf-8', errors='replace') as fh:
                 inner = self.rewrite(found, fh.read())
+            # inlined once already; `#pragma once` would now apply to the main file
+            inner = re.sub(r'^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*', '', inner, flags=re.M)
             line_no = src.count('\n', 0, mt.start()) + 1
             # the next line of this file keeps its number
             edits.append((mt.start(), mt.end(), '#line 1 "%s"\n%s\n#line %d "%s"'

@@ -23,7 +23,7 @@
 #endif
 #endif
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) || defined(SCANLAB_EMU_FORCE_UCONTEXT)
 #define SCANLAB_EMU_UCONTEXT 1
 #include <ucontext.h>
 #endif
@@ -82,6 +82,7 @@ struct Worker {
   std::vector<Fiber> fibers;    /* grows to the largest block seen; stacks are kept */
   std::vector<int> order;
   void *sched_sp;               /* the worker's own context */
+  void *altstack;               /* signal stack of the worker's thread */
 #ifdef SCANLAB_EMU_UCONTEXT
   ucontext_t sched_uc;
 #endif

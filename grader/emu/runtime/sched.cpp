@@ -679,7 +679,8 @@ static void worker_setup_thread(Worker *w) {
   tls.worker = w;
   /* an alternate signal stack, so a fiber stack overflow can still be reported */
   stack_t ss;
-  ss.ss_sp = malloc(64 * 1024);
+  if (!w->altstack) w->altstack = malloc(64 * 1024);
+  ss.ss_sp = w->altstack;
   ss.ss_size = 64 * 1024;
   ss.ss_flags = 0;
   if (ss.ss_sp) sigaltstack(&ss, nullptr);
