@@ -487,6 +487,10 @@ unsigned active_mask() {
 void yield_point() {
   Worker *w = (Worker *)tls.worker;
   if (!tls.fiber) return;
+  if (w->launch->failed.load(std::memory_order_relaxed)) {
+    /* another block failed: a spin loop here may wait for it forever, so leave the block */
+    go(w, w->cur, nullptr);
+  }
   if (w->nrunnable > 1) {
     switch_next(w);
   } else {
