@@ -327,7 +327,7 @@ def sanitizer(lab, tool):
     binary = os.path.join(ROOT, "build", "cuda", "solutions", f"lab{lab}", f"lab{lab}_tests")
     if not os.path.exists(binary):
         raise CheckFailed(f"{binary} not built (the cuda solutions check builds it)")
-    clean = 0
+    clean = no_gpu = 0
     for t in m["test"]:
         if t.get("timing"):
             continue
@@ -337,11 +337,14 @@ def sanitizer(lab, tool):
             cmd += ["--param", f"{k}={v}"]
         cmd.append(t["name"])
         code, out = sh(cmd, timeout=600)
+        if "terminated before first instrumented API call" in out and re.search(r"^1 passed", out, re.M):
+            no_gpu += 1  # a host-only test (e.g. a CPU replay): nothing for the sanitizer to see
+            continue
         summary = [line for line in out.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
         if code != 0 or not summary or not re.search(r"(ERROR|RACECHECK) SUMMARY: 0 ", summary[-1]):
             raise CheckFailed(f"lab {lab} {t['name']} under {tool}:\n" + "\n".join(out.splitlines()[-25:]))
         clean += 1
-    return f"{clean} tests clean"
+    return f"{clean} tests clean" + (f", {no_gpu} host-only" if no_gpu else "")
 
 
 def gpu_checks():
