@@ -249,6 +249,8 @@ def run_test(binary, result, timeout, params, log_path, env_extra):
     ends = [e for e in events if e.get("event") == "end"]
     end = ends[-1] if ends else None
 
+    # The emulator's diagnostics name the barrier, lane or launch at fault: always show them.
+    emu_lines = [line for line in tail(log_path, 200) if line.startswith("emu: ")][:4]
     if timed_out:
         result.status = "fail"
         result.reasons = fails + [f"timed out after {timeout:g} s: an endless loop, a hung kernel "
@@ -268,9 +270,12 @@ def run_test(binary, result, timeout, params, log_path, env_extra):
     else:
         result.status = "fail"
         result.reasons = fails or [f"failed (exit code {code})"] + tail(log_path, 6)
+        result.reasons += [line for line in emu_lines if line not in result.reasons]
         if end.get("key") == "pass":
             result.reasons.append(f"the test passed but the process then exited with code {code}")
             result.reasons += tail(log_path, 4)
+    # Student files are compiled from a staging copy: name them as the student knows them.
+    result.reasons = [re.sub(r"build/grade/\S*?/src/", "", r) for r in result.reasons]
     return result
 
 

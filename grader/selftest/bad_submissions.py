@@ -42,16 +42,19 @@ def make_submission(case, rel, old=None, new=None, drop=False):
     return sub
 
 
-def expect(case, sub, lab, tests, verdicts, max_timeout=3):
-    """Grades `sub` and checks: verdicts[name] = regex the FAIL reason must match; others pass."""
+def expect(case, sub, lab, tests, verdicts, max_timeout=3, ignore=(), schedule="forward"):
+    """Grades `sub` and checks: verdicts[name] = regex the FAIL reason must match; the tests in
+    `ignore` may go either way (they depend on sizes the manifest picks); the others pass."""
     code, out, data = selftest.run_grader(sub, [lab], tests=tests, max_timeout=max_timeout,
-                                          tag=f"bad-{case}")
+                                          tag=f"bad-{case}", schedule=schedule)
     got = selftest.by_name(data)
     problems = []
     for name in tests:
         e = got.get(name)
         if e is None:
             problems.append(f"{name}: no verdict at all")
+            continue
+        if name in ignore:
             continue
         if name in verdicts:
             if e["status"] != "failed":
@@ -65,7 +68,8 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=3):
         problems.append("the grader exited 0 on a submission that lost points")
     if problems:
         raise selftest.CheckFailed("\n    ".join([f"case {case}:"] + problems))
-    return f"{len(verdicts)} FAIL with the right reason, {len(tests) - len(verdicts)} still OK"
+    return (f"{len(verdicts)} FAIL with the right reason, "
+            f"{len(tests) - len(verdicts) - len(ignore)} still OK")
 
 
 def case_wrong_answer():
@@ -148,6 +152,61 @@ def case_compile_error():
                   {t: r"does not compile" for t in LAB01_TESTS})
 
 
+# ---- kernels on the emu backend (lab 02) -----------------------------------------------------
+
+LAB02_FILE = "02-kogge-stone/kogge_stone.cu"
+KS_LOAD = "  s[t] = i < n ? in[i] : 0;                       /* past n: the identity, and stay */\n"
+KS_SECOND_BARRIER = "    __syncthreads();                              /* ... and every write, before the next */\n"
+DB_STORE = "  if (i < n) out[i] = src[t];\n"
+DB_LOAD = "  src[t] = i < n ? in[i] : 0;\n"
+KS_TESTS = ("ks_example", "ks_edge_sizes", "ks_block_sizes")
+DB_TESTS = ("db_example", "db_edge_sizes", "db_block_sizes")
+TILE_TESTS = ("tiles", "tiles_large")
+LAB02_TESTS = KS_TESTS + DB_TESTS + TILE_TESTS
+
+
+def case_barrier_deadlock():
+    """Threads past n return before the barrier: the emu names the barrier and who left."""
+    sub = make_submission("barrier_deadlock", LAB02_FILE, KS_LOAD,
+                          "  if (i >= n) return;\n  s[t] = in[i];\n")
+    return expect("barrier_deadlock", sub, "02", LAB02_TESTS,
+                  {"ks_edge_sizes": r"(?s)cudaErrorLaunchFailure.*threads exited without reaching it"},
+                  ignore=("ks_example", "ks_block_sizes"))
+
+
+def case_hung_kernel():
+    """A kernel that never ends: the emu's watchdog (or the grader's timeout) stops it."""
+    sub = make_submission("hung_kernel", LAB02_FILE, DB_LOAD,
+                          DB_LOAD + "  volatile int spin = n > 4096;\n  while (spin) {}\n")
+    return expect("hung_kernel", sub, "02", LAB02_TESTS,
+                  {"tiles_large": r"watchdog|timed out after"}, ignore=("tiles",) + DB_TESTS)
+
+
+def case_kernel_write_past_end():
+    sub = make_submission("kernel_write_past_end", LAB02_FILE, DB_STORE,
+                          "  if (i <= n) out[i] = src[t];\n")
+    return expect("kernel_write_past_end", sub, "02", LAB02_TESTS,
+                  {"db_edge_sizes": r"write past the end of the output at index \d+",
+                   "tiles": r"write past the end of the output at index \d+"},
+                  ignore=("db_example", "db_block_sizes", "tiles_large"))
+
+
+def case_missing_barrier():
+    """Without the second barrier a thread may add into a value another thread has not read
+    yet. Some schedule of the three must expose it."""
+    sub = make_submission("missing_barrier", LAB02_FILE, KS_SECOND_BARRIER, "")
+    caught = []
+    for schedule in selftest.SCHEDULES:
+        code, out, data = selftest.run_grader(sub, ["02"], tests=KS_TESTS, max_timeout=3,
+                                              tag=f"bad-missing_barrier-{schedule}", schedule=schedule)
+        if any(e["status"] == "failed" and "first mismatch" in e["output"] for e in data["tests"]):
+            caught.append(schedule)
+    if not caught:
+        raise selftest.CheckFailed("a Kogge-Stone scan missing its second barrier passed under "
+                                   f"every schedule ({', '.join(selftest.SCHEDULES)})")
+    return "caught under " + ", ".join(caught)
+
+
 CASES = [
     ("wrong answer", case_wrong_answer),
     ("segmentation fault", case_segfault),
@@ -157,4 +216,8 @@ CASES = [
     ("exit before the test ends", case_early_exit),
     ("missing student file", case_missing_file),
     ("compile error", case_compile_error),
+    ("barrier not reached by all threads (emu)", case_barrier_deadlock),
+    ("hung kernel (emu)", case_hung_kernel),
+    ("kernel writes past the end (emu)", case_kernel_write_past_end),
+    ("missing barrier caught by a schedule (emu)", case_missing_barrier),
 ]
