@@ -58,9 +58,9 @@
 #define GS_RTS_BLOCKS 1024
 
 /** Threads per block of the single-pass scan (c). */
-#define GS_LOOKBACK_THREADS 256
+#define GS_LOOKBACK_THREADS 128
 /** Elements per thread of the single-pass scan (c); a multiple of 4 (16-byte accesses). */
-#define GS_LOOKBACK_ITEMS 32
+#define GS_LOOKBACK_ITEMS 64
 /** Elements per tile of the single-pass scan (c). */
 #define GS_LOOKBACK_TILE (GS_LOOKBACK_THREADS * GS_LOOKBACK_ITEMS)
 
@@ -147,8 +147,9 @@ void scanExcReduceThenScan(const int32_t *d_in, int32_t *d_out, size_t n);
  * drawn from an atomic counter, status words that pack a flag and a value in 64 bits. Moves
  * 8 bytes per element, as a copy does.
  *
- * Each call first resets the tile counter and the status words (one cudaMemsetAsync on the
- * scratch buffer this file owns), then launches one kernel.
+ * Each call resets the tile counter (a cudaMemsetAsync of 4 bytes of the scratch memory this
+ * file owns) and launches one kernel. The status words are tagged with a launch number, so
+ * words left by an earlier call read as "not yet published" and need no clearing.
  *
  * Parameters as scanIncPropagate().
  */

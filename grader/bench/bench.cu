@@ -1,0 +1,328 @@
+/**
+ * @file bench.cu
+ * @brief `make bench`: times every solution variant of labs 02-05 beside the device copy, CUB
+ *        and Thrust, over sizes 2^16 .. 2^28 (and beyond where memory allows).
+ *
+ * bench.py builds this file together with the solutions (`-DBENCH_LAB02` ... when a lab's
+ * solution file exists) and reads what it prints: `PLAN <measurements>`, `DEVICE <json>`,
+ * `BEGIN <variant>\t<log2 n>` before each measurement, and `RESULT <json>` after it.
+ *
+ * Every variant reads n ints and writes n ints; bandwidth counts those 8n bytes, whatever the
+ * variant moves in between (the handout compares the bytes each one really moves). Each
+ * result is checked before it is timed: full scans against CUB's, tile-wise scans (labs 02-04
+ * and the block scan of lab 05 scan each tile on its own) against a reference kernel.
+ *
+ * Adding a variant is one line in VARIANTS below.
+ *
+ *     bench [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]
+ */
+#include <cub/cub.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "global_scan.h"
+#if defined(BENCH_LAB02) && __has_include("kogge_stone.h")
+#include "kogge_stone.h"
+#define HAVE_LAB02 1
+#endif
+#if defined(BENCH_LAB03) && __has_include("blelloch.h")
+#include "blelloch.h"
+#define HAVE_LAB03 1
+#endif
+#if defined(BENCH_LAB04) && __has_include("warp_scan.h")
+#include "warp_scan.h"
+#define HAVE_LAB04 1
+#endif
+
+#define CK(x)                                                                                   \
+  do {                                                                                          \
+    cudaError_t e_ = (x);                                                                       \
+    if (e_ != cudaSuccess) {                                                                    \
+      fprintf(stderr, "bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+/* The solutions check their CUDA calls with the harness's CUDA_CHECK; the bench does not link
+ * the test harness (it needs CUnit and a grader), so it supplies that one function itself. */
+extern "C" void hx_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
+  if (err == cudaSuccess) return;
+  fprintf(stderr, "bench: %s:%d: CUDA error %s (%s) in '%s'\n", file, line, cudaGetErrorName(err),
+          cudaGetErrorString(err), expr);
+  exit(3);
+}
+
+/* ---- what a variant computes, and how it is checked ----------------------------------------- */
+
+enum Check {
+  FULL_INC,  /**< inclusive scan of the whole array */
+  FULL_EXC,  /**< exclusive scan of the whole array */
+  TILES_INC, /**< every tile of `tile` elements scanned on its own, inclusive */
+  TILES_EXC, /**< the same, exclusive */
+  NONE       /**< the copy */
+};
+
+typedef void (*run_fn)(const int32_t *d_in, int32_t *d_out, size_t n);
+
+struct Variant {
+  const char *name;   /**< as printed */
+  const char *lab;    /**< "02".."05", or "-" for the yardsticks */
+  run_fn run;         /**< enqueues the work on the default stream */
+  Check check;        /**< what the output must be */
+  size_t tile;        /**< tile size for TILES_* checks */
+  double bytes;       /**< bytes per element it moves through device memory (model) */
+  int max_log2;       /**< largest size it is timed at */
+};
+
+/* ---- the yardsticks -------------------------------------------------------------------------- */
+
+static void runCopy(const int32_t *in, int32_t *out, size_t n) {
+  CK(cudaMemcpyAsync(out, in, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, 0));
+}
+
+static void *g_cub_temp = nullptr;
+static size_t g_cub_bytes = 0;
+static void runCub(const int32_t *in, int32_t *out, size_t n) {
+  size_t bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n));
+  if (bytes > g_cub_bytes) { /* grows only between timings: the first (untimed) call allocates */
+    if (g_cub_temp) CK(cudaFree(g_cub_temp));
+    CK(cudaMalloc(&g_cub_temp, bytes));
+    g_cub_bytes = bytes;
+  }
+  CK(cub::DeviceScan::InclusiveSum(g_cub_temp, bytes, in, out, n));
+}
+
+/* Thrust as most code calls it: it allocates its temporary storage on every call. */
+static void runThrust(const int32_t *in, int32_t *out, size_t n) {
+  thrust::inclusive_scan(thrust::device, in, in + n, out);
+}
+
+/* ---- adapters for the labs' own signatures --------------------------------------------------- */
+
+#ifdef HAVE_LAB02
+static void runKoggeStoneTiles(const int32_t *in, int32_t *out, size_t n) {
+  scanIncKoggeStoneTiles(in, out, n, KS_MAX_BLOCK);
+}
+#endif
+#ifdef HAVE_LAB03
+static void runBlelloch(const int32_t *in, int32_t *out, size_t n) { CK(scanExcBlelloch(in, out, n, 1024)); }
+static void runBlellochPadded(const int32_t *in, int32_t *out, size_t n) {
+  CK(scanExcBlellochPadded(in, out, n, 1024));
+}
+#endif
+#ifdef HAVE_LAB04
+static void runWarpInc(const int32_t *in, int32_t *out, size_t n) {
+  CK((warpScanBatch<int32_t, Add>(WARP_SCAN_INC, in, out, n, 256, Add(), 0)));
+}
+static void runWarpExc(const int32_t *in, int32_t *out, size_t n) {
+  CK((warpScanBatch<int32_t, Add>(WARP_SCAN_EXC, in, out, n, 256, Add(), 0)));
+}
+static void runWarpSmem(const int32_t *in, int32_t *out, size_t n) {
+  CK((warpScanBatch<int32_t, Add>(WARP_SCAN_INC_SMEM, in, out, n, 256, Add(), 0)));
+}
+#endif
+static void runBlockTiles(const int32_t *in, int32_t *out, size_t n) { scanIncBlockTiles(in, out, n, 1024); }
+
+/* ---- the table: one line per variant --------------------------------------------------------- */
+
+static const Variant VARIANTS[] = {
+    /* name                              lab   run                    check      tile  bytes max */
+    {"device copy (cudaMemcpy)",         "-",  runCopy,               NONE,      0,    8,    40},
+    {"CUB DeviceScan::InclusiveSum",     "-",  runCub,                FULL_INC,  0,    8,    40},
+    {"Thrust inclusive_scan",            "-",  runThrust,             FULL_INC,  0,    8,    40},
+#ifdef HAVE_LAB02
+    {"02 Kogge-Stone, tiles of 1024",    "02", runKoggeStoneTiles,    TILES_INC, 1024, 8,    40},
+#endif
+#ifdef HAVE_LAB03
+    {"03 Blelloch, tiles of 2048",       "03", runBlelloch,           TILES_EXC, 2048, 8,    40},
+    {"03 Blelloch padded, tiles of 2048","03", runBlellochPadded,     TILES_EXC, 2048, 8,    40},
+#endif
+#ifdef HAVE_LAB04
+    {"04 warp scan (shuffle), tiles of 32","04", runWarpInc,          TILES_INC, 32,   8,    40},
+    {"04 warp scan exclusive, tiles of 32","04", runWarpExc,          TILES_EXC, 32,   8,    40},
+    {"04 warp scan (shared), tiles of 32","04", runWarpSmem,          TILES_INC, 32,   8,    40},
+#endif
+    {"05 block scan, tiles of 1024",     "05", runBlockTiles,         TILES_INC, 1024, 8,    40},
+    {"05 one block, any length",         "05", scanIncBlockAnyLength, FULL_INC,  0,    8,    24},
+    {"05a scan-then-propagate",          "05", scanIncPropagate,      FULL_INC,  0,    16,   40},
+    {"05b reduce-then-scan",             "05", scanIncReduceThenScan, FULL_INC,  0,    12,   40},
+    {"05c decoupled look-back",          "05", scanIncLookback,       FULL_INC,  0,    8,    40},
+    {"05c decoupled look-back, exclusive","05", scanExcLookback,      FULL_EXC,  0,    8,    40},
+};
+static const int NVARIANTS = (int)(sizeof VARIANTS / sizeof VARIANTS[0]);
+
+/* ---- inputs and checks ------------------------------------------------------------------------ */
+
+__global__ void fillKernel(int32_t *a, size_t n, unsigned long long seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    a[i] = (int32_t)(z % 2001u) - 1000;
+  }
+}
+
+/* Counts the elements of `out` that differ from what `check` asks for. `ref` is CUB's
+ * inclusive scan of `in`. Tile-wise references: one thread per tile, serially. */
+__global__ void checkKernel(const int32_t *in, const int32_t *ref, const int32_t *out, size_t n, int check,
+                            size_t tile, unsigned long long *bad) {
+  unsigned long long count = 0;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (check == FULL_INC || check == FULL_EXC) {
+    for (size_t i = first; i < n; i += stride) {
+      const int32_t want = check == FULL_INC ? ref[i] : ref[i] - in[i];
+      count += out[i] != want;
+    }
+  } else if (check == TILES_INC || check == TILES_EXC) {
+    for (size_t t = first; t * tile < n; t += stride) {
+      int32_t run = 0;
+      for (size_t i = t * tile; i < n && i < (t + 1) * tile; i++) {
+        if (check == TILES_INC) run += in[i];
+        count += out[i] != run;
+        if (check == TILES_EXC) run += in[i];
+      }
+    }
+  } else {
+    for (size_t i = first; i < n; i += stride) count += out[i] != in[i];
+  }
+  if (count) atomicAdd(bad, count);
+}
+
+static unsigned long long countBad(const int32_t *in, const int32_t *ref, const int32_t *out, size_t n,
+                                   const Variant &v, unsigned long long *d_bad) {
+  CK(cudaMemset(d_bad, 0, sizeof *d_bad));
+  checkKernel<<<2048, 256>>>(in, ref, out, n, v.check, v.tile, d_bad);
+  CK(cudaGetLastError());
+  unsigned long long bad = 0;
+  CK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+  return bad;
+}
+
+/* Median of `reps` timed calls (each between its own pair of events), after `warm` untimed. */
+static double medianMs(const Variant &v, const int32_t *in, int32_t *out, size_t n, int warm, int reps) {
+  for (int i = 0; i < warm; i++) v.run(in, out, n);
+  CK(cudaDeviceSynchronize());
+  std::vector<cudaEvent_t> ev(2 * reps);
+  for (auto &e : ev) CK(cudaEventCreate(&e));
+  for (int i = 0; i < reps; i++) {
+    CK(cudaEventRecord(ev[2 * i], 0));
+    v.run(in, out, n);
+    CK(cudaEventRecord(ev[2 * i + 1], 0));
+  }
+  CK(cudaDeviceSynchronize());
+  CK(cudaGetLastError());
+  std::vector<double> ms(reps);
+  for (int i = 0; i < reps; i++) {
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
+    ms[i] = t;
+  }
+  for (auto &e : ev) CK(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+}
+
+static std::string jsonEscape(const char *s) {
+  std::string r;
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') r += '\\';
+    r += *s;
+  }
+  return r;
+}
+
+int main(int argc, char **argv) {
+  int min_log2 = 16, max_log2 = 28, extra_log2 = 30, reps = 25;
+  const char *only = nullptr;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--min-log2") && i + 1 < argc) min_log2 = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--max-log2") && i + 1 < argc) max_log2 = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--extra-log2") && i + 1 < argc) extra_log2 = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else {
+      fprintf(stderr, "usage: %s [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (reps < 20) reps = 20; /* medians of at least 20 runs */
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    fprintf(stderr, "bench: no CUDA device answers: make bench needs a GPU\n");
+    return 1;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  size_t free_b = 0, total_b = 0;
+  CK(cudaMemGetInfo(&free_b, &total_b));
+  /* Sizes past max_log2 run while in, out and the reference fit with room to spare. */
+  int top = max_log2;
+  while (top < extra_log2 && 4.0 * 4.0 * (double)((size_t)1 << (top + 1)) < 0.8 * (double)free_b) top++;
+  printf("DEVICE {\"name\": \"%s\", \"sms\": %d, \"l2_mb\": %d, \"memory_gb\": %.1f, \"reps\": %d}\n",
+         jsonEscape(prop.name).c_str(), prop.multiProcessorCount, prop.l2CacheSize >> 20, total_b / 1e9, reps);
+  std::vector<int> chosen;
+  for (int k = 0; k < NVARIANTS; k++)
+    if (!only || k < 2 || strstr(VARIANTS[k].name, only)) chosen.push_back(k); /* copy and CUB always */
+  int plan = 0;
+  for (int lg = min_log2; lg <= top; lg++)
+    for (int k : chosen) plan += lg <= VARIANTS[k].max_log2;
+  printf("PLAN %d\n", plan);
+  fflush(stdout);
+
+  const size_t nmax = (size_t)1 << top;
+  int32_t *d_in, *d_out, *d_ref;
+  unsigned long long *d_bad;
+  CK(cudaMalloc(&d_in, nmax * sizeof(int32_t)));
+  CK(cudaMalloc(&d_out, nmax * sizeof(int32_t)));
+  CK(cudaMalloc(&d_ref, nmax * sizeof(int32_t)));
+  CK(cudaMalloc(&d_bad, sizeof *d_bad));
+
+  for (int lg = min_log2; lg <= top; lg++) {
+    const size_t n = (size_t)1 << lg;
+    fillKernel<<<2048, 256>>>(d_in, n, 0x5CA11AB5ull + (unsigned)lg);
+    CK(cudaGetLastError());
+    runCub(d_in, d_ref, n);
+    CK(cudaDeviceSynchronize());
+    double t_copy = 0, t_cub = 0;
+    for (int k : chosen) {
+      const Variant &v = VARIANTS[k];
+      if (lg > v.max_log2) continue;
+      printf("BEGIN %s\t%d\n", v.name, lg);
+      fflush(stdout);
+      CK(cudaMemset(d_out, 0xEF, n * sizeof(int32_t))); /* poison: unwritten elements show */
+      v.run(d_in, d_out, n);
+      CK(cudaDeviceSynchronize());
+      CK(cudaGetLastError());
+      const unsigned long long bad = countBad(d_in, d_ref, d_out, n, v, d_bad);
+      const double ms = medianMs(v, d_in, d_out, n, 3, reps);
+      if (k == 0) t_copy = ms;
+      if (k == 1) t_cub = ms;
+      const double gbps = 8.0 * (double)n / (ms * 1e-3) * 1e-9;
+      printf("RESULT {\"variant\": \"%s\", \"lab\": \"%s\", \"log2n\": %d, \"n\": %zu, \"ms\": %.6f, "
+             "\"gbps\": %.1f, \"frac_copy\": %.4f, \"x_cub\": %.4f, \"bytes_per_elem\": %.0f, "
+             "\"check\": \"%s\", \"ok\": %s, \"bad\": %llu}\n",
+             jsonEscape(v.name).c_str(), v.lab, lg, n, ms, gbps, t_copy / ms, t_cub > 0 ? t_cub / ms : 1.0,
+             v.bytes, v.check == FULL_INC ? "inclusive" : v.check == FULL_EXC ? "exclusive"
+                      : v.check == TILES_INC ? "tiles, inclusive" : v.check == TILES_EXC ? "tiles, exclusive" : "copy",
+             bad ? "false" : "true", bad);
+      fflush(stdout);
+    }
+  }
+  scanGlobalRelease();
+  CK(cudaFree(d_in));
+  CK(cudaFree(d_out));
+  CK(cudaFree(d_ref));
+  CK(cudaFree(d_bad));
+  if (g_cub_temp) CK(cudaFree(g_cub_temp));
+  return 0;
+}

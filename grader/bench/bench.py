@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""`make bench`: every solution variant of labs 02-05 against the device copy, CUB and Thrust.
+
+Builds grader/bench/bench.cu with the solution files that exist (one nvcc per source, linked
+once, rebuilt only when a source is newer than the binary), runs it on the GPU, shows a
+progress line, then prints two tables (fraction of copy bandwidth, and speed relative to CUB,
+for every variant and size) and writes under build/bench/:
+
+    bench.csv   one row per variant and size
+    bench.json  the same, with the device
+    bench.svg   fraction of copy against N, one line per variant
+
+Usage: bench.py [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]
+                [--out build/bench] [--no-build]
+Standard library only. GPU only: without one it says so and exits with status 1.
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import grade  # noqa: E402  (manifests, backend detection)
+
+# The labs whose solutions are benched, and the macro that tells bench.cu each one is there.
+LABS = ("02", "03", "04", "05")
+
+
+def solution_sources():
+    """(lab, path) of every solution file of labs 02-05 that exists."""
+    out = []
+    for m in grade.all_manifests():
+        if m["lab"] not in LABS:
+            continue
+        for f in m["student_files"]:
+            path = os.path.join(ROOT, "solutions", m["dir"], f)
+            if os.path.isfile(path):
+                out.append((m["lab"], path))
+    return out
+
+
+def build(out_dir, sm):
+    """Compiles and links build/bench/bench; returns its path (None on a failed build)."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        print("bench: nvcc is not on the PATH", file=sys.stderr)
+        return None
+    sols = solution_sources()
+    labs = sorted({lab for lab, _ in sols})
+    inc = ["-I" + os.path.join(ROOT, d) for d in ("grader/harness", "grader/include", "reference")]
+    flags = ["-O3", "-std=c++17", "-lineinfo", f"-arch=sm_{sm}"] + inc
+    objdir = os.path.join(out_dir, "obj")
+    os.makedirs(objdir, exist_ok=True)
+    sources = [os.path.join(HERE, "bench.cu")] + [p for _, p in sols]
+    binary = os.path.join(out_dir, "bench")
+    headers = [os.path.join(ROOT, d, f) for d in ("grader/include", "grader/harness")
+               for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".h")]
+    newest = max(os.path.getmtime(p) for p in sources + headers + [__file__])
+    if os.path.exists(binary) and os.path.getmtime(binary) >= newest:
+        return binary
+    print(f"bench: building with the solutions of labs {', '.join(labs)} (nvcc, sm_{sm}) ...", flush=True)
+    defs = [f"-DBENCH_LAB{lab}" for lab in labs]
+    jobs, objs = [], []
+    for src in sources:
+        obj = os.path.join(objdir, os.path.relpath(src, ROOT).replace("/", "_") + ".o")
+        objs.append(obj)
+        cmd = [nvcc] + flags + (defs if src.endswith("bench.cu") else []) + ["-c", src, "-o", obj]
+        jobs.append((src, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)))
+    ok = True
+    for src, p in jobs:
+        text = p.communicate()[0].decode(errors="replace")
+        if p.returncode != 0:
+            ok = False
+            print(f"bench: compiling {os.path.relpath(src, ROOT)} failed:\n{text}", file=sys.stderr)
+    if not ok:
+        return None
+    r = subprocess.run([nvcc, f"-arch=sm_{sm}", "-o", binary] + objs, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"bench: linking failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+        return None
+    return binary
+
+
+# ---- output --------------------------------------------------------------------------------
+
+def fmt_n(lg):
+    return f"2^{lg}"
+
+
+def table(results, variants, sizes, key, title, fmt):
+    """A variants x sizes matrix of results[key]; '-' where a variant was not timed."""
+    cell = {(r["variant"], r["log2n"]): r for r in results}
+    width = max(len(v) for v in variants) + 2
+    lines = [title, " " * width + "".join(f"{fmt_n(lg):>7}" for lg in sizes)]
+    for v in variants:
+        row = v.ljust(width)
+        for lg in sizes:
+            r = cell.get((v, lg))
+            row += f"{'-':>7}" if r is None else f"{fmt(r[key]) + ('' if r['ok'] else '!'):>7}"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+COLORS = ["#1f5fa8", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+          "#bcbd22", "#17becf", "#000000", "#aa3377", "#66ccee", "#228833", "#ccbb44", "#ee6677"]
+
+
+def svg_plot(results, variants, sizes, device, path):
+    """Fraction of copy against log2 N, one polyline per variant, legend on the right."""
+    W, H, L, R, T, B = 980, 520, 70, 330, 40, 60
+    pw, ph = W - L - R, H - T - B
+    ymax = max([1.2] + [r["frac_copy"] for r in results if r["lab"] != "-" or "copy" not in r["variant"]])
+    ymax = min(ymax, 2.0)
+    x0, x1 = sizes[0], sizes[-1]
+
+    def X(lg):
+        return L + (lg - x0) / max(1, x1 - x0) * pw
+
+    def Y(f):
+        return T + ph - min(f, ymax) / ymax * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+           'font-family="Helvetica, Arial, sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{L}" y="22" font-size="15">Scan bandwidth as a fraction of the device copy '
+           f'({device.get("name", "GPU")})</text>']
+    step = 0.2
+    k = 0
+    while k * step <= ymax + 1e-9:
+        f = k * step
+        out.append(f'<line x1="{L}" y1="{Y(f):.1f}" x2="{L + pw}" y2="{Y(f):.1f}" stroke="#dddddd"/>')
+        out.append(f'<text x="{L - 8}" y="{Y(f) + 4:.1f}" text-anchor="end">{f:.1f}</text>')
+        k += 1
+    for lg in sizes:
+        out.append(f'<line x1="{X(lg):.1f}" y1="{T + ph}" x2="{X(lg):.1f}" y2="{T + ph + 5}" stroke="black"/>')
+        out.append(f'<text x="{X(lg):.1f}" y="{T + ph + 20}" text-anchor="middle">2<tspan dy="-6" '
+                   f'font-size="9">{lg}</tspan></text>')
+    out.append(f'<rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="black"/>')
+    out.append(f'<text x="{L + pw / 2}" y="{H - 12}" text-anchor="middle">N (32-bit ints)</text>')
+    out.append(f'<text x="18" y="{T + ph / 2}" text-anchor="middle" transform="rotate(-90 18 {T + ph / 2})">'
+               'fraction of copy bandwidth</text>')
+    by = {}
+    for r in results:
+        by.setdefault(r["variant"], []).append(r)
+    for i, v in enumerate(variants):
+        pts = sorted(by.get(v, []), key=lambda r: r["log2n"])
+        if not pts:
+            continue
+        color = COLORS[i % len(COLORS)]
+        dash = ' stroke-dasharray="6 4"' if pts[0]["lab"] == "-" else ""
+        d = " ".join(f"{X(r['log2n']):.1f},{Y(r['frac_copy']):.1f}" for r in pts)
+        out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+        for r in pts:
+            out.append(f'<circle cx="{X(r["log2n"]):.1f}" cy="{Y(r["frac_copy"]):.1f}" r="2.5" fill="{color}"/>')
+        ly = T + 10 + i * 20
+        out.append(f'<line x1="{L + pw + 15}" y1="{ly}" x2="{L + pw + 40}" y2="{ly}" stroke="{color}" '
+                   f'stroke-width="2"{dash}/>')
+        out.append(f'<text x="{L + pw + 46}" y="{ly + 4}">{v.replace("&", "&amp;").replace("<", "&lt;")}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def progress(done, total, what, tty):
+    if tty:
+        bar = int(30 * done / max(1, total))
+        sys.stderr.write(f"\r[{'#' * bar}{'.' * (30 - bar)}] {done}/{total} {what[:60]:<60}")
+        sys.stderr.flush()
+    elif done % 10 == 0 or done == total:
+        print(f"  {done}/{total} {what}", file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Time every solution variant against the copy and CUB.")
+    ap.add_argument("--min-log2", type=int, default=16)
+    ap.add_argument("--max-log2", type=int, default=28)
+    ap.add_argument("--extra-log2", type=int, default=30, help="go on up to this size where memory allows")
+    ap.add_argument("--reps", type=int, default=25, help="timed runs per measurement (median; at least 20)")
+    ap.add_argument("--only", default=None, help="only variants whose name contains this text (plus copy, CUB)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--no-build", action="store_true", help="run the binary already built")
+    args = ap.parse_args(argv)
+
+    if grade.detect_backend() != "cuda":
+        print("bench: no GPU answers here (nvidia-smi finds none, or nvcc is missing): "
+              "make bench times kernels on a real GPU only.", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    binary = os.path.join(args.out, "bench") if args.no_build else build(args.out, os.environ.get("SM", "90"))
+    if not binary or not os.path.exists(binary):
+        return 1
+    cmd = [binary, "--min-log2", str(args.min_log2), "--max-log2", str(args.max_log2),
+           "--extra-log2", str(args.extra_log2), "--reps", str(args.reps)]
+    if args.only:
+        cmd += ["--only", args.only]
+    tty = sys.stderr.isatty()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    results, device, total, done = [], {}, 0, 0
+    for line in proc.stdout:
+        word, _, rest = line.rstrip("\n").partition(" ")
+        if word == "DEVICE":
+            device = json.loads(rest)
+            print(f"bench: {device['name']}, {device['sms']} SMs, {device['l2_mb']} MB L2, "
+                  f"median of {device['reps']} runs per point", flush=True)
+        elif word == "PLAN":
+            total = int(rest)
+        elif word == "BEGIN":
+            name, lg = rest.split("\t")
+            progress(done, total, f"{name}, N = 2^{lg}", tty)
+        elif word == "RESULT":
+            results.append(json.loads(rest))
+            done += 1
+    code = proc.wait()
+    if tty:
+        sys.stderr.write("\r" + " " * 110 + "\r")
+    if code != 0:
+        print(f"bench: the benchmark stopped with status {code} after {done} of {total} measurements",
+              file=sys.stderr)
+        if not results:
+            return 1
+
+    variants = list(dict.fromkeys(r["variant"] for r in results))
+    sizes = sorted({r["log2n"] for r in results})
+    print()
+    print(table(results, variants, sizes, "frac_copy",
+                "Fraction of copy bandwidth (8 bytes per element over the time; 1.0 = the copy):",
+                lambda x: f"{x:.2f}"))
+    print()
+    print(table(results, variants, sizes, "x_cub",
+                "Speed relative to CUB InclusiveSum (> 1: faster than CUB):", lambda x: f"{x:.2f}"))
+    big = max(sizes)
+    print()
+    print(f"At N = 2^{big}:")
+    print(f"  {'variant':<40}{'moves B/elem':>13}{'median ms':>11}{'GB/s':>8}{'of copy':>9}{'x CUB':>7}")
+    for r in results:
+        if r["log2n"] == big:
+            print(f"  {r['variant']:<40}{r['bytes_per_elem']:>13.0f}{r['ms']:>11.3f}{r['gbps']:>8.0f}"
+                  f"{r['frac_copy']:>9.2f}{r['x_cub']:>7.2f}")
+    wrong = [r for r in results if not r["ok"]]
+    for r in wrong:
+        print(f"WRONG: {r['variant']} at N = 2^{r['log2n']}: {r['bad']} elements differ from the "
+              f"reference ({r['check']}); marked '!' above")
+    print("Tile-wise variants (labs 02-04, 05 block scan) scan each tile on their own: they do less "
+          "than a scan of the whole array, so their ratio to CUB flatters them.")
+
+    with open(os.path.join(args.out, "bench.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        keys = ["variant", "lab", "log2n", "n", "ms", "gbps", "frac_copy", "x_cub", "bytes_per_elem",
+                "check", "ok"]
+        w.writerow(keys)
+        for r in results:
+            w.writerow([r[k] for k in keys])
+    with open(os.path.join(args.out, "bench.json"), "w") as f:
+        json.dump({"device": device, "results": results}, f, indent=1)
+    svg_plot(results, variants, sizes, device, os.path.join(args.out, "bench.svg"))
+    rel = os.path.relpath(args.out, ROOT)
+    print(f"\nbench: {done} measurements in {time.monotonic() - t0:.0f} s; "
+          f"{rel}/bench.csv, {rel}/bench.json, {rel}/bench.svg")
+    return 1 if wrong or code != 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
