@@ -3,8 +3,8 @@
 Nsight Compute (ncu) on the GPU and printed side by side.
 
 Builds a small profiling program (labs/NN-name/profile/*.cu) with a submission's student file
-(solutions/ by default; SUBMISSION=path or --submission for another folder or a handin
-tarball), runs it once per variant under
+(solutions/ by default, skeletons/ in the student kit; SUBMISSION=path or --submission for
+another folder or a handin tarball), runs it once per variant under
 
     ncu --clock-control none --metrics <the four shared-memory counters below>
 
@@ -174,9 +174,10 @@ def run_variant(lab, binary, variant, n, block, ncu, work):
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Bank-conflict counters of a lab's kernels (ncu).")
     ap.add_argument("--lab", required=True)
-    ap.add_argument("--submission", default=os.environ.get("PROFILE_SUBMISSION")
-                    or os.environ.get("SUBMISSION") or "solutions",
-                    help="folder or handin tarball (default solutions/, or $SUBMISSION)")
+    default_sub = "solutions" if os.path.isdir(os.path.join(ROOT, "solutions")) else "skeletons"
+    ap.add_argument("--submission", default=os.environ.get("SUBMISSION") or default_sub,
+                    help="folder or handin tarball (default $SUBMISSION, else solutions/, or "
+                         "skeletons/ in the student kit)")
     ap.add_argument("--n", type=int, default=None, help="elements (default 2^24)")
     ap.add_argument("--block", type=int, default=None, help="threads per block")
     ap.add_argument("--sm", default=os.environ.get("SM", "90"))
