@@ -82,7 +82,7 @@ bench: ## time every solution against the device copy and CUB (GPU only)
 profile: ## ncu bank-conflict counters of a lab's kernels, side by side: make profile LAB=03
 	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03"; exit 2; }
 	@grader/deps.sh grade
-	@$(PYTHON) grader/profile.py --lab $(LAB)
+	@$(PYTHON) grader/profile_banks.py --lab $(LAB)
 
 clean: ## remove build/
 	rm -rf build
