@@ -11,7 +11,7 @@ for every variant and size) and writes under build/bench/:
     bench.svg   fraction of copy against N, one line per variant
 
 Usage: bench.py [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]
-                [--out build/bench] [--no-build]
+                [--out build/bench] [--no-build] [--from-json bench.json]
 Standard library only. GPU only: without one it says so and exits with status 1.
 """
 import argparse
@@ -107,8 +107,17 @@ def table(results, variants, sizes, key, title, fmt):
     return "\n".join(lines)
 
 
-COLORS = ["#1f5fa8", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-          "#bcbd22", "#17becf", "#000000", "#aa3377", "#66ccee", "#228833", "#ccbb44", "#ee6677"]
+COLORS = ["#000000", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+          "#bcbd22", "#7f7f7f", "#1f5fa8", "#aa3377", "#66aa00", "#0b3d91", "#e6ab02", "#666666"]
+
+
+def line_style(r):
+    """Yardsticks dashed, tile-wise scans thin and dotted (they do less work), full scans thick."""
+    if r["lab"] == "-":
+        return 2.0, ' stroke-dasharray="7 4"'
+    if r["check"].startswith("tiles"):
+        return 1.2, ' stroke-dasharray="2 3"'
+    return 2.6, ""
 
 
 def svg_plot(results, variants, sizes, device, path):
@@ -142,7 +151,8 @@ def svg_plot(results, variants, sizes, device, path):
         out.append(f'<text x="{X(lg):.1f}" y="{T + ph + 20}" text-anchor="middle">2<tspan dy="-6" '
                    f'font-size="9">{lg}</tspan></text>')
     out.append(f'<rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="black"/>')
-    out.append(f'<text x="{L + pw / 2}" y="{H - 12}" text-anchor="middle">N (32-bit ints)</text>')
+    out.append(f'<text x="{L + pw / 2}" y="{H - 12}" text-anchor="middle">N (32-bit ints); dotted: '
+               'tile-wise scans, each tile on its own</text>')
     out.append(f'<text x="18" y="{T + ph / 2}" text-anchor="middle" transform="rotate(-90 18 {T + ph / 2})">'
                'fraction of copy bandwidth</text>')
     by = {}
@@ -153,14 +163,14 @@ def svg_plot(results, variants, sizes, device, path):
         if not pts:
             continue
         color = COLORS[i % len(COLORS)]
-        dash = ' stroke-dasharray="6 4"' if pts[0]["lab"] == "-" else ""
+        width, dash = line_style(pts[0])
         d = " ".join(f"{X(r['log2n']):.1f},{Y(r['frac_copy']):.1f}" for r in pts)
-        out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+        out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="{width}"{dash}/>')
         for r in pts:
             out.append(f'<circle cx="{X(r["log2n"]):.1f}" cy="{Y(r["frac_copy"]):.1f}" r="2.5" fill="{color}"/>')
         ly = T + 10 + i * 20
         out.append(f'<line x1="{L + pw + 15}" y1="{ly}" x2="{L + pw + 40}" y2="{ly}" stroke="{color}" '
-                   f'stroke-width="2"{dash}/>')
+                   f'stroke-width="{width}"{dash}/>')
         out.append(f'<text x="{L + pw + 46}" y="{ly + 4}">{v.replace("&", "&amp;").replace("<", "&lt;")}</text>')
     out.append("</svg>")
     with open(path, "w") as f:
@@ -185,7 +195,15 @@ def main(argv=None):
     ap.add_argument("--only", default=None, help="only variants whose name contains this text (plus copy, CUB)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--no-build", action="store_true", help="run the binary already built")
+    ap.add_argument("--from-json", default=None, metavar="FILE",
+                    help="no GPU run: print the tables and draw the plot of a saved bench.json")
     args = ap.parse_args(argv)
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        os.makedirs(args.out, exist_ok=True)
+        return report(saved["results"], saved["device"], args.out, None)
 
     if grade.detect_backend() != "cuda":
         print("bench: no GPU answers here (nvidia-smi finds none, or nvcc is missing): "
@@ -223,9 +241,15 @@ def main(argv=None):
     if code != 0:
         print(f"bench: the benchmark stopped with status {code} after {done} of {total} measurements",
               file=sys.stderr)
-        if not results:
-            return 1
 
+    if not results:
+        return 1
+    status = report(results, device, args.out, (done, time.monotonic() - t0))
+    return 1 if status or code != 0 else 0
+
+
+def report(results, device, out_dir, run):
+    """Prints the tables, writes bench.csv, bench.json and bench.svg; 1 if a result was wrong."""
     variants = list(dict.fromkeys(r["variant"] for r in results))
     sizes = sorted({r["log2n"] for r in results})
     print()
@@ -250,20 +274,20 @@ def main(argv=None):
     print("Tile-wise variants (labs 02-04, 05 block scan) scan each tile on their own: they do less "
           "than a scan of the whole array, so their ratio to CUB flatters them.")
 
-    with open(os.path.join(args.out, "bench.csv"), "w", newline="") as f:
+    with open(os.path.join(out_dir, "bench.csv"), "w", newline="") as f:
         w = csv.writer(f)
         keys = ["variant", "lab", "log2n", "n", "ms", "gbps", "frac_copy", "x_cub", "bytes_per_elem",
                 "check", "ok"]
         w.writerow(keys)
         for r in results:
             w.writerow([r[k] for k in keys])
-    with open(os.path.join(args.out, "bench.json"), "w") as f:
+    with open(os.path.join(out_dir, "bench.json"), "w") as f:
         json.dump({"device": device, "results": results}, f, indent=1)
-    svg_plot(results, variants, sizes, device, os.path.join(args.out, "bench.svg"))
-    rel = os.path.relpath(args.out, ROOT)
-    print(f"\nbench: {done} measurements in {time.monotonic() - t0:.0f} s; "
-          f"{rel}/bench.csv, {rel}/bench.json, {rel}/bench.svg")
-    return 1 if wrong or code != 0 else 0
+    svg_plot(results, variants, sizes, device, os.path.join(out_dir, "bench.svg"))
+    rel = os.path.relpath(out_dir, ROOT)
+    took = f"{run[0]} measurements in {run[1]:.0f} s; " if run else ""
+    print(f"\nbench: {took}{rel}/bench.csv, {rel}/bench.json, {rel}/bench.svg")
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
