@@ -243,6 +243,7 @@ static void test_timing(void) {
   const int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
   const double threshold = hx_param_double("threshold");
   const double threshold_padded = hx_param_double("threshold_padded");
+  const double min_speedup = hx_param_double("min_padded_speedup");
   if (hx_failures()) return;
   int32_t *h_in = (int32_t *)hx_malloc(n * 4 + 4);
   if (!h_in) return;
@@ -287,6 +288,10 @@ static void test_timing(void) {
   HX_CHECK(fraction[1] >= threshold_padded,
            "scanExcBlellochPadded(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
            n, block, fraction[1], threshold_padded);
+  HX_CHECK(ms[0] / ms[1] >= min_speedup,
+           "scanExcBlellochPadded(n=%zu, block=%d) is %.2fx as fast as the unpadded scan; it should be"
+           " at least %.2fx (are the padded indices used for every shared-memory access?)",
+           n, block, ms[0] / ms[1], min_speedup);
   CUDA_CHECK(cudaFree(d_in));
   CUDA_CHECK(cudaFree(d_out));
 }
