@@ -26,6 +26,7 @@ for tool in make python3; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v cc >/dev/null || missing+=(gcc)
+command -v g++ >/dev/null || missing+=(g++)
 
 case $task in
   grade) ;;
