@@ -314,8 +314,8 @@ class Rewriter:
                     continue
                 typ, name = ' '.join(dm.group(1).split()), dm.group(2)
                 if code_scope:
-                    text = ('[[maybe_unused]] %s *const %s = ::scanlab_emu::dynamic_smem<%s>()'
-                            % (typ, name, typ))
+                    text = ('[[maybe_unused]] %s *const %s = ::scanlab_emu::dynamic_smem<%s>("%s")'
+                            % (typ, name, typ, typ.replace('\\', '').replace('"', '')))
                 else:
                     text = ('[[maybe_unused]] static ::scanlab_emu::DynamicShared<%s> %s' % (typ, name))
                 text += '\n' * decl.count('\n')

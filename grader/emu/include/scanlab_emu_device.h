@@ -27,6 +27,8 @@ struct ThreadState {
   void *fiber;
   void *worker;
   unsigned char *dyn_smem;
+  const char *dyn_type; /* element type of the last `extern __shared__` declaration reached */
+  size_t dyn_elem;      /* and its size */
 };
 extern __thread ThreadState tls;
 
@@ -62,6 +64,12 @@ struct DynamicShared {
 
 template <class T>
 inline T *dynamic_smem() { return reinterpret_cast<T *>(tls.dyn_smem); }
+template <class T>
+inline T *dynamic_smem(const char *type) {
+  tls.dyn_type = type;
+  tls.dyn_elem = sizeof(T);
+  return reinterpret_cast<T *>(tls.dyn_smem);
+}
 
 struct LaunchInfo {
   const char *name;

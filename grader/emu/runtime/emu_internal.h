@@ -110,8 +110,14 @@ struct Worker {
   int bar_kind;
   /* shared memory */
   std::vector<const volatile void *> touched;
-  unsigned char *dyn;
+  unsigned char *dyn;           /* the block's dynamic shared memory, inside arena */
   size_t dyn_size;
+  /* the arena: PROT_NONE page, front guard, dynamic shared memory, back guard, PROT_NONE page */
+  unsigned char *arena;
+  size_t arena_mapped;
+  unsigned char *guard_hi;      /* back guard: from dyn + dyn_size to the last PROT_NONE page */
+  size_t guard_hi_len;
+  bool arena_ready;             /* the layout matches dyn_size and the guards are poisoned */
   std::vector<WarpState> warps;
 };
 

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -163,6 +164,106 @@ void shared_touch(const volatile void *p, size_t bytes) {
   w->touched.push_back(p);
 }
 
+/* ------------------------------------------------------------------ shared-memory guards */
+
+/* The dynamic shared memory of a block lies in a mapping of its own, between two guard zones
+ * of GUARD_BYTE, each followed outwards by a PROT_NONE zone:
+ *
+ *   | PROT_NONE | front guard (>= 4 KiB) | dyn (smem bytes) | back guard (>= 4 KiB) | PROT_NONE |
+ *
+ * (each PROT_NONE zone 256 KiB, more than the largest shared memory)
+ *
+ * dyn is 16-byte aligned and the back guard starts at exactly dyn + smem, so an overrun by even
+ * one byte damages the guard (checked at each __syncthreads and when the block ends), and one
+ * past the guard faults on the PROT_NONE zone; the emulator's own memory is never in the way. */
+static const unsigned char GUARD_BYTE = 0xFD;
+static const size_t GUARD_BYTES = 4096;
+static const size_t FENCE_BYTES = 256 * 1024; /* PROT_NONE on each side: more than the largest shared memory */
+
+static size_t page_size() {
+  static size_t p = (size_t)sysconf(_SC_PAGESIZE);
+  return p;
+}
+static size_t fence_size() { return (FENCE_BYTES + page_size() - 1) / page_size() * page_size(); }
+
+/* Lays out the arena of @p w for @p smem bytes; false if it cannot be mapped. */
+static bool arena_setup(Worker *w, size_t smem) {
+  const size_t page = page_size();
+  const size_t inner = (GUARD_BYTES + ((smem + 15) & ~(size_t)15) + GUARD_BYTES + page - 1) / page * page;
+  const size_t fence = (FENCE_BYTES + page - 1) / page * page;
+  const size_t total = inner + 2 * fence;
+  if (w->arena && w->arena_mapped != total) {
+    munmap(w->arena, w->arena_mapped);
+    w->arena = nullptr;
+  }
+  if (!w->arena) {
+    void *m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    w->arena = (unsigned char *)m;
+    w->arena_mapped = total;
+    mprotect(w->arena, fence, PROT_NONE);
+    mprotect(w->arena + fence + inner, fence, PROT_NONE);
+    w->dyn_size = (size_t)-1;
+  }
+  if (w->dyn_size != smem || !w->arena_ready) {
+    unsigned char *end = w->arena + fence + inner;
+    w->dyn = (unsigned char *)((uintptr_t)(end - GUARD_BYTES - smem) & ~(uintptr_t)15);
+    w->dyn_size = smem;
+    w->guard_hi = w->dyn + smem;
+    w->guard_hi_len = (size_t)(end - w->guard_hi);
+    memset(w->arena + fence, GUARD_BYTE, inner); /* both guards (dyn is poisoned per block) */
+    w->arena_ready = true;
+  }
+  return true;
+}
+
+/* Offset of the first byte in [p, p+n) that is not GUARD_BYTE, or n. */
+static size_t first_damaged(const unsigned char *p, size_t n) {
+  const uint64_t pat = 0x0101010101010101ull * GUARD_BYTE;
+  size_t i = 0;
+  for (; i < n && ((uintptr_t)(p + i) & 7); i++)
+    if (p[i] != GUARD_BYTE) return i;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    memcpy(&v, p + i, 8);
+    if (v != pat) break;
+  }
+  for (; i < n; i++)
+    if (p[i] != GUARD_BYTE) return i;
+  return n;
+}
+
+static void add_block(Buf &b, const Worker *w);
+
+/* Checks the guards of the dynamic shared memory; on damage writes the diagnostic to @p b,
+ * re-poisons the guards for the next block and returns false. */
+static bool guards_intact(Worker *w, Buf &b) {
+  unsigned char *lo = w->arena + fence_size();
+  const size_t lo_len = (size_t)(w->dyn - lo);
+  const size_t hi = first_damaged(w->guard_hi, w->guard_hi_len);
+  const size_t under = (hi == w->guard_hi_len) ? first_damaged(lo, lo_len) : lo_len;
+  if (hi == w->guard_hi_len && under == lo_len) return true;
+  b.add("emu: ");
+  add_block(b, w);
+  const size_t el = tls.dyn_elem ? tls.dyn_elem : 0;
+  if (hi < w->guard_hi_len) {
+    const size_t off = w->dyn_size + hi;
+    b.add(" wrote past the end of its %zu bytes of dynamic shared memory (first damaged byte at offset %zu", w->dyn_size,
+          off);
+    if (el && tls.dyn_type) b.add(", i.e. %s index %zu", tls.dyn_type, off / el);
+    b.add(")");
+  } else {
+    const size_t back = lo_len - under; /* bytes before dyn */
+    b.add(" wrote before the start of its %zu bytes of dynamic shared memory (first damaged byte at offset -%zu", w->dyn_size,
+          back);
+    if (el && tls.dyn_type) b.add(", i.e. %s index -%zu", tls.dyn_type, (back + el - 1) / el);
+    b.add(")");
+  }
+  w->arena_ready = false;
+  arena_setup(w, w->dyn_size);
+  return false;
+}
+
 long long clock_ns() {
   return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -280,6 +381,11 @@ static void barrier_all_arrived(Worker *w) {
   }
   w->nrunnable += w->bar_arrived;
   w->bar_arrived = 0;
+  Buf g;
+  if (!guards_intact(w, g)) {
+    g.add(", found at %s (%s:%d)", bar_name(w->bar_kind), base_name(w->bar_file), w->bar_line);
+    fail_in_fiber(w, g);
+  }
 }
 
 int barrier(int kind, int pred, const char *file, int line) {
@@ -597,6 +703,8 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   tls.block_dim = ::uint3{bx, by, bz};
   tls.grid_dim = ::uint3{in.grid.x, in.grid.y, in.grid.z};
   tls.dyn_smem = w->dyn;
+  tls.dyn_type = nullptr;
+  tls.dyn_elem = 0;
   if (in.smem) memset(w->dyn, POISON, in.smem);
   w->touched.clear();
   for (const FileSharedRec &r : file_shared()) memset(r.addr(), POISON, r.bytes);
@@ -657,6 +765,11 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   }
   tls.fiber = nullptr;
   w->cur = nullptr;
+  Buf g;
+  if (!guards_intact(w, g)) {
+    g.add(", found when the block ended");
+    report(w, g);
+  }
 }
 
 /* ------------------------------------------------------------------ workers */
@@ -704,9 +817,13 @@ static void worker_setup_thread(Worker *w) {
 static void run_worker(Worker *w, LaunchState *L) {
   const size_t smem = L->info.smem;
   w->launch = L;
-  w->dyn = (unsigned char *)malloc(smem ? smem : 1); /* exactly the launch's size */
-  w->dyn_size = smem;
   tls.worker = w;
+  if (!arena_setup(w, smem)) {
+    Buf m;
+    m.add("emu: cannot map %zu bytes of dynamic shared memory", smem);
+    report(w, m);
+    return;
+  }
   for (;;) {
     if (L->failed.load(std::memory_order_relaxed)) break;
     long long b = L->next_block.fetch_add(1);
@@ -715,8 +832,6 @@ static void run_worker(Worker *w, LaunchState *L) {
     run_block(w, L, b);
   }
   L->current_block[(size_t)w->id].store(-1);
-  free(w->dyn);
-  w->dyn = nullptr;
   tls.dyn_smem = nullptr;
 }
 
@@ -987,13 +1102,32 @@ static void fault_handler(int sig, siginfo_t *si, void *) {
     Buf k;
     describe_launch(k, w->launch->info);
     const char *addr = (const char *)si->si_addr;
-    bool overflow = addr >= f->stack.map && addr < f->stack.lo;
+    /* the thread index from the fiber's place in the block, not from the Fiber record, which a
+     * stray write may have damaged */
+    const dim3 bd = w->launch->info.block;
+    const long long i = f - w->fibers.data();
+    ::uint3 t = f->tidx;
+    if (i >= 0 && i < (long long)w->fibers.size() && bd.x && bd.y)
+      t = ::uint3{(unsigned)i % bd.x, ((unsigned)i / bd.x) % bd.y, (unsigned)i / (bd.x * bd.y)};
+    const char *what = "invalid memory access";
+    char sm[200];
+    const size_t page = fence_size();
+    if (addr >= f->stack.map && addr < f->stack.lo) {
+      what = "fiber stack overflow (raise SCANLAB_EMU_STACK_KB)";
+    } else if (w->arena && addr >= (const char *)w->arena + w->arena_mapped - page &&
+               addr < (const char *)w->arena + w->arena_mapped) {
+      snprintf(sm, sizeof sm, "access far past the end of its %zu bytes of dynamic shared memory (offset %zu)",
+               w->dyn_size, (size_t)(addr - (const char *)w->dyn));
+      what = sm;
+    } else if (w->arena && addr >= (const char *)w->arena && addr < (const char *)w->arena + page) {
+      snprintf(sm, sizeof sm, "access far before the start of its %zu bytes of dynamic shared memory (offset -%zu)",
+               w->dyn_size, (size_t)((const char *)w->dyn - addr));
+      what = sm;
+    }
     int len = snprintf(msg, sizeof msg,
                        "emu: %s in block (%u,%u,%u), thread (%u,%u,%u): %s at address %p\nemu: %s failed\n",
                        sig == SIGSEGV ? "segmentation fault" : "bus error", w->bidx.x, w->bidx.y, w->bidx.z,
-                       f->tidx.x, f->tidx.y, f->tidx.z,
-                       overflow ? "fiber stack overflow (raise SCANLAB_EMU_STACK_KB)" : "invalid memory access",
-                       si->si_addr, k.s);
+                       t.x, t.y, t.z, what, si->si_addr, k.s);
     if (len > 0) {
       ssize_t wr = write(2, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
       (void)wr;
