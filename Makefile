@@ -26,7 +26,7 @@ help: ## list the targets
 	  awk -F'|' '{printf "  %-14s %s\n", $$1, $$2}' | sed 's/^    /  /'
 	@echo
 	@echo "Variables:"
-	@echo "  LAB=NN         one lab (01..07); default every lab"
+	@echo "  LAB=NN         one lab (01..05); default every lab"
 	@echo "  SUBMISSION=p   folder or handin tarball with a student's files (default skeletons/)"
 	@echo "  BACKEND=b      cuda (a GPU) or emu (kernels on the CPU); default: cuda if a GPU answers"
 	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"
