@@ -1,24 +1,39 @@
-# Builds one lab's test binary for one submission and one backend.
-# The grader calls it; so can you:
-#   make -f grader/build.mk BACKEND=emu LAB=02 SRC_DIR=skeletons \
-#        STUDENT_FILES="02-kogge-stone/kogge_stone.cu" TEST_SRC=grader/tests/lab02_test.cu \
-#        OUT=build/emu/skeletons/lab02
+# Builds a lab's programs for one backend. The grader calls it twice, for two kinds of code:
+#
+# The kit's own programs, trusted (no student code; built once, kept under build/kit/):
+#   make -f grader/build.mk kit BACKEND=emu LAB=02 TEST_SRC=grader/tests/lab02_test.c \
+#        CALLS_SRC=grader/tests/lab02_calls.cu
+#     build/kit/tests/lab02_tests          the tests: inputs, references, checks, timing, verdicts
+#     build/kit/BACKEND/lab02_calls.o      the lab's call table (what the driver may call)
+#     build/kit/BACKEND/driver/*.o         the driver's main loop and device side
+#     build/kit/BACKEND/scanlab-clean-driver   a driver without student code (the yardstick)
+#     build/kit/bin/scanlab-sandbox        the sandbox that fences off student code
+#
+# The student's driver, untrusted (the grader runs this inside the sandbox, as a user that can
+# write only OUT):
+#   make -f grader/build.mk driver BACKEND=emu LAB=02 STUDENT_SRCS="stage/kogge_stone.cu" \
+#        OUT=build/sub/emu/KEY/lab02
+#     OUT/lab02_driver                     the student's code + the call table + the driver
+#
 # BACKEND is cuda, emu or cpu (cpu: a lab without kernels, built with the host compiler alone).
 
-BACKEND       ?= emu
-SM            ?= 90
-LAB           ?=
-SRC_DIR       ?= skeletons
-STUDENT_FILES ?=
-KIT_SOURCES   ?=
-TEST_SRC      ?=
-OUT           ?= build/$(BACKEND)/lab$(LAB)
+BACKEND      ?= emu
+SM           ?= 90
+LAB          ?=
+TEST_SRC     ?=
+CALLS_SRC    ?=
+STUDENT_SRCS ?=
+OUT          ?= build/sub/$(BACKEND)/manual/lab$(LAB)
 
 CC     ?= cc
+CXX    ?= g++
 NVCC   ?= nvcc
 PYTHON ?= python3
 
-# CUnit: the system's, or one unpacked into .deps/root (see `make deps`).
+KIT    := build/kit
+KITB   := $(KIT)/$(BACKEND)
+
+# CUnit: the system's, or one unpacked into .deps/root (see `make deps`). Only the tests use it.
 CUNIT_ROOT := $(firstword $(wildcard .deps/root/usr/include/CUnit/CUnit.h))
 ifneq ($(CUNIT_ROOT),)
 CUNIT_INC := -I.deps/root/usr/include
@@ -28,62 +43,112 @@ CUNIT_INC :=
 CUNIT_LIB := $(firstword $(wildcard /usr/lib/*/libcunit.a /usr/lib/libcunit.a) -lcunit)
 endif
 
-INCLUDES := -Igrader/harness -Igrader/include -Ireference $(CUNIT_INC)
-# Kit code must build without warnings; a student's warnings are shown, not fatal (the kit's
-# self-test holds the skeletons and solutions to zero warnings).
-WARN     = $(if $(filter $(SRC_DIR)/%,$(1)),-Wall -Wextra,-Wall -Wextra -Werror)
-CFLAGS_C = -std=c11 -O2 -g $(call WARN,$(1)) $(INCLUDES) -DHX_BACKEND_NAME='"$(BACKEND)"'
+KIT_WARN := -Wall -Wextra -Werror
+# A student's warnings are shown, not fatal (the self-test holds the kit's files to zero).
+STUDENT_WARN := -Wall -Wextra
 
-HOST_C_SRCS := grader/harness/harness.c grader/harness/main.c $(wildcard reference/*.c)
-CUDA_SRCS   := grader/harness/harness_cuda.cu
-ALL_SRCS    := $(HOST_C_SRCS) $(KIT_SOURCES) $(addprefix $(SRC_DIR)/,$(STUDENT_FILES)) $(TEST_SRC)
-ifneq ($(BACKEND),cpu)
-ALL_SRCS    += $(CUDA_SRCS)
-endif
+.PHONY: kit driver sandbox
+.DEFAULT_GOAL := kit
 
-# Object names: the source path with / replaced by _, so sources from anywhere never collide.
-obj = $(OUT)/obj/$(subst /,_,$(1)).o
-OBJS := $(foreach s,$(ALL_SRCS),$(call obj,$(s)))
-BIN  := $(OUT)/lab$(LAB)_tests
+# ---- the tests (trusted; the same binary for every backend) -----------------------------------
 
-.PHONY: all
-all: $(BIN)
+TEST_INC  := -Igrader/harness -Ireference $(CUNIT_INC)
+TEST_OBJS := $(patsubst %,$(KIT)/tests/obj/%.o,$(subst /,_,grader/harness/harness.c grader/harness/hx_call.c \
+               grader/harness/main.c $(wildcard reference/*.c)))
+TEST_BIN  := $(KIT)/tests/lab$(LAB)_tests
+TEST_HDRS := $(wildcard grader/harness/*.h reference/*.h)
 
-ifeq ($(BACKEND),cuda)
-NVCCFLAGS = -O3 -lineinfo -std=c++17 -arch=sm_$(SM) $(INCLUDES) -Xcompiler -Wall,-Wextra \
-            $(if $(filter $(SRC_DIR)/%,$(1)),,-Werror all-warnings) -DHX_BACKEND_NAME='"cuda"'
-CUDA_INC  := -I$(dir $(shell command -v $(NVCC)))../include
-define compile
-$(call obj,$(1)): $(1) | $(OUT)/obj
-	$(if $(filter %.cu,$(1)),$(NVCC) $(call NVCCFLAGS,$(1)) -c $$< -o $$@,$(CC) $(call CFLAGS_C,$(1)) $(CUDA_INC) -c $$< -o $$@)
-endef
-$(BIN): $(OBJS)
-	$(NVCC) -arch=sm_$(SM) -o $@ $^ $(CUNIT_LIB)
+$(KIT)/tests/obj/grader_harness_%.c.o: grader/harness/%.c $(TEST_HDRS) | $(KIT)/tests/obj
+	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(TEST_INC) -c $< -o $@
+$(KIT)/tests/obj/reference_%.c.o: reference/%.c $(TEST_HDRS) | $(KIT)/tests/obj
+	$(CC) -std=c11 -O2 -g $(KIT_WARN) $(TEST_INC) -c $< -o $@
+$(KIT)/tests/obj/lab$(LAB)_test.o: $(TEST_SRC) $(TEST_HDRS) | $(KIT)/tests/obj
+	$(if $(filter %.c,$(TEST_SRC)),$(CC) -std=c11,$(CXX) -std=c++17 -x c++) -O2 -g $(KIT_WARN) $(TEST_INC) -c $< -o $@
+$(TEST_BIN): $(TEST_OBJS) $(KIT)/tests/obj/lab$(LAB)_test.o
+	$(CXX) -o $@ $^ $(CUNIT_LIB) -lm
+$(KIT)/tests/obj:
+	mkdir -p $@
+
+# ---- the sandbox --------------------------------------------------------------------------------
+
+SANDBOX := $(KIT)/bin/scanlab-sandbox
+$(SANDBOX): grader/harness/sandbox.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 $(KIT_WARN) $< -o $@
+sandbox: $(SANDBOX)
+
+# ---- the driver's kit parts, per backend -----------------------------------------------------
+
+DRIVER_INC   := -Igrader/driver -Igrader/harness -Igrader/include
+DRIVER_HDRS  := grader/driver/driver.h grader/harness/hx_proto.h $(wildcard grader/include/*.h)
+CALLS_OBJ    := $(KITB)/lab$(LAB)_calls.o
+CLEAN_DRIVER := $(KITB)/scanlab-clean-driver
+STUDENT_OBJS  = $(foreach s,$(STUDENT_SRCS),$(OUT)/$(notdir $(s)).o)
+# STUDENT_SRCS all live in one folder; a pattern rule below compiles each into OUT.
+STUDENTDIR   := $(dir $(firstword $(STUDENT_SRCS)))
+DRIVER_BIN    = $(OUT)/lab$(LAB)_driver
+
+$(KITB)/driver $(OUT):
+	mkdir -p $@
+
+ifeq ($(BACKEND),cpu)
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_host.o
+$(KITB)/driver/%.o: grader/driver/%.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+$(KITB)/%_calls.o: grader/tests/%_calls.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=c11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+LINK = $(CC) -o $@ $^ -lm
+$(OUT)/%.o: $(STUDENTDIR)% | $(OUT)
+	$(CC) -std=c11 -O2 -g $(STUDENT_WARN) -Igrader/include -c $< -o $@
 endif
 
 ifeq ($(BACKEND),emu)
 include grader/emu/emu.mk
-define compile
-$(call obj,$(1)): $(1) $(EMU_LIB) | $(OUT)/obj
-	$(if $(filter %.cu,$(1)),$(EMU_REWRITE) $$< $$@.cpp && $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) $(call WARN,$(1)) $(INCLUDES) -DHX_BACKEND_NAME='"emu"' -c $$@.cpp -o $$@,$(CC) $(call CFLAGS_C,$(1)) $(EMU_CFLAGS_C) -c $$< -o $$@)
-endef
-$(BIN): $(OBJS) $(EMU_LIB)
-	$(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $(OBJS) $(EMU_LIB) $(CUNIT_LIB) $(EMU_LDLIBS) -lm
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o
+EMU_COMPILE = $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS)
+$(KITB)/driver/driver.o: grader/driver/driver.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+$(KITB)/driver/driver_dev.o: grader/driver/driver_dev.cu $(DRIVER_HDRS) $(EMU_LIB) | $(KITB)/driver
+	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
+$(KITB)/%_calls.o: grader/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) | $(KITB)/driver
+	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
+LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
+$(OUT)/%.o: $(STUDENTDIR)% $(EMU_LIB) | $(OUT)
+	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(STUDENT_WARN) -Igrader/include -c $@.cpp -o $@
 endif
 
-ifeq ($(BACKEND),cpu)
-define compile
-$(call obj,$(1)): $(1) | $(OUT)/obj
-	$(CC) $(call CFLAGS_C,$(1)) -c $$< -o $$@
-endef
-$(BIN): $(OBJS)
-	$(CC) -o $@ $^ $(CUNIT_LIB) -lm
+ifeq ($(BACKEND),cuda)
+NVCC_BASE = -O3 -lineinfo -std=c++17 -arch=sm_$(SM) -Xcompiler -Wall,-Wextra
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o
+CUDA_INC := -I$(dir $(shell command -v $(NVCC)))../include
+$(KITB)/driver/driver.o: grader/driver/driver.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+$(KITB)/driver/driver_dev.o: grader/driver/driver_dev.cu $(DRIVER_HDRS) | $(KITB)/driver
+	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
+$(KITB)/%_calls.o: grader/tests/%_calls.cu $(DRIVER_HDRS) | $(KITB)/driver
+	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
+LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^
+$(OUT)/%.o: $(STUDENTDIR)% | $(OUT)
+	$(NVCC) $(NVCC_BASE) -Igrader/include -c $< -o $@
 endif
 
-$(foreach s,$(ALL_SRCS),$(eval $(call compile,$(s))))
+$(KITB)/clean_calls.o: grader/driver/clean_calls.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=c11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+$(CLEAN_DRIVER): $(DRIVER_OBJS) $(KITB)/clean_calls.o
+	$(LINK)
 
-$(OUT)/obj:
-	mkdir -p $@
+kit: $(SANDBOX) $(CLEAN_DRIVER) $(if $(LAB),$(TEST_BIN) $(CALLS_OBJ))
 
-# Headers are few and shared: rebuild when any of them changes.
-$(OBJS): $(wildcard grader/harness/*.h grader/include/*.h reference/*.h)
+# ---- the student's driver (untrusted; run inside the sandbox) ---------------------------------
+
+$(DRIVER_BIN): $(STUDENT_OBJS) $(CALLS_OBJ) $(DRIVER_OBJS)
+	$(LINK)
+driver: $(DRIVER_BIN)
+
+# ---- on emu, the student's kernels also go through nvcc where it is installed --------------------
+# A kernel that calls a host function, or host code that nvcc would not accept, fails here as it
+# would on a GPU (nvcc --ptx compiles only the device side).
+devcheck: $(foreach s,$(filter %.cu,$(STUDENT_SRCS)),$(OUT)/$(notdir $(s)).ptx)
+$(OUT)/%.ptx: $(STUDENTDIR)% | $(OUT)
+	$(NVCC) -O1 -std=c++17 -arch=sm_$(SM) -Igrader/include --ptx $< -o $@
+.PHONY: devcheck

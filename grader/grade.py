@@ -1,24 +1,33 @@
 #!/usr/bin/env python3
-"""ScanLab grader: builds each lab's tests against a submission and runs them one by one.
+"""ScanLab grader: builds each lab against a submission and runs its tests one by one.
 
-Each test runs in its own process with its own timeout. Verdicts come over a pipe the grader
-opens and names in the child's environment together with a secret nonce; whatever the test
-prints on stdout or stderr goes to a log file and never decides a grade.
+Trust is split three ways:
+  - this program and each lab's test binary (build/kit/tests/labNN_tests) are kit code: they
+    make the inputs, compute the references, compare, time and decide;
+  - the student's code is spliced into the pristine kit files (only the STUDENT regions
+    count), checked for what the lab forbids, built inside the sandbox as a user of its own,
+    and linked into a *driver* that the test binary starts, again inside the sandbox, for
+    every test: it receives inputs and returns outputs, and decides nothing;
+  - results.json is written once, atomically, by this program, when grading has finished.
 
 Usage (the Makefile's `grade` and `test` targets call this):
     grade.py [--lab NN]... [--submission PATH] [--backend cuda|emu] [--test NAME]...
-             [--verbose] [--results FILE] [--keep-going]
+             [--verbose] [--results FILE] [--schedule S] [--sm 90]
 """
 import argparse
+import difflib
+import errno
+import fcntl
+import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 
@@ -31,6 +40,13 @@ except ImportError:  # Python < 3.11: the kit's own reader of the manifests' TOM
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFESTS = os.path.join(ROOT, "grader", "manifests")
 BUILD = os.path.join(ROOT, "build")
+KIT = os.path.join(BUILD, "kit")
+SANDBOX = os.path.join(KIT, "bin", "scanlab-sandbox")
+
+# The emu thread schedule grades run under (make check adds forward and reverse): a fresh
+# random order for every block and barrier interval exposes a missing barrier whichever way
+# it would show, and the seed makes the grade repeatable.
+GRADE_SCHEDULE = "random:20261122"
 
 
 # ---- manifests ---------------------------------------------------------------------------
@@ -39,23 +55,121 @@ class ManifestError(Exception):
     pass
 
 
+# key: (types, required, description). Types are Python types; bool is never an int here.
+TOP_KEYS = {
+    "lab": ((str,), True), "dir": ((str,), True), "title": ((str,), True),
+    "student_files": ((list,), True), "test_source": ((str,), True), "calls_source": ((str,), True),
+    "backend": ((str,), False), "timeout": ((int, float), False), "params": ((dict,), False),
+    "test": ((list,), True), "limits": ((dict,), False), "forbid": ((list,), False),
+}
+TEST_KEYS = {
+    "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),
+    "timing": ((bool,), False), "timeout": ((int, float), False), "params": ((dict,), False),
+    "emu": ((dict,), False), "cuda": ((dict,), False), "visibility": ((str,), False),
+}
+OVERRIDE_KEYS = {"params": ((dict,), False), "timeout": ((int, float), False)}
+LIMIT_KEYS = {"memory_mb": ((int,), False), "files_mb": ((int,), False), "processes": ((int,), False),
+              "tmp_mb": ((int,), False), "build_timeout": ((int, float), False),
+              "host_copy_bytes": ((int,), False)}
+LIMIT_DEFAULTS = {"memory_mb": 4096, "files_mb": 64, "processes": 64, "tmp_mb": 64,
+                  "build_timeout": 120, "host_copy_bytes": 0}
+VISIBILITY = ("visible", "hidden", "after_due_date", "after_published")
+PARAM_TYPES = (int, float, str)
+
+
+def _check_table(table, schema, where):
+    for key in table:
+        if key not in schema:
+            close = difflib.get_close_matches(key, list(schema), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(sorted(schema))})"
+            raise ManifestError(f"{where}: unknown key '{key}'{hint}")
+    for key, (types, required) in schema.items():
+        if key not in table:
+            if required:
+                raise ManifestError(f"{where}: missing '{key}'")
+            continue
+        v = table[key]
+        if isinstance(v, bool) and bool not in types:
+            ok = False
+        else:
+            ok = isinstance(v, types)
+        if not ok:
+            want = " or ".join({"str": "a string", "int": "a whole number", "float": "a number",
+                                "list": "a list", "dict": "a table", "bool": "true or false"}[t.__name__]
+                               for t in types)
+            raise ManifestError(f"{where}: '{key}' must be {want}, not {v!r}")
+
+
+def _check_params(params, where):
+    for k, v in params.items():
+        if isinstance(v, bool) or not isinstance(v, PARAM_TYPES):
+            raise ManifestError(f"{where}: parameter '{k}' must be a number or a string, not {v!r}")
+        if k.startswith("threshold"):
+            if isinstance(v, str) or not 0 < v <= 1:
+                raise ManifestError(f"{where}: parameter '{k}' = {v!r}: a threshold is a fraction "
+                                    "in (0, 1]")
+        if k in ("reps", "n", "seed", "block") and (isinstance(v, str) or v < 0 or v != int(v)):
+            raise ManifestError(f"{where}: parameter '{k}' = {v!r} must be a whole number >= 0")
+
+
 def load_manifest(path):
-    with open(path, "rb") as f:
-        m = tomllib.load(f)
     where = os.path.relpath(path, ROOT)
-    for key in ("lab", "dir", "title", "student_files", "test_source", "test"):
-        if key not in m:
-            raise ManifestError(f"{where}: missing '{key}'")
+    try:
+        with open(path, "rb") as f:
+            m = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(f"{where}: {e}")
+    _check_table(m, TOP_KEYS, where)
+    if not re.fullmatch(r"\d\d", m["lab"]):
+        raise ManifestError(f"{where}: 'lab' must be two digits, not {m['lab']!r}")
+    if m.get("backend", "gpu") not in ("gpu", "cpu"):
+        raise ManifestError(f"{where}: 'backend' must be \"cpu\" (a lab without kernels) or left out")
+    if "timeout" in m and m["timeout"] <= 0:
+        raise ManifestError(f"{where}: 'timeout' must be more than 0 seconds")
+    if not m["student_files"] or not all(isinstance(f, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", f)
+                                         for f in m["student_files"]):
+        raise ManifestError(f"{where}: 'student_files' must be plain file names")
+    if not all(isinstance(f, str) for f in m.get("forbid", [])):
+        raise ManifestError(f"{where}: 'forbid' must be a list of strings")
+    _check_params(m.get("params", {}), f"{where} [params]")
+    limits = dict(LIMIT_DEFAULTS)
+    _check_table(m.get("limits", {}), LIMIT_KEYS, f"{where} [limits]")
+    for k, v in m.get("limits", {}).items():
+        if v <= 0 and k != "host_copy_bytes":
+            raise ManifestError(f"{where} [limits]: '{k}' must be more than 0")
+        limits[k] = v
+    m["limits"] = limits
     names = set()
-    for t in m["test"]:
-        for key in ("name", "points"):
-            if key not in t:
-                raise ManifestError(f"{where}: a test has no '{key}'")
-        if t["name"] in names:
-            raise ManifestError(f"{where}: test '{t['name']}' appears twice")
-        names.add(t["name"])
+    for i, t in enumerate(m["test"]):
+        if not isinstance(t, dict):
+            raise ManifestError(f"{where}: test {i + 1} is not a table")
+        tw = f"{where}: test '{t.get('name', i + 1)}'"
+        _check_table(t, TEST_KEYS, tw)
         if not re.fullmatch(r"[A-Za-z0-9_]+", t["name"]):
-            raise ManifestError(f"{where}: test name '{t['name']}' must be letters, digits, _")
+            raise ManifestError(f"{tw}: the name must be letters, digits and _")
+        if t["name"] in names:
+            raise ManifestError(f"{tw}: appears twice")
+        names.add(t["name"])
+        if t["points"] <= 0:
+            raise ManifestError(f"{tw}: 'points' must be a whole number above 0, not {t['points']}")
+        if "timeout" in t and t["timeout"] <= 0:
+            raise ManifestError(f"{tw}: 'timeout' must be more than 0 seconds")
+        if t.get("visibility", "visible") not in VISIBILITY:
+            raise ManifestError(f"{tw}: 'visibility' must be one of {', '.join(VISIBILITY)}")
+        _check_params(t.get("params", {}), tw)
+        for b in ("emu", "cuda"):
+            if b in t:
+                _check_table(t[b], OVERRIDE_KEYS, f"{tw} [test.{b}]")
+                _check_params(t[b].get("params", {}), f"{tw} [test.{b}]")
+                if "timeout" in t[b] and t[b]["timeout"] <= 0:
+                    raise ManifestError(f"{tw} [test.{b}]: 'timeout' must be more than 0 seconds")
+        if t.get("timing"):
+            merged = {**m.get("params", {}), **t.get("params", {})}
+            if not any(k.startswith("threshold") for k in merged):
+                raise ManifestError(f"{tw}: a timing test needs a 'threshold' parameter")
+    for key in ("test_source", "calls_source"):
+        if not os.path.isfile(os.path.join(ROOT, m[key])):
+            raise ManifestError(f"{where}: '{key}' names {m[key]}, which does not exist")
     m["path"] = where
     return m
 
@@ -66,6 +180,16 @@ def all_manifests():
         if re.fullmatch(r"lab\d\d\.toml", name):
             out.append(load_manifest(os.path.join(MANIFESTS, name)))
     return out
+
+
+def lab_backend(manifest, backend):
+    return "cpu" if manifest.get("backend") == "cpu" else backend
+
+
+def graded_here(test, manifest, backend):
+    """Whether a test counts on this backend: timing tests need a GPU (or the CPU, for a lab
+    without kernels). The same answer for every student, so every maximum is fixed."""
+    return not (test.get("timing") and lab_backend(manifest, backend) == "emu")
 
 
 def test_settings(manifest, test, backend):
@@ -79,89 +203,543 @@ def test_settings(manifest, test, backend):
     return float(timeout), params
 
 
-# ---- submissions -------------------------------------------------------------------------
+# ---- text that reaches a terminal, a log or results.json ------------------------------------
 
-def submission_key(path):
-    """A short, filesystem-safe name for a submission, used for its build folder."""
-    rel = os.path.relpath(os.path.abspath(path), ROOT)
-    if rel in ("skeletons", "solutions"):
-        return rel
-    base = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(path)))[:40]
-    return "sub-" + (base or "submission")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text, limit=400):
+    """Control characters out (no escape sequence reaches a terminal), one line capped."""
+    text = CONTROL.sub("?", str(text))
+    return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} characters cut]"
+
+
+def tail(path, lines=6, limit=64 * 1024):
+    """The last lines of a file, reading at most `limit` bytes of it."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            text = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return []
+    return [clean(t) for t in text if t.strip()][-lines:]
+
+
+# ---- submissions ---------------------------------------------------------------------------
+
+class SubmissionError(Exception):
+    pass
+
+
+TAR_LIMITS = {"bytes": 32 << 20, "members": 2000, "unpacked": 64 << 20, "member": 16 << 20}
+STUDENT_FILE_MAX = 1 << 20
 
 
 def unpack_tarball(path, dest):
-    """Extracts a handin tarball, refusing links, devices and paths that leave dest."""
-    if os.path.exists(dest):
-        shutil.rmtree(dest)
+    """Extracts a handin tarball within limits, refusing links, devices and paths that leave dest."""
+    if os.path.getsize(path) > TAR_LIMITS["bytes"]:
+        raise SubmissionError(f"{path}: larger than {TAR_LIMITS['bytes'] >> 20} MiB")
+    shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
-    with tarfile.open(path) as tar:
-        for member in tar.getmembers():
-            name = os.path.normpath(member.name)
-            if name.startswith("..") or os.path.isabs(name):
-                raise ValueError(f"{path}: refusing entry '{member.name}' outside the tarball")
-            if member.isdir():
-                continue
-            if not member.isfile():
-                raise ValueError(f"{path}: refusing '{member.name}' (not a regular file)")
-            src = tar.extractfile(member)
-            target = os.path.join(dest, name)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "wb") as out:
-                shutil.copyfileobj(src, out)
-            os.utime(target, (member.mtime, member.mtime))
+    total = count = 0
+    try:
+        with tarfile.open(path) as tar:
+            for member in tar:
+                count += 1
+                if count > TAR_LIMITS["members"]:
+                    raise SubmissionError(f"{path}: more than {TAR_LIMITS['members']} entries")
+                name = os.path.normpath(member.name)
+                if name.startswith("..") or os.path.isabs(name):
+                    raise SubmissionError(f"{path}: refusing entry '{clean(member.name)}' outside the tarball")
+                if member.isdir():
+                    continue
+                if not member.isfile():
+                    raise SubmissionError(f"{path}: refusing '{clean(member.name)}' (not a regular file)")
+                if member.size > TAR_LIMITS["member"]:
+                    raise SubmissionError(f"{path}: '{clean(member.name)}' is larger than "
+                                          f"{TAR_LIMITS['member'] >> 20} MiB")
+                total += member.size
+                if total > TAR_LIMITS["unpacked"]:
+                    raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")
+                src = tar.extractfile(member)
+                target = os.path.join(dest, name)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "wb") as out:
+                    copied = 0
+                    while True:
+                        chunk = src.read(1 << 16)
+                        if not chunk:
+                            break
+                        copied += len(chunk)
+                        if copied > member.size:
+                            raise SubmissionError(f"{path}: '{clean(member.name)}' is longer than it says")
+                        out.write(chunk)
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise SubmissionError(f"{path}: not a readable tarball ({e})")
     return dest
 
 
-def find_student_file(sub_dir, lab_dir, name):
-    """The submission's copy of a student file: NN-name/file, or file at the top (flat upload)."""
-    for cand in (os.path.join(sub_dir, lab_dir, name), os.path.join(sub_dir, name)):
-        if os.path.isfile(cand):
+def candidates(sub_dir, manifest, name):
+    """Where a student file may be in an upload: NN-name/file (a handin), file (a flat upload),
+    skeletons/NN-name/file (a repository or a kit), one folder down for any of them."""
+    rels = [os.path.join(manifest["dir"], name), name, os.path.join("skeletons", manifest["dir"], name)]
+    out = [os.path.join(sub_dir, r) for r in rels]
+    try:
+        tops = sorted(e for e in os.listdir(sub_dir) if not e.startswith("."))
+    except OSError:
+        tops = []
+    if len(tops) == 1 and os.path.isdir(os.path.join(sub_dir, tops[0])) and not os.path.islink(
+            os.path.join(sub_dir, tops[0])):
+        out += [os.path.join(sub_dir, tops[0], r) for r in rels]
+    return out
+
+
+def has_link(base, path):
+    """True when any component of path (below base) is a symbolic link."""
+    rel = os.path.relpath(path, base)
+    cur = base
+    for part in rel.split(os.sep):
+        cur = os.path.join(cur, part)
+        if os.path.islink(cur):
+            return True
+    return False
+
+
+def find_student_file(sub_dir, manifest, name):
+    for cand in candidates(sub_dir, manifest, name):
+        if os.path.lexists(cand):
+            if has_link(sub_dir, cand):
+                raise SubmissionError(f"{os.path.relpath(cand, sub_dir)}: a symbolic link (refused: "
+                                      "hand in the file itself)")
+            if not os.path.isfile(cand):
+                continue
+            if os.path.getsize(cand) > STUDENT_FILE_MAX:
+                raise SubmissionError(f"{os.path.relpath(cand, sub_dir)}: larger than "
+                                      f"{STUDENT_FILE_MAX >> 10} KiB")
             return cand
     return None
 
 
-def stage(manifest, sub_dir, stage_dir):
-    """Copies the lab's student files into stage_dir/NN-name/; returns the missing ones."""
+# ---- student regions ---------------------------------------------------------------------------
+
+BEGIN = re.compile(r"/\*\s*STUDENT-BEGIN\(lab(\d\d)\)\s*\*/")
+END = re.compile(r"/\*\s*STUDENT-END\(lab(\d\d)\)\s*\*/")
+
+
+def split_regions(lines, lab, what):
+    """(outside, regions): outside[i] is the text before region i (and the rest after the last);
+    each is a list of lines. Raises SubmissionError on damaged markers."""
+    outside, regions, cur, inside = [], [], [], False
+    for no, line in enumerate(lines, 1):
+        b, e = BEGIN.search(line), END.search(line)
+        if b and e:
+            raise SubmissionError(f"{what}:{no}: STUDENT-BEGIN and STUDENT-END on one line")
+        if b:
+            if inside:
+                raise SubmissionError(f"{what}:{no}: STUDENT-BEGIN inside a student region")
+            if b.group(1) != lab:
+                raise SubmissionError(f"{what}:{no}: a region of lab {b.group(1)} in lab {lab}'s file")
+            cur.append(line)
+            outside.append(cur)
+            cur, inside = [], True
+        elif e:
+            if not inside:
+                raise SubmissionError(f"{what}:{no}: STUDENT-END without STUDENT-BEGIN")
+            regions.append(cur)
+            cur, inside = [line], False
+        else:
+            cur.append(line)
+    if inside:
+        raise SubmissionError(f"{what}: STUDENT-BEGIN without STUDENT-END")
+    outside.append(cur)
+    return outside, regions
+
+
+def splice(kit_path, sub_path, lab, shown):
+    """The kit's file with the submission's student regions in it: (text, notes, region line
+    ranges in the result). Only the regions of the submission count."""
+    kit_lines = open(kit_path, encoding="utf-8", errors="replace").read().splitlines(keepends=True)
+    raw = open(sub_path, "rb").read()
+    if b"\0" in raw:
+        raise SubmissionError(f"{shown}: not a text file")
+    sub_lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
+    k_out, k_reg = split_regions(kit_lines, lab, f"kit {os.path.relpath(kit_path, ROOT)}")
+    s_out, s_reg = split_regions(sub_lines, lab, shown)
+    if len(s_reg) != len(k_reg):
+        raise SubmissionError(f"{shown}: {len(s_reg)} student regions, the kit's file has {len(k_reg)} "
+                              "(the STUDENT-BEGIN/END markers must stay as handed out)")
+    notes = []
+    if [ln.rstrip() for part in s_out for ln in part] != [ln.rstrip() for part in k_out for ln in part]:
+        notes.append(f"{shown}: code outside the STUDENT regions differs from the kit's; only the "
+                     "regions were graded (the rest is the kit's own)")
+    text, ranges, line = [], [], 1
+    for i, part in enumerate(k_out):
+        text += part
+        line += len(part)
+        if i < len(s_reg):
+            reg = [ln if ln.endswith("\n") else ln + "\n" for ln in s_reg[i]]
+            ranges.append((line, line + len(reg) - 1))
+            text += reg
+            line += len(reg)
+    return "".join(text), notes, ranges
+
+
+# ---- what student code may not do -------------------------------------------------------------
+
+DIRECTIVE = re.compile(r"^\s*(#|%:)\s*(\w*)(.*)$")
+SYSTEM_HEADER = re.compile(r"^\s*<([A-Za-z0-9_][A-Za-z0-9_./+-]*)>\s*$")
+
+
+def _mask(text):
+    sys.path.insert(0, os.path.join(ROOT, "grader", "emu"))
+    import cu2cpp  # noqa: E402  (the emu's rewriter knows how to blank comments and literals)
+    return cu2cpp.mask(text)
+
+
+def _matcher(patterns):
+    exact, prefixes = set(), []
+    for p in patterns:
+        (prefixes.append(p[:-1]) if p.endswith("*") else exact.add(p))
+
+    def hit(name):
+        return name in exact or any(name.startswith(p) for p in prefixes)
+    return hit
+
+
+def kit_identifiers(manifest, kit_text_outside):
+    """Names the kit's code uses around the student's: a student #define of one of them would
+    change kit code."""
+    words = set(re.findall(r"[A-Za-z_]\w*", kit_text_outside))
+    for f in os.listdir(os.path.join(ROOT, "grader", "include")):
+        if f.endswith(".h"):
+            words |= set(re.findall(r"[A-Za-z_]\w*", _mask(open(os.path.join(ROOT, "grader", "include", f)).read())))
+    return words
+
+
+def check_source(text, ranges, manifest, shown, kit_words):
+    """Problems in the student regions of a spliced file: forbidden names, includes and
+    directives. Each names the line."""
+    forbidden = _matcher(manifest.get("forbid", []))
+    masked = _mask(text).splitlines()
+    raw = text.splitlines()
+    problems = []
+    for first, last in ranges:
+        for no in range(first, last + 1):
+            line, orig = masked[no - 1] if no <= len(masked) else "", raw[no - 1] if no <= len(raw) else ""
+            d = DIRECTIVE.match(line)
+            if d:
+                name, rest = d.group(2), orig[orig.find(d.group(2)) + len(d.group(2)):] if d.group(2) else ""
+                if name == "include":
+                    m = SYSTEM_HEADER.match(rest)
+                    if not m or ".." in m.group(1):
+                        problems.append(f"{shown}:{no}: #include{clean(rest, 80)}: student code may include "
+                                        "only system headers, as <name.h>")
+                    elif forbidden(m.group(1).split("/")[0]) or forbidden(m.group(1)):
+                        problems.append(f"{shown}:{no}: #include <{m.group(1)}>: not allowed in this lab")
+                elif name in ("define", "undef"):
+                    macro = re.match(r"\s*([A-Za-z_]\w*)", rest)
+                    if macro and macro.group(1) in kit_words:
+                        problems.append(f"{shown}:{no}: #{name} {macro.group(1)}: changes a name the kit's "
+                                        "code uses")
+                elif name == "pragma":
+                    if not re.match(r"\s*unroll\b", rest):
+                        problems.append(f"{shown}:{no}: #pragma{clean(rest, 60)}: only #pragma unroll is allowed")
+                elif name not in ("", "if", "ifdef", "ifndef", "elif", "else", "endif", "define", "undef",
+                                  "error", "warning"):
+                    problems.append(f"{shown}:{no}: #{name}: not allowed in student code")
+                continue
+            for tok in re.finditer(r"[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*", line):
+                name = re.sub(r"\s+", "", tok.group(0))
+                parts = name.split("::")
+                if name in ("asm", "__asm__", "__asm", "_Pragma") or parts[0] in ("asm", "__asm__"):
+                    problems.append(f"{shown}:{no}: {parts[0]}: not allowed in student code")
+                elif forbidden(name) or any(forbidden(p) for p in parts):
+                    problems.append(f"{shown}:{no}: {name}: not allowed in this lab (grader/manifests/"
+                                    f"lab{manifest['lab']}.toml lists what student code may not call)")
+    return problems
+
+
+def reserved_symbols(backend, driver_objs):
+    """Names the kit and the libraries define: a student definition of one would replace it."""
+    cache = os.path.join(KIT, backend, "reserved.txt")
+    if os.path.exists(cache):
+        return set(open(cache).read().split("\n"))
+    names = set()
+    libs = list(driver_objs)
+    for so in ("libc.so.6", "libstdc++.so.6", "libm.so.6"):
+        r = subprocess.run(["gcc", f"-print-file-name={so}"], capture_output=True, text=True)
+        if r.returncode == 0 and os.path.isabs(r.stdout.strip()):
+            libs.append(os.path.realpath(r.stdout.strip()))
+    if backend == "emu":
+        libs.append(os.path.join(BUILD, "emu-rt", "libscanlab_emu.a"))
+    if backend == "cuda" and shutil.which("nvcc"):
+        cudart = os.path.join(os.path.dirname(os.path.realpath(shutil.which("nvcc"))), "..", "lib64",
+                              "libcudart_static.a")
+        libs.append(cudart)
+    for lib in libs:
+        dyn = ["-D"] if lib.endswith((".so.6",)) else []
+        r = subprocess.run(["nm", "-P", "--defined-only", "-g"] + dyn + [lib], capture_output=True,
+                           text=True, errors="replace")
+        for line in r.stdout.splitlines():
+            p = line.split()
+            if len(p) >= 2 and p[1] in "TDBRGS" and p[1].isupper():
+                names.add(p[0].split("@")[0])
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    with open(cache + ".tmp", "w") as f:
+        f.write("\n".join(sorted(names)))
+    os.replace(cache + ".tmp", cache)
+    return names
+
+
+def check_objects(objs, manifest, backend, reserved, shown):
+    """Problems in the student's compiled code: calls of forbidden functions (however the
+    source spelt them), definitions that would replace the kit's or a library's functions."""
+    forbidden = _matcher(manifest.get("forbid", []))
+    problems = []
+    for obj in objs:
+        r = subprocess.run(["nm", "-P", "-u", obj], capture_output=True, text=True, errors="replace")
+        d = subprocess.run(["nm", "-P", "-u", "-C", obj], capture_output=True, text=True, errors="replace")
+        for raw, dem in zip(r.stdout.splitlines(), d.stdout.splitlines()):
+            name = re.sub(r"\(.*$", "", dem.rsplit(" ", 1)[0].rsplit(" U", 1)[0]).strip()
+            base = raw.split()[0].split("@")[0]
+            parts = name.split("::")
+            if forbidden(base) or forbidden(name) or any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts))):
+                problems.append(f"{shown}: calls {name}, which this lab does not allow (grader/manifests/"
+                                f"lab{manifest['lab']}.toml lists what student code may not call)")
+        r = subprocess.run(["nm", "-P", "--defined-only", "-g", obj], capture_output=True, text=True,
+                           errors="replace")
+        for line in r.stdout.splitlines():
+            p = line.split()
+            if len(p) >= 2 and p[1] in "TDBRGS" and p[0] in reserved:
+                problems.append(f"{shown}: defines {p[0]}, which the kit or a library already defines")
+    return sorted(set(problems))
+
+
+# ---- building -----------------------------------------------------------------------------------
+
+class KitLock:
+    """One kit build at a time (several graders may run at once)."""
+
+    def __enter__(self):
+        os.makedirs(KIT, exist_ok=True)
+        self.f = open(os.path.join(KIT, ".lock"), "w")
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.f, fcntl.LOCK_UN)
+        self.f.close()
+
+
+def make_vars(manifest, backend, sm):
+    return [f"BACKEND={lab_backend(manifest, backend)}", f"LAB={manifest['lab']}", f"SM={sm}",
+            f"TEST_SRC={manifest['test_source']}", f"CALLS_SRC={manifest['calls_source']}"]
+
+
+def build_kit(manifest, backend, sm, log_path):
+    """The lab's trusted programs: tests, call table, drivers' kit parts, sandbox."""
+    cmd = ["make", "--no-print-directory", "-f", "grader/build.mk", "kit"] + make_vars(manifest, backend, sm)
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    with KitLock(), open(log_path, "w") as log:
+        log.write("$ " + " ".join(cmd) + "\n")
+        log.flush()
+        code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    return code == 0
+
+
+def kit_fingerprint(manifest, backend):
+    """What a student's driver is built from besides the student's code."""
+    h = hashlib.sha256()
+    paths = ["grader/build.mk", manifest["calls_source"]]
+    for d in ("grader/driver", "grader/include", "grader/harness", "grader/emu/include", "grader/emu/runtime"):
+        paths += sorted(os.path.join(d, f) for f in os.listdir(os.path.join(ROOT, d)))
+    paths.append("grader/emu/cu2cpp.py")
+    for p in paths:
+        full = os.path.join(ROOT, p)
+        if os.path.isfile(full):
+            h.update(p.encode() + b"\0" + open(full, "rb").read() + b"\0")
+    h.update(backend.encode())
+    return h.hexdigest()
+
+
+def sandbox_probe():
+    try:
+        r = subprocess.run([SANDBOX, "--probe"], capture_output=True, text=True, timeout=20)
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+        return {}
+
+
+def protections_line(probe, backend):
+    parts = ["verdicts in a separate process"]
+    if probe.get("uid"):
+        parts.append("a user of its own")
+    if probe.get("user_namespace"):
+        parts.append("a user namespace")
+    if probe.get("pid_namespace"):
+        parts.append("a PID namespace")
+    if probe.get("mount_namespace"):
+        parts.append("a private /tmp, the kit hidden")
+    parts.append("limits on CPU, memory, files and processes" if probe.get("uid") or probe.get("user_namespace")
+                 else "limits on CPU, memory and files")
     missing = []
-    for name in manifest["student_files"]:
-        src = find_student_file(sub_dir, manifest["dir"], name)
-        dst = os.path.join(stage_dir, manifest["dir"], name)
-        if src is None:
-            missing.append(f"{manifest['dir']}/{name}")
-            if os.path.exists(dst):
-                os.remove(dst)
-            continue
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        if not (os.path.exists(dst) and open(src, "rb").read() == open(dst, "rb").read()):
-            shutil.copy2(src, dst)
-    return missing
+    if not probe.get("uid") and not probe.get("user_namespace"):
+        missing.append("own user (not root)")
+    if not probe.get("pid_namespace"):
+        missing.append("PID namespace")
+    line = "protections: " + ", ".join(parts)
+    if missing:
+        line += "; not available here: " + ", ".join(missing)
+    if backend == "emu" and not shutil.which("nvcc"):
+        line += "; kernels not checked by nvcc (no CUDA toolkit)"
+    return line
 
 
-# ---- backend -------------------------------------------------------------------------------
+def run_sandboxed(cmd, log, timeout, opts):
+    """Runs cmd in the sandbox, its output to log; returns (exit code, timed out)."""
+    full = [SANDBOX] + opts + ["--"] + cmd
+    log.write("$ " + " ".join(cmd) + "\n")
+    log.flush()
+    try:
+        proc = subprocess.Popen(full, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                cwd=ROOT, start_new_session=True)
+    except OSError as e:
+        log.write(f"cannot start the sandbox: {e}\n")
+        return 125, False
+    try:
+        return proc.wait(timeout=timeout), False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return -9, True
 
-def detect_backend():
-    if shutil.which("nvcc") and shutil.which("nvidia-smi"):
-        try:
-            r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20)
-            if r.returncode == 0 and b"GPU" in r.stdout:
-                return "cuda"
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return "emu"
+
+def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=False):
+    """Splices, checks and builds the student's driver for one lab. Returns a dict: ok, driver,
+    problems (lines for every test's reason), notes, log."""
+    lab = manifest["lab"]
+    lb = lab_backend(manifest, backend)
+    res = {"ok": False, "driver": None, "problems": [], "notes": [], "log": None}
+    spliced = {}
+    try:
+        for name in manifest["student_files"]:
+            src = find_student_file(sub_dir, manifest, name)
+            if src is None:
+                res["problems"] = [f"missing student file {manifest['dir']}/{name} in the submission"]
+                return res
+            shown = f"{manifest['dir']}/{name}"
+            kit_file = os.path.join(ROOT, "skeletons", manifest["dir"], name)
+            text, notes, ranges = splice(kit_file, src, lab, shown)
+            res["notes"] += notes
+            k_out, _ = split_regions(open(kit_file).read().splitlines(keepends=True), lab, shown)
+            words = kit_identifiers(manifest, "".join("".join(p) for p in k_out))
+            res["problems"] += check_source(text, ranges, manifest, shown, words)
+            spliced[name] = text
+    except SubmissionError as e:
+        res["problems"] = [clean(str(e))]
+        return res
+    except OSError as e:
+        res["problems"] = [clean(f"cannot read the submission: {e}")]
+        return res
+    if res["problems"]:
+        res["problems"] = ["does not build: student code does what this lab does not allow"] + res["problems"][:8]
+        return res
+
+    h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
+    h.update(f"{sm}\0{os.path.abspath(shown_root)}\0".encode())
+    for name in sorted(spliced):
+        h.update(name.encode() + b"\0" + spliced[name].encode() + b"\0")
+    key = h.hexdigest()[:24]
+    final = os.path.join(BUILD, "sub", lb, key, f"lab{lab}")
+    driver = os.path.join(final, f"lab{lab}_driver")
+    log_path = os.path.join(grade_dir, "logs", f"lab{lab}", "build.log")
+    res["log"] = log_path
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    if os.path.exists(os.path.join(final, ".complete")) and not force:
+        shutil.copyfile(os.path.join(final, "build.log"), log_path)
+        res.update(ok=True, driver=driver)
+        return res
+
+    tmp_root = os.path.join(BUILD, "tmp")
+    os.makedirs(tmp_root, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=f"lab{lab}-", dir=tmp_root)
+    os.chmod(work, 0o755)
+    src_dir, out_dir = os.path.join(work, "src", manifest["dir"]), os.path.join(work, "out")
+    os.makedirs(src_dir)
+    os.makedirs(out_dir)
+    for name, text in spliced.items():
+        with open(os.path.join(src_dir, name), "w") as f:
+            f.write(text)
+    srcs = " ".join(os.path.relpath(os.path.join(src_dir, n), ROOT) for n in manifest["student_files"])
+    targets = ["driver"]
+    if lb == "emu" and shutil.which("nvcc") and any(n.endswith(".cu") for n in spliced):
+        targets.append("devcheck")
+    cmd = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "grader/build.mk"] + targets + \
+        make_vars(manifest, backend, sm) + [f"STUDENT_SRCS={srcs}", f"OUT={os.path.relpath(out_dir, ROOT)}"]
+    limit = manifest["limits"]["build_timeout"]
+    hide = [os.path.join(ROOT, d) for d in ("solutions", ".git", "build/sub", "build/grade", "build/class")]
+    opts = ["--ro", ROOT, "--rw", work, "--own", work, "--chdir", ROOT, "--cpu", str(int(limit * 4) + 10),
+            "--mem", "16384", "--fsize", "512", "--nproc", "256", "--tmp", "2048",
+            "--env", "PATH=" + os.environ.get("PATH", "/usr/bin:/bin")]
+    for d in hide + extra_hidden():
+        if os.path.isdir(d):
+            opts += ["--hide", d]
+    t0 = time.monotonic()
+    with open(log_path, "w") as log:
+        code, timed_out = run_sandboxed(cmd, log, limit, opts)
+    res["seconds"] = time.monotonic() - t0
+    shown_src = os.path.relpath(src_dir, ROOT) + "/"
+    if timed_out:
+        res["problems"] = [f"does not compile: did not compile within {limit:g} s (build_timeout in "
+                           f"grader/manifests/lab{lab}.toml)"]
+    elif code != 0:
+        errs = first_errors(log_path)
+        res["problems"] = ["does not compile:"] + [e.replace(shown_src, manifest["dir"] + "/") for e in errs]
+    else:
+        objs = [os.path.join(out_dir, n + ".o") for n in manifest["student_files"]]
+        reserved = reserved_symbols(lb, [os.path.join(KIT, lb, "driver", f) for f in
+                                         os.listdir(os.path.join(KIT, lb, "driver")) if f.endswith(".o")])
+        problems = check_objects(objs, manifest, lb, reserved, manifest["dir"])
+        if problems:
+            res["problems"] = ["does not build: student code does what this lab does not allow"] + problems[:8]
+    if res["problems"]:
+        shutil.rmtree(work, ignore_errors=True)
+        return res
+    shutil.copyfile(log_path, os.path.join(out_dir, "build.log"))
+    open(os.path.join(out_dir, ".complete"), "w").close()
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    try:
+        os.rename(out_dir, final)
+    except OSError as e:
+        if e.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+            raise
+        shutil.rmtree(final, ignore_errors=True)  # an older or a concurrent build of the same code
+        os.rename(out_dir, final)
+    shutil.rmtree(work, ignore_errors=True)
+    res.update(ok=True, driver=driver)
+    return res
 
 
-# ---- running one test ----------------------------------------------------------------------
+HIDDEN_EXTRA = []
 
-SIGNAL_NAMES = {
-    signal.SIGSEGV: "SIGSEGV (segmentation fault: a bad pointer or an out-of-bounds access)",
-    signal.SIGABRT: "SIGABRT (abort: a failed assert or a corrupted heap)",
-    signal.SIGFPE: "SIGFPE (arithmetic error: an integer division by zero?)",
-    signal.SIGBUS: "SIGBUS (bus error: a misaligned or unmapped access)",
-    signal.SIGILL: "SIGILL (illegal instruction)",
-    signal.SIGKILL: "SIGKILL (killed: out of memory?)",
-}
 
+def extra_hidden():
+    """Folders no student code may see: the submission's own (other students' files, in a
+    class) and where results go."""
+    return [d for d in HIDDEN_EXTRA if d and os.path.isdir(d)]
+
+
+def first_errors(log_path, limit=6):
+    lines = []
+    for line in tail(log_path, 400, limit=1 << 20):
+        if re.search(r"\berror\b|undefined reference|No rule to make", line, re.I):
+            lines.append(line.strip())
+    return [clean(x, 300) for x in (lines[:limit] or tail(log_path, limit))]
+
+
+# ---- running one test -----------------------------------------------------------------------------
 
 class Result:
     def __init__(self, name, title, points, timing):
@@ -178,39 +756,36 @@ class Result:
         return self.points if self.status == "pass" else 0
 
 
-def tail(path, lines=6):
-    try:
-        with open(path, "r", errors="replace") as f:
-            text = f.read().splitlines()
-    except OSError:
-        return []
-    text = [t for t in text if t.strip()]
-    return text[-lines:]
+EVENTS_MAX = 1 << 20
 
 
-def run_test(binary, result, timeout, params, log_path, env_extra):
+def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sandbox_opts, backend,
+             host_copy_bytes):
     r_fd, w_fd = os.pipe()
-    nonce = secrets.token_hex(16)
     env = dict(os.environ)
-    env.update(env_extra)
     env["SCANLAB_RESULT_FD"] = str(w_fd)
-    env["SCANLAB_NONCE"] = nonce
-    # On emu, the emulator's own watchdog explains a hang better than our kill does.
-    env.setdefault("SCANLAB_EMU_WATCHDOG_S", str(max(1, int(timeout) - 2)))
-    cmd = [binary]
+    # On emu, the emulator's own watchdog explains a hang better than a kill does.
+    env.setdefault("SCANLAB_EMU_WATCHDOG_S", str(max(1, int(timeout) - 3)))
+    cmd = [binary, "--driver", driver, "--clean-driver", clean_driver, "--sandbox", SANDBOX,
+           "--backend", backend, "--timeout", f"{timeout:g}", "--host-copy-bytes", str(host_copy_bytes)]
+    for o in sandbox_opts:
+        cmd += ["--sandbox-opt", o]
     for k, v in params.items():
         cmd += ["--param", f"{k}={v}"]
     cmd.append(result.name)
-    events = []
+    events, size = [], [0]
 
     def reader():
-        with os.fdopen(r_fd, "r", errors="replace") as f:
+        with os.fdopen(r_fd, "rb") as f:
             for line in f:
+                size[0] += len(line)
+                if size[0] > EVENTS_MAX:
+                    continue
                 try:
-                    ev = json.loads(line)
+                    ev = json.loads(line.decode(errors="replace"))
                 except ValueError:
                     continue
-                if isinstance(ev, dict) and ev.get("nonce") == nonce:
+                if isinstance(ev, dict):
                     events.append(ev)
 
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
@@ -231,7 +806,8 @@ def run_test(binary, result, timeout, params, log_path, env_extra):
         th.start()
         timed_out = False
         try:
-            code = proc.wait(timeout=timeout)
+            # The test stops a hung call itself and says which; this is the backstop.
+            code = proc.wait(timeout=timeout + 10)
         except subprocess.TimeoutExpired:
             timed_out = True
             try:
@@ -243,73 +819,43 @@ def run_test(binary, result, timeout, params, log_path, env_extra):
     result.seconds = time.monotonic() - t0
     result.log = log_path
 
-    fails = [e.get("text", "") for e in events if e.get("event") == "fail"]
-    result.notes = [e.get("text", "") for e in events if e.get("event") == "note"]
-    result.metrics = {e.get("key"): e.get("value") for e in events if e.get("event") == "metric"}
+    fails = [clean(e.get("text", "")) for e in events if e.get("event") == "fail"][:12]
+    result.notes = [clean(e.get("text", "")) for e in events if e.get("event") == "note"][:40]
+    result.metrics = {clean(e.get("key"), 64): e.get("value") for e in events
+                      if e.get("event") == "metric" and isinstance(e.get("value"), (int, float))}
     ends = [e for e in events if e.get("event") == "end"]
     end = ends[-1] if ends else None
-
-    # The emulator's diagnostics name the barrier, lane or launch at fault: always show them.
-    emu_lines = [line for line in tail(log_path, 200) if line.startswith("emu: ")][:4]
     if timed_out:
         result.status = "fail"
         result.reasons = fails + [f"timed out after {timeout:g} s: an endless loop, a hung kernel "
-                                  "or a barrier not all threads reach"] + tail(log_path, 4)
+                                  "or a barrier not all threads reach"]
     elif end is None:
         result.status = "fail"
-        if code < 0:
-            why = f"crashed with {SIGNAL_NAMES.get(-code, signal.Signals(-code).name)}"
-        else:
-            why = f"exited with code {code} before the test finished"
+        why = f"the test ended with {describe_status(code)} before finishing (a bug in the kit: " \
+              "please report it)"
         result.reasons = fails + [why] + tail(log_path, 6)
     elif end.get("key") == "pass" and code == 0 and not fails:
         result.status = "pass"
     elif end.get("key") == "skip" and code == 0 and not fails:
         result.status = "skip"
-        result.reasons = [end.get("text") or "skipped"]
+        result.reasons = [clean(end.get("text") or "skipped")]
     else:
         result.status = "fail"
         result.reasons = fails or [f"failed (exit code {code})"] + tail(log_path, 6)
-        result.reasons += [line for line in emu_lines if line not in result.reasons]
-        if end.get("key") == "pass":
-            result.reasons.append(f"the test passed but the process then exited with code {code}")
-            result.reasons += tail(log_path, 4)
-    # Student files are compiled from a staging copy: name them as the student knows them.
-    result.reasons = [re.sub(r"build/grade/\S*?/src/", "", r) for r in result.reasons]
+    result.reasons = [re.sub(r"\S*build/tmp/[^/\s]+/src/", "", r) for r in result.reasons]
     return result
 
 
-# ---- building ---------------------------------------------------------------------------------
-
-def build_lab(manifest, backend, stage_dir, out_dir, log_path, sm):
-    lab_backend = manifest.get("backend", backend)
-    if lab_backend not in ("cpu", "cuda", "emu"):
-        raise ManifestError(f"{manifest['path']}: backend must be cpu, cuda or emu")
-    if lab_backend != "cpu":
-        lab_backend = backend
-    files = " ".join(f"{manifest['dir']}/{f}" for f in manifest["student_files"])
-    cmd = ["make", "--no-print-directory", "-f", "grader/build.mk",
-           f"BACKEND={lab_backend}", f"LAB={manifest['lab']}", f"SRC_DIR={os.path.relpath(stage_dir, ROOT)}",
-           f"STUDENT_FILES={files}", f"TEST_SRC={manifest['test_source']}",
-           f"KIT_SOURCES={' '.join(manifest.get('kit_sources', []))}",
-           f"OUT={os.path.relpath(out_dir, ROOT)}", f"SM={sm}"]
-    os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    with open(log_path, "w") as log:
-        log.write("$ " + " ".join(cmd) + "\n")
-        log.flush()
-        code = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
-    return code == 0, os.path.join(out_dir, f"lab{manifest['lab']}_tests")
+def describe_status(code):
+    if code < 0:
+        try:
+            return f"signal {-code} ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
 
 
-def first_errors(log_path, limit=4):
-    lines = []
-    for line in tail(log_path, 400):
-        if re.search(r"\berror\b|undefined reference|No rule to make", line, re.I):
-            lines.append(line.strip())
-    return lines[:limit] or tail(log_path, limit)
-
-
-# ---- output --------------------------------------------------------------------------------
+# ---- output -------------------------------------------------------------------------------------
 
 def use_color():
     return sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
@@ -338,24 +884,79 @@ def print_result(r, verbose):
             print(f"      {note}")
 
 
-def gradescope_json(labs_results, total, max_total):
+def gradescope_json(labs_results, total, max_total, output_lines):
     tests = []
     for manifest, results in labs_results:
+        vis = {t["name"]: t.get("visibility", "visible") for t in manifest["test"]}
         for r in results:
             out = "\n".join(r.reasons + r.notes)
-            entry = {"name": f"lab{manifest['lab']} {r.name}: {r.title}",
-                     "score": r.score, "max_score": r.points if r.status != "skip" else 0,
-                     "output": out}
+            entry = {"name": f"lab{manifest['lab']} {r.name}: {r.title}", "score": r.score,
+                     "max_score": r.points if r.status != "skip" else 0, "output": out,
+                     "visibility": vis.get(r.name, "visible")}
             if r.status == "skip":
                 entry["output"] = "SKIPPED, not counted: " + out
-                entry["status"] = "passed"  # Gradescope knows only passed/failed; 0 of 0 points
+                entry["status"] = "passed"
             else:
                 entry["status"] = "passed" if r.status == "pass" else "failed"
             tests.append(entry)
-    return {"score": total, "max_score": max_total, "output": f"Score: {total}/{max_total}", "tests": tests}
+    return {"score": total, "max_score": max_total, "output": "\n".join(output_lines),
+            "stdout_visibility": "visible", "tests": tests}
 
 
-# ---- main ----------------------------------------------------------------------------------
+def write_atomically(path, data):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+# ---- the backend --------------------------------------------------------------------------------
+
+def detect_backend():
+    if shutil.which("nvcc") and shutil.which("nvidia-smi"):
+        try:
+            r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20)
+            if r.returncode == 0 and b"GPU" in r.stdout:
+                return "cuda"
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return "emu"
+
+
+def submission_key(path):
+    """A folder name for a submission's logs and results: its name and a hash of its path, so
+    two students' `handin.tar.gz` never share one."""
+    rel = os.path.relpath(os.path.abspath(path), ROOT)
+    if rel in ("skeletons", "solutions"):
+        return rel
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(os.path.abspath(path)))[:40] or "submission"
+    return f"{base}-{hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:10]}"
+
+
+def parse_tests(items):
+    out = []
+    for item in items:
+        out += [t for t in re.split(r"[,\s]+", item) if t]
+    return out
+
+
+def sandbox_options(manifest, backend, timeout):
+    lim = manifest["limits"]
+    cpus = os.cpu_count() or 1
+    opts = ["--cpu", str(int(timeout * (cpus + 1)) + 5), "--fsize", str(lim["files_mb"]),
+            "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"]), "--hide", ROOT]
+    # The CUDA runtime reserves far more address space than it uses: on a GPU, the limit is
+    # on the data segment instead.
+    opts += ["--mem", str(lim["memory_mb"])] + (["--mem-data"] if backend == "cuda" else [])
+    for d in extra_hidden():
+        opts += ["--hide", d]
+    return opts
+
+
+# ---- main -----------------------------------------------------------------------------------------
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Grade ScanLab labs.")
@@ -365,27 +966,38 @@ def main(argv=None):
                     help="folder or handin tarball with the student's files (default skeletons)")
     ap.add_argument("--backend", default=os.environ.get("BACKEND") or None,
                     help="cuda or emu (default: cuda where a GPU answers)")
-    ap.add_argument("--test", action="append", default=[], help="run only tests with this name")
+    ap.add_argument("--test", action="append", default=[],
+                    help="run only these tests (a name, or several: a,b or 'a b')")
     ap.add_argument("--verbose", action="store_true", help="show every failure line and note")
     ap.add_argument("--results", default=None, help="where to write results.json")
+    ap.add_argument("--schedule", default=None,
+                    help=f"emu thread schedule (default: SCANLAB_EMU_SCHEDULE, else {GRADE_SCHEDULE})")
     ap.add_argument("--sm", default=os.environ.get("SM", "90"), help="CUDA architecture (90)")
     ap.add_argument("--max-timeout", type=float, default=None,
                     help="cap every test's timeout at this many seconds (the kit's self-test)")
+    ap.add_argument("--rebuild", action="store_true", help="rebuild the student's code even if built")
+    ap.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no same-user process reads us
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
     backend = args.backend or detect_backend()
     if backend not in ("cuda", "emu"):
         print(f"grader: BACKEND must be cuda or emu, not '{backend}'", file=sys.stderr)
         return 2
-
     try:
         manifests = all_manifests()
-    except (ManifestError, tomllib.TOMLDecodeError) as e:
+    except ManifestError as e:
         print(f"grader: manifest error: {e}", file=sys.stderr)
+        print("grader: nothing was graded", file=sys.stderr)
         return 2
     wanted = set()
     for item in args.lab:
-        for lab in item.split(","):
+        for lab in re.split(r"[,\s]+", item):
             if lab.strip():
                 wanted.add(f"{int(lab):02d}" if lab.strip().isdigit() else lab.strip())
     if wanted:
@@ -395,6 +1007,16 @@ def main(argv=None):
                   f"{', '.join(m['lab'] for m in manifests)})", file=sys.stderr)
             return 2
         manifests = [m for m in manifests if m["lab"] in wanted]
+    chosen = parse_tests(args.test)
+    if chosen:
+        known = {t["name"] for m in manifests for t in m["test"]}
+        bad = [t for t in chosen if t not in known]
+        if bad:
+            for m in manifests:
+                print(f"grader: lab {m['lab']} tests: {', '.join(t['name'] for t in m['test'])}", file=sys.stderr)
+            print(f"grader: no test named {', '.join(bad)}", file=sys.stderr)
+            return 2
+        manifests = [m for m in manifests if any(t["name"] in chosen for t in m["test"])]
 
     sub = args.submission
     if not os.path.exists(sub):
@@ -402,71 +1024,98 @@ def main(argv=None):
         return 2
     key = submission_key(sub)
     grade_dir = os.path.join(BUILD, "grade", backend, key)
+    schedule = args.schedule or os.environ.get("SCANLAB_EMU_SCHEDULE") or GRADE_SCHEDULE
+    os.environ["SCANLAB_EMU_SCHEDULE"] = schedule
+    HIDDEN_EXTRA.extend([os.path.abspath(sub if os.path.isdir(sub) else os.path.dirname(sub) or "."),
+                         os.path.abspath(os.path.dirname(args.results)) if args.results else ""])
+    HIDDEN_EXTRA.extend(os.path.abspath(h) for h in args.hide)
+    HIDDEN_EXTRA[:] = [d for d in HIDDEN_EXTRA if d and not ROOT.startswith(d.rstrip("/") + "/") and d != ROOT]
+
+    out_lines = []
+
+    def say(line=""):
+        print(line, flush=True)
+        out_lines.append(line)
+
+    unpacked = None
     if os.path.isfile(sub):
         try:
-            sub_dir = unpack_tarball(sub, os.path.join(grade_dir, "unpacked"))
-        except (tarfile.TarError, ValueError, OSError) as e:
-            print(f"grader: cannot read submission '{sub}': {e}", file=sys.stderr)
+            unpacked = tempfile.mkdtemp(prefix="unpacked-", dir=os.path.join(BUILD))
+            sub_dir = unpack_tarball(sub, unpacked)
+        except SubmissionError as e:
+            print(f"grader: cannot read submission: {e}", file=sys.stderr)
             return 2
     else:
         sub_dir = sub
-    stage_dir = os.path.join(grade_dir, "src")
 
-    print(f"Grading {sub} on the {backend} backend"
-          + (f" (emu schedule {os.environ.get('SCANLAB_EMU_SCHEDULE', 'forward')})" if backend == "emu" else ""),
-          flush=True)
+    say(f"Grading {sub} on the {backend} backend" + (f" (emu schedule {schedule})" if backend == "emu" else ""))
+    say(protections_line(sandbox_probe() if os.path.exists(SANDBOX) else {}, backend))
     labs_results = []
-    total = max_total = skipped_points = 0
-    for m in manifests:
-        print(f"\nlab {m['lab']} ({m['title']})", flush=True)
-        tests = [t for t in m["test"] if not args.test or t["name"] in args.test]
-        results = [Result(t["name"], t.get("title", t["name"]), int(t["points"]), bool(t.get("timing")))
-                   for t in tests]
-        missing = stage(m, sub_dir, stage_dir)
-        out_dir = os.path.join(BUILD, m.get("backend") if m.get("backend") == "cpu" else backend,
-                               key, f"lab{m['lab']}")
-        build_log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", "build.log")
-        if missing:
-            for f in missing:
-                print(f"  missing student file {f} in the submission")
-            for r in results:
-                r.reasons = ["missing student file: " + ", ".join(missing)]
-        else:
-            t0 = time.monotonic()
-            ok, binary = build_lab(m, backend, stage_dir, out_dir, build_log, args.sm)
-            if not ok:
-                print("  does not compile:")
-                for line in first_errors(build_log):
-                    print(f"      {line}")
-                print(f"      build log: {os.path.relpath(build_log, ROOT)}")
+    total = max_total = 0
+    try:
+        for m in manifests:
+            say(f"\nlab {m['lab']} ({m['title']})")
+            lb = lab_backend(m, backend)
+            tests = [t for t in m["test"] if (not chosen or t["name"] in chosen) and graded_here(t, m, backend)]
+            not_here = [t for t in m["test"] if (not chosen or t["name"] in chosen) and not graded_here(t, m, backend)]
+            results = [Result(t["name"], t.get("title", t["name"]), int(t["points"]), bool(t.get("timing")))
+                       for t in tests]
+            kit_log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", "kit.log")
+            if not build_kit(m, backend, args.sm, kit_log):
+                say("  the kit itself does not build (a problem with this machine's setup):")
+                for line in first_errors(kit_log):
+                    say(f"      {line}")
                 for r in results:
-                    r.reasons = ["does not compile (errors above)"]
+                    r.reasons = ["the kit does not build here: see " + os.path.relpath(kit_log, ROOT)]
+                built = None
             else:
-                print(f"  (built in {time.monotonic() - t0:.1f}s)", flush=True)
-        for t, r in zip(tests, results):
-            if not r.reasons:
-                timeout, params = test_settings(m, t, backend)
-                if args.max_timeout:
-                    timeout = min(timeout, args.max_timeout)
-                log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
-                run_test(binary, r, timeout, params, log, {})
-            print_result(r, args.verbose)
-        score = sum(r.score for r in results)
-        possible = sum(r.points for r in results if r.status != "skip")
-        skipped = sum(r.points for r in results if r.status == "skip")
-        total += score
-        max_total += possible
-        skipped_points += skipped
-        extra = f" ({skipped} points skipped, not counted)" if skipped else ""
-        print(f"lab {m['lab']} score: {score}/{possible}{extra}", flush=True)
-        labs_results.append((m, results))
+                t0 = time.monotonic()
+                built = build_student(m, backend, args.sm, sub_dir, sub, grade_dir, force=args.rebuild)
+                for note in built["notes"]:
+                    say(f"  note: {note}")
+                if not built["ok"]:
+                    for line in built["problems"]:
+                        say(f"  {line}" if line.startswith(("does not", "missing")) else f"      {line}")
+                    if built["log"] and os.path.exists(built["log"]):
+                        say(f"      build log: {os.path.relpath(built['log'], ROOT)}")
+                    reason = built["problems"][0].rstrip(":")
+                    detail = [p for p in built["problems"][1:4]]
+                    for r in results:
+                        r.reasons = [reason] + detail
+                else:
+                    say(f"  (built in {time.monotonic() - t0:.1f}s)")
+            binary = os.path.join(KIT, "tests", f"lab{m['lab']}_tests")
+            clean_driver = os.path.join(KIT, lb, "scanlab-clean-driver")
+            for t, r in zip(tests, results):
+                if not r.reasons and built and built["ok"]:
+                    timeout, params = test_settings(m, t, lb if lb != "cpu" else backend)
+                    if args.max_timeout:
+                        timeout = min(timeout, args.max_timeout)
+                    log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
+                    run_test(binary, built["driver"], clean_driver, r, timeout, params, log,
+                             sandbox_options(m, lb, timeout), lb, m["limits"]["host_copy_bytes"])
+                print_result(r, args.verbose)
+                out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))
+            score = sum(r.score for r in results)
+            possible = sum(r.points for r in results if r.status != "skip")
+            skipped = sum(r.points for r in results if r.status == "skip")
+            total += score
+            max_total += possible
+            extra = []
+            if not_here:
+                extra.append(f"timing tests not graded on the {backend} backend: "
+                             f"{', '.join(t['name'] for t in not_here)}")
+            if skipped:
+                extra.append(f"{skipped} points skipped on this machine")
+            say(f"lab {m['lab']} score: {score}/{possible}" + (f" ({'; '.join(extra)})" if extra else ""))
+            labs_results.append((m, results))
+    finally:
+        if unpacked:
+            shutil.rmtree(unpacked, ignore_errors=True)
 
     results_path = args.results or os.path.join(grade_dir, "results.json")
-    os.makedirs(os.path.dirname(os.path.abspath(results_path)), exist_ok=True)
-    with open(results_path, "w") as f:
-        json.dump(gradescope_json(labs_results, total, max_total), f, indent=2)
-    print(f"\nScore: {total}/{max_total}"
-          + (f" ({skipped_points} points of timing tests skipped: no GPU)" if skipped_points else ""))
+    say(f"\nScore: {total}/{max_total}")
+    write_atomically(results_path, gradescope_json(labs_results, total, max_total, out_lines))
     print(f"results: {os.path.relpath(results_path, ROOT) if not args.results else results_path}")
     return 0 if total == max_total and max_total > 0 else 1
 

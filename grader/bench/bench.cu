@@ -52,7 +52,7 @@
 
 /* The solutions check their CUDA calls with the harness's CUDA_CHECK; the bench does not link
  * the test harness (it needs CUnit and a grader), so it supplies that one function itself. */
-extern "C" void hx_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
+extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;
   fprintf(stderr, "bench: %s:%d: CUDA error %s (%s) in '%s'\n", file, line, cudaGetErrorName(err),
           cudaGetErrorString(err), expr);

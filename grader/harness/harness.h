@@ -1,14 +1,18 @@
 /**
  * @file harness.h
- * @brief Host-side test harness: parameters, verdicts, array checks, seeded inputs, CPU timing.
+ * @brief The test harness (the trusted side): parameters, verdicts, calls into the student's
+ *        code, array checks, seeded inputs, timing.
  *
- * Every graded test links this harness. It is plain C11 and works from `.c` and `.cu` files
- * alike. A test never tunes itself: sizes, seeds and thresholds arrive as parameters from the
- * lab's manifest (`grader/manifests/labNN.toml`), read with hx_param_int() and friends.
+ * Every graded test links this harness. It is plain C11, usable from C and C++ tests alike,
+ * and it never runs student code: a test makes its inputs in buffers it shares with the
+ * **driver** (a separate process that holds the student's code, started through the sandbox),
+ * asks it to call a function by name with hx_call(), then reads the outputs back from the
+ * same buffers and compares them with references it computes itself. Every call checks the
+ * guard bands around each buffer and that the inputs came back unchanged.
  *
- * Verdicts go to the grader over a channel it owns (a pipe it opens and names in the
- * environment, with a secret it checks), never over standard output, so nothing a student's
- * code prints can change a grade.
+ * A test never tunes itself: sizes, seeds and thresholds arrive as parameters from the lab's
+ * manifest (`grader/manifests/labNN.toml`), read with hx_param_int() and friends. Verdicts go
+ * to the grader over a pipe only this process holds.
  */
 #ifndef SCANLAB_HARNESS_H
 #define SCANLAB_HARNESS_H
@@ -157,47 +161,157 @@ void hx_fill_f32(float *a, size_t n, uint64_t seed, float lo, float hi);
 void hx_fill_flags(int32_t *a, size_t n, uint64_t seed, int mean_len);
 /** @} */
 
-/** @name Host memory and CPU timing
+/** @name Host memory and clocks
  *  @{ */
 
 /** malloc() that fails the test (and returns NULL) instead of returning NULL silently. */
 void *hx_malloc(size_t bytes);
-/**
- * @brief A host array of @p bytes between two poisoned guard bands (HX_HOST_GUARD bytes each);
- * the array itself is poisoned too (0xEF bytes), so elements never written show up.
- * Fails the test and returns NULL when out of memory.
- */
-void *hx_host_guarded(size_t bytes);
-/**
- * @brief Checks the guards of an hx_host_guarded() array of @p bytes holding elements of
- * @p elem bytes; on a write past either end records the element index and returns 1.
- */
-int hx_host_check_guards(const void *p, size_t bytes, size_t elem, const char *ctx);
-/** Frees an hx_host_guarded() array (NULL is fine). */
-void hx_host_free_guarded(void *p);
-/** Guard band of host arrays, in bytes. */
-#define HX_HOST_GUARD 4096
 /** Monotonic wall-clock time in seconds. */
 double hx_now(void);
 /** Median of @p n values (sorts @p v in place). */
 double hx_median(double *v, int n);
+/** @} */
+
+/** @name Calling the student's code
+ *  A test shares buffers with the driver and calls the lab's functions by name (the names of
+ *  the lab's call table, `grader/tests/labNN_calls.cu`). Arguments are buffers, integers,
+ *  numbers and small blobs of bytes, in the order the call table reads them.
+ *  @code
+ *  hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+ *  hx_fill_i32((int32_t *)hx_buf_data(in), n, seed, -1000, 1000);
+ *  if (HX_CALL("scanIncLookback", ctx, hx_in(in), hx_out(out), hx_i64(n)) == 0)
+ *    hx_check_i32(ctx, expect, (const int32_t *)hx_buf_data(out), n);
+ *  hx_buf_free(in);
+ *  hx_buf_free(out);
+ *  @endcode
+ *  @{ */
+
+/** A buffer of @p n elements shared with the driver, between two guard bands. */
+typedef struct hx_buf hx_buf;
+/** A new buffer (data and guards poisoned with 0xDEADBEEF words); NULL and a failed test when
+ *  out of memory. @p elem is a multiple of 4 bytes. */
+hx_buf *hx_buf_new(size_t n, size_t elem);
+/** This process's view of element 0. */
+void *hx_buf_data(hx_buf *b);
+/** Number of elements. */
+size_t hx_buf_len(const hx_buf *b);
+/** Frees the buffer here and in the driver (NULL is fine). */
+void hx_buf_free(hx_buf *b);
+
+/** Kinds of argument. */
+enum hx_arg_kind {
+  HX_ARG_END = 0, HX_ARG_IN, HX_ARG_OUT, HX_ARG_INOUT, HX_ARG_GEN, HX_ARG_I64, HX_ARG_F64,
+  HX_ARG_BYTES
+};
+/** One argument of a call (made with hx_in(), hx_out(), ...). */
+typedef struct {
+  int kind;              /**< hx_arg_kind */
+  hx_buf *buf;           /**< buffers */
+  long long i;           /**< HX_ARG_I64 */
+  double d;              /**< HX_ARG_F64 */
+  uint64_t seed;         /**< HX_ARG_GEN */
+  int64_t lo, hi;        /**< HX_ARG_GEN */
+  unsigned nbytes;       /**< HX_ARG_BYTES */
+  unsigned char bytes[32];
+} hx_arg;
+/** An input: copied to the device before the call, checked unchanged after it. */
+hx_arg hx_in(hx_buf *b);
+/** An output: poisoned (guards too) before the call; its guards are checked after it. */
+hx_arg hx_out(hx_buf *b);
+/** An array read and written in place: copied in, copied back, guards checked. */
+hx_arg hx_inout(hx_buf *b);
+/** An input of 32-bit ints made on the device from a formula (hx_gen_i32()), without copying
+ *  it there; checked unchanged after the call. For inputs too large to copy cheaply. */
+hx_arg hx_in_generated(hx_buf *b, uint64_t seed, int64_t lo, int64_t hi);
+/** An integer (sizes, block sizes, flags). */
+hx_arg hx_i64(long long v);
+/** A floating-point number. */
+hx_arg hx_f64(double v);
+/** Up to 32 raw bytes (an operator's identity, say). */
+hx_arg hx_bytes(const void *p, size_t len);
+/** The end of an argument list (HX_CALL() adds it). */
+hx_arg hx_end(void);
+
 /**
- * @brief Median wall time of @p fn in seconds.
- * @param fn     the work to time
- * @param arg    passed to @p fn
- * @param warmup untimed runs first
- * @param reps   timed runs; the median is returned
+ * @brief Calls @p fn of the lab's call table with the arguments that follow, up to hx_end().
+ *
+ * Before the call, inputs are copied to the device and outputs poisoned; after it, the
+ * device is synchronised, every buffer comes back, and the harness checks the guard bands
+ * (a write past either end fails with its index), that inputs are unchanged, and that the
+ * student's code copied nothing between host and device (the lab's work belongs on the
+ * device). A crash, a CUDA error or a hang of the student's code fails the test, naming
+ * @p ctx, and ends it.
+ * @param ret receives the function's return value (NULL: not wanted)
+ * @param fn  the call table's name
+ * @param ctx what the call is, for messages: `scanIncLookback(n=1000, seed=42)`
+ * @return the number of problems found by the checks above (0: the outputs are ready)
  */
-double hx_time_cpu(void (*fn)(void *arg), void *arg, int warmup, int reps);
-/** Host memcpy bandwidth in bytes per second (read + write counted) over @p bytes. */
-double hx_memcpy_bandwidth(size_t bytes, int reps);
+size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...);
+/** hx_callv() without a return value: `HX_CALL("name", ctx, hx_in(a), hx_out(b), hx_i64(n))`. */
+#define HX_CALL(fn, ctx, ...) hx_callv(NULL, (fn), (ctx), __VA_ARGS__, hx_end())
+/** hx_callv() with its return value: `HX_CALL_RET(&r, "name", ctx, ...)`. */
+#define HX_CALL_RET(ret, fn, ctx, ...) hx_callv((ret), (fn), (ctx), __VA_ARGS__, hx_end())
+
+/** Element @p i of a generated input: a hash of (@p seed, @p i) in [@p lo, @p hi]. */
+int32_t hx_gen_i32(uint64_t seed, uint64_t i, int64_t lo, int64_t hi);
+/** @} */
+
+/** @name Timing
+ *  Timing is done here, by this process's clock, around batches of calls that the driver
+ *  makes back to back and then waits for: each call on a fresh input, each output checked.
+ *  The yardstick (a device-to-device copy, or memcpy for a lab without kernels) is measured
+ *  the same way in a second driver process that holds no student code.
+ *  @{ */
+
+/** What the driver reports about the device, from the process without student code. */
+typedef struct {
+  char backend[16];     /**< "cuda", "emu" or "cpu" */
+  char device[96];      /**< the device's name */
+  uint64_t l2_bytes;    /**< L2 cache size */
+  uint64_t free_bytes;  /**< free device memory */
+  uint64_t total_bytes; /**< device memory */
+} hx_device_info;
+/** The device's description (starts the driver without student code the first time). */
+const hx_device_info *hx_device(void);
+
+/** A timed function: `fn(in, out, extra...)` with `in` n generated 32-bit ints. */
+typedef struct hx_timed hx_timed;
+struct hx_timed {
+  const char *fn;       /**< the call table's name */
+  const char *ctx;      /**< for messages */
+  size_t n;             /**< elements of the input and of the output */
+  size_t out_elem;      /**< bytes per output element (0: 4) */
+  uint64_t seed;        /**< inputs are generated from seeds derived from this one */
+  int64_t lo, hi;       /**< input values */
+  const hx_arg *extra;  /**< arguments after (in, out) */
+  int nextra;
+  /** Checks one output against the input generated from @p seed; returns the number of
+   *  mismatches (and records a failure naming @p ctx). */
+  size_t (*check)(const hx_timed *t, uint64_t seed, const void *out, const char *ctx);
+  void *user;           /**< for check() */
+};
+/**
+ * @brief Median seconds per call of @p t, over @p batches batches of @p per_batch calls (each
+ * on its own fresh input and output, run back to back); NAN with a failed test when an
+ * output is wrong or a call fails.
+ */
+double hx_time_calls(const hx_timed *t, int batches, int per_batch);
+/** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
+ *  hx_time_calls() times, in a process that runs no student code. */
+double hx_time_copy(size_t bytes, int batches, int per_batch);
 /** @} */
 
 /** @name Backend
  *  @{ */
 
-/** Name of the backend the binary was built for: "cuda", "emu" or "cpu". */
+/** The backend the student's code runs on: "cuda", "emu" or "cpu". */
 const char *hx_backend(void);
+/** True where timing means something (a GPU, or the CPU for a lab without kernels); false on
+ *  `emu`, which runs kernels on the CPU. */
+int hx_timing_available(void);
+/** Skips the running test when timing is not available (the `emu` backend). */
+#define HX_REQUIRE_TIMING() \
+  do { if (!hx_timing_available()) HX_SKIP("not graded on this backend: the emu backend does not time kernels"); } while (0)
 /** @} */
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /**
  * @file harness_internal.h
- * @brief Between the harness's parts: the grader's channel and the running test's state.
- *        Not for tests or student code.
+ * @brief Between the harness's parts: the grader's channel, the running test's state, the
+ *        driver's configuration. Not for tests.
  */
 #ifndef SCANLAB_HARNESS_INTERNAL_H
 #define SCANLAB_HARNESS_INTERNAL_H
@@ -13,14 +13,8 @@
 extern "C" {
 #endif
 
-/** The grader's channel: a file descriptor and the secret each line must carry. */
-typedef struct {
-  int fd;          /**< descriptor to write to, or -1 when run by hand */
-  char nonce[72];  /**< the grader's secret for this run */
-} hx_channel;
-
-/** Installs the channel (done once, by main, before any test runs). */
-void hx_internal_set_channel(hx_channel ch);
+/** Installs the grader's channel (a descriptor only this process holds; -1 when run by hand). */
+void hx_internal_set_channel(int fd);
 /** Adds a `key=value` parameter; a later one overrides an earlier one. */
 void hx_internal_add_param(const char *key, const char *value);
 /** Resets the per-test state. */
@@ -31,6 +25,22 @@ int hx_internal_skipped(const char **reason);
 void hx_internal_send(const char *event, const char *key, const char *text, double value);
 /** write(2), kept here so harness.c stays free of POSIX headers' quirks. */
 ssize_t hx_internal_write(int fd, const void *buf, size_t len);
+
+/** Where the drivers are, how to fence them, and when the test's time is up. */
+void hx_internal_configure(const char *driver, const char *clean_driver, const char *sandbox,
+                           const char *backend, double timeout_s);
+/** One more option for the sandbox (limits, from the manifest). */
+void hx_internal_sandbox_option(const char *opt);
+/** Bytes the student's code may copy between host and device during one call. */
+void hx_internal_set_host_copy_allowance(unsigned long long bytes);
+/** Ends the drivers (after each test). */
+void hx_internal_stop_drivers(void);
+/** Ends the running test now as failed (its failures are already recorded). */
+void hx_internal_abort_test(void)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

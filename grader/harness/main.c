@@ -1,85 +1,122 @@
 /**
  * @file main.c
- * @brief The `main` of every lab's test binary: lists and runs the suite's CUnit tests.
+ * @brief The `main` of every lab's test binary (the trusted side): lists and runs the suite's
+ *        CUnit tests.
  *
- * Usage: `labNN_tests [--list] [--param KEY=VALUE]... [TEST...]`
+ * Usage: `labNN_tests [--list] [--param KEY=VALUE]... [--driver PATH --clean-driver PATH
+ * --sandbox PATH [--sandbox-opt OPT]...] [--backend B] [--timeout S] [TEST...]`
  *
- * Without TEST names every test runs. The grader runs one test per process and passes the
- * manifest's parameters with `--param`; it also opens a pipe and names it in the environment
- * (`SCANLAB_RESULT_FD`, `SCANLAB_NONCE`). Both variables are read and removed before any test
- * runs, and verdicts go only to that pipe, tagged with the nonce.
+ * The grader runs one test per process, passes the manifest's parameters with `--param`, and
+ * names the driver (the student's code), the driver without student code (the yardstick) and
+ * the sandbox they run in. It opens a pipe for the verdicts and names it in the environment
+ * (`SCANLAB_RESULT_FD`); the descriptor is moved out of the way and marked close-on-exec, so
+ * no driver inherits it. This process never runs student code, and it makes itself
+ * non-dumpable, so a driver running as the same user cannot read its memory either.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <CUnit/CUnit.h>
 #include <CUnit/TestRun.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "harness_internal.h"
 
-#ifndef HX_BACKEND_NAME
-#define HX_BACKEND_NAME "cpu"
-#endif
-
-const char *hx_backend(void) { return HX_BACKEND_NAME; }
-
 ssize_t hx_internal_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
 
 static void usage(const char *prog) {
   fprintf(stderr,
-          "usage: %s [--list] [--param KEY=VALUE]... [TEST...]\n"
-          "Runs lab %s's tests (all, or those named). Sizes, seeds and thresholds come from\n"
-          "the lab's manifest: run the tests with `make test LAB=%s`, which passes them.\n",
+          "usage: %s [--list] [--param KEY=VALUE]... [--driver PATH --clean-driver PATH --sandbox PATH]\n"
+          "          [--sandbox-opt OPT]... [--backend cuda|emu|cpu] [--timeout S] [TEST...]\n"
+          "Runs lab %s's tests (all, or those named). Sizes, seeds and thresholds come from the\n"
+          "lab's manifest, and the student's code from a driver the grader builds: run the tests\n"
+          "with `make test LAB=%s`, which passes them.\n",
           prog, hx_suite_lab, hx_suite_lab);
 }
 
-/** Takes the grader's channel out of the environment, moving the descriptor out of reach
- *  of low numbers a student's code might write to by accident. */
-static hx_channel take_channel(void) {
-  hx_channel ch = {-1, ""};
+/** Takes the grader's channel out of the environment, moving the descriptor to a high number
+ *  and marking it close-on-exec. */
+static int take_channel(void) {
+  int ch = -1;
   const char *fd = getenv("SCANLAB_RESULT_FD");
-  const char *nonce = getenv("SCANLAB_NONCE");
-  if (fd && nonce) {
+  if (fd) {
     int n = atoi(fd);
     int moved = fcntl(n, F_DUPFD_CLOEXEC, 100);
     if (moved >= 0) {
       close(n);
-      ch.fd = moved;
-      snprintf(ch.nonce, sizeof ch.nonce, "%s", nonce);
+      ch = moved;
     }
   }
   unsetenv("SCANLAB_RESULT_FD");
-  unsetenv("SCANLAB_NONCE");
   return ch;
 }
 
+static int channel_open = 0;
+
+void hx_internal_abort_test(void) {
+  hx_internal_stop_drivers();
+  hx_internal_send("end", "fail", NULL, NAN);
+  if (!channel_open) printf("(test ended early)\n");
+  fflush(stdout);
+  exit(3);
+}
+
 int main(int argc, char **argv) {
-  hx_channel ch = take_channel();
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  signal(SIGPIPE, SIG_IGN);
+  int ch = take_channel();
+  channel_open = ch >= 0;
   hx_internal_set_channel(ch);
 
   int list = 0, nsel = 0;
+  const char *driver = NULL, *clean = NULL, *sandbox = NULL, *backend = NULL;
+  double timeout = 0;
   const char **sel = (const char **)calloc((size_t)argc, sizeof *sel);
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--list") == 0) {
+    const char *a = argv[i];
+    const int more = i + 1 < argc;
+    if (strcmp(a, "--list") == 0) {
       list = 1;
-    } else if (strcmp(argv[i], "--param") == 0 && i + 1 < argc) {
+    } else if (strcmp(a, "--param") == 0 && more) {
       char *kv = argv[++i];
       char *eq = strchr(kv, '=');
-      if (!eq) { usage(argv[0]); return 2; }
+      if (!eq) {
+        usage(argv[0]);
+        return 2;
+      }
       *eq = '\0';
       hx_internal_add_param(kv, eq + 1);
-    } else if (strcmp(argv[i], "--help") == 0 || argv[i][0] == '-') {
+    } else if (strcmp(a, "--driver") == 0 && more) {
+      driver = argv[++i];
+    } else if (strcmp(a, "--clean-driver") == 0 && more) {
+      clean = argv[++i];
+    } else if (strcmp(a, "--sandbox") == 0 && more) {
+      sandbox = argv[++i];
+    } else if (strcmp(a, "--sandbox-opt") == 0 && more) {
+      hx_internal_sandbox_option(argv[++i]);
+    } else if (strcmp(a, "--backend") == 0 && more) {
+      backend = argv[++i];
+    } else if (strcmp(a, "--timeout") == 0 && more) {
+      timeout = atof(argv[++i]);
+    } else if (strcmp(a, "--host-copy-bytes") == 0 && more) {
+      hx_internal_set_host_copy_allowance(strtoull(argv[++i], NULL, 10));
+    } else if (strcmp(a, "--help") == 0) {
       usage(argv[0]);
-      return argv[i][1] == '-' && strcmp(argv[i], "--help") == 0 ? 0 : 2;
+      return 0;
+    } else if (a[0] == '-') {
+      usage(argv[0]);
+      return 2;
     } else {
-      sel[nsel++] = argv[i];
+      sel[nsel++] = a;
     }
   }
+  hx_internal_configure(driver, clean, sandbox, backend, timeout);
 
   if (list) {
     for (const hx_test *t = hx_suite_tests; t->name; t++) printf("%s\n", t->name);
@@ -108,10 +145,14 @@ int main(int argc, char **argv) {
     int chosen = nsel == 0;
     for (int s = 0; s < nsel; s++) chosen |= strcmp(sel[s], t->name) == 0;
     if (!chosen) continue;
-    if (ch.fd < 0) { printf("%s ...\n", t->name); fflush(stdout); }
+    if (ch < 0) {
+      printf("%s ...\n", t->name);
+      fflush(stdout);
+    }
     hx_internal_begin_test();
     hx_internal_send("start", t->name, NULL, NAN);
     CU_run_test(suite, CU_get_test(suite, t->name));
+    hx_internal_stop_drivers();
     const char *reason = NULL;
     int cunit_failures = (int)CU_get_number_of_failures();
     const char *status;
@@ -135,15 +176,14 @@ int main(int argc, char **argv) {
       }
     }
     hx_internal_send("end", status, strcmp(status, "skip") == 0 ? reason : NULL, NAN);
-    if (ch.fd < 0) {
-      printf("%s: %s%s%s\n", t->name,
-             status[0] == 'p' ? "OK" : status[0] == 'f' ? "FAIL" : "SKIP",
+    if (ch < 0) {
+      printf("%s: %s%s%s\n", t->name, status[0] == 'p' ? "OK" : status[0] == 'f' ? "FAIL" : "SKIP",
              status[0] == 's' ? " " : "", status[0] == 's' ? reason : "");
       fflush(stdout);
     }
   }
   CU_cleanup_registry();
   free(sel);
-  if (ch.fd < 0) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  if (ch < 0) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
 }

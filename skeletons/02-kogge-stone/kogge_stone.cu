@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "harness_cuda.h"
+#include "cuda_check.h"
 #include "kogge_stone.h"
 
 __global__ void scanIncKoggeStoneKernel(const int *in, int *out, size_t n) {

@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "global_scan.h"
-#include "harness_cuda.h"
+#include "cuda_check.h"
 
 static_assert(GS_PROPAGATE_THREADS % GS_WARP == 0 && GS_PROPAGATE_THREADS <= GS_BLOCK_MAX,
               "a block size must be a multiple of 32, at most 1024");

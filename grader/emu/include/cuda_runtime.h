@@ -474,6 +474,10 @@ cudaError_t cudaFuncSetCacheConfig(const void *func, cudaFuncCache config);
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
                                                           size_t dynamicSMemSize);
 
+/* Not CUDA: bytes copied device->host and host->device through the runtime so far (the
+ * kit's driver reads them around a student's call). */
+void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d);
+
 SCANLAB_EMU_EXTERN_C_END
 /// @endcond
 

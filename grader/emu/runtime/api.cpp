@@ -341,7 +341,26 @@ struct CUevent_st {
   bool recorded;
 };
 
+/* Bytes copied between host and device through the runtime: the kit's driver reads them
+ * around a student's call, where the lab's work must stay on the device. */
+static std::atomic<unsigned long long> g_d2h{0}, g_h2d{0};
+
+static void count_copy(const void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyDefault) {
+    const bool d = range_is_device(dst, n), s = range_is_device(src, n);
+    kind = d && s ? cudaMemcpyDeviceToDevice : d ? cudaMemcpyHostToDevice
+                                                 : s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+  }
+  if (kind == cudaMemcpyDeviceToHost) g_d2h += n;
+  if (kind == cudaMemcpyHostToDevice) g_h2d += n;
+}
+
 extern "C" {
+
+void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d) {
+  if (d2h) *d2h = g_d2h.load();
+  if (h2d) *h2d = g_h2d.load();
+}
 
 cudaError_t cudaGetLastError(void) {
   cudaError_t s = sticky_error();
@@ -556,6 +575,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
   STICKY_CHECK();
   cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind);
   if (e != cudaSuccess) return e;
+  count_copy(dst, src, count, kind);
   if (count) memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -564,6 +584,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
   STICKY_CHECK();
   cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind);
   if (e != cudaSuccess) return e;
+  count_copy(dst, src, count, kind);
   if (count) memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -593,6 +614,7 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  if (kind != cudaMemcpyDeviceToDevice) g_h2d += count;
   if (count) memmove((char *)symbol + offset, src, count);
   return cudaSuccess;
 }
@@ -603,6 +625,7 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  if (kind != cudaMemcpyDeviceToDevice) g_d2h += count;
   if (count) memmove(dst, (const char *)symbol + offset, count);
   return cudaSuccess;
 }

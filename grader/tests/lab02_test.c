@@ -1,11 +1,12 @@
 /**
- * @file lab02_test.cu
+ * @file lab02_test.c
  * @brief Lab 02 tests: Kogge-Stone inclusive sums of one block (in place and double-buffered)
  *        and of many tiles at once, at edge sizes, odd block sizes and large sizes.
  *
- * Every output lives in a guarded device buffer that is poisoned before each call, so an
- * element never written and a write past the end are both caught. Sizes, block sizes, seeds
- * and thresholds come from `grader/manifests/lab02.toml`.
+ * The scans run in the driver (grader/tests/lab02_calls.cu). Every output sits between guard
+ * bands and is poisoned before each call, so an element never written and a write past the
+ * end are both caught; every input must come back unchanged. Sizes, block sizes, seeds and
+ * thresholds come from `grader/manifests/lab02.toml`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -13,23 +14,22 @@
 #include <string.h>
 
 #include "harness.h"
-#include "harness_cuda.h"
-#include "kogge_stone.h"
 #include "scan_ref.h"
+
+/** Largest block size of the GPUs the kit targets (kogge_stone.h's KS_MAX_BLOCK). */
+#define KS_MAX_BLOCK 1024
+#define POISON 0xDEADBEEFu
 
 /* ---- the three functions under test ------------------------------------------------------ */
 
-typedef void (*scan_fn)(const int *, int *, size_t, int);
-
 typedef struct {
-  const char *name;
-  scan_fn fn;
-  int tiles; /* 1: tile-wise result, any n; 0: one block, n <= blockSize */
+  const char *name; /* the call table's name, and the student's function */
+  int tiles;        /* 1: tile-wise result, any n; 0: one block, n <= blockSize */
 } Variant;
 
-static const Variant KS = {"scanIncKoggeStone", scanIncKoggeStone, 0};
-static const Variant DB = {"scanIncKoggeStoneDB", scanIncKoggeStoneDB, 0};
-static const Variant TILES = {"scanIncKoggeStoneTiles", scanIncKoggeStoneTiles, 1};
+static const Variant KS = {"scanIncKoggeStone", 0};
+static const Variant DB = {"scanIncKoggeStoneDB", 0};
+static const Variant TILES = {"scanIncKoggeStoneTiles", 1};
 
 /* Inputs are small (|x| <= 1000) so that no tile's sum comes near overflow. */
 static const int32_t LO = -1000, HI = 1000;
@@ -51,7 +51,7 @@ static size_t check_scan(const char *ctx, const int32_t *expect, const int32_t *
   }
   if (!bad) return 0;
   const uint32_t g = (uint32_t)got[first];
-  const char *poison = g == HX_POISON || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "";
+  const char *poison = g == POISON || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "";
   if (tiles) {
     size_t ntiles = (n + (size_t)block - 1) / (size_t)block;
     HX_FAIL("%s: first mismatch at [%zu] (tile %zu, element %zu of the tile): expected %d, got %d%s "
@@ -65,32 +65,24 @@ static size_t check_scan(const char *ctx, const int32_t *expect, const int32_t *
   return bad;
 }
 
-/* Runs v on h_in[0..n-1] with blockSize threads per block and checks the output and its guards.
+/* Runs v on h_in[0..n-1] with blockSize threads per block and checks the output.
  * Returns the number of problems (0: correct). */
 static size_t run_on(const Variant *v, const int32_t *h_in, size_t n, int block, const char *ctx) {
   int32_t *expect = (int32_t *)hx_malloc(n * sizeof(int32_t));
-  int32_t *got = (int32_t *)hx_malloc(n * sizeof(int32_t));
-  if (!expect || !got) {
-    free(expect);
-    free(got);
-    return 1;
+  hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+  size_t bad = 1;
+  if (expect && in && out) {
+    if (v->tiles)
+      ref_scan_inc_tiles_i32(h_in, expect, n, (size_t)block);
+    else
+      ref_scan_inc_i32(h_in, expect, n, REF_ADD);
+    memcpy(hx_buf_data(in), h_in, n * sizeof(int32_t));
+    bad = HX_CALL(v->name, ctx, hx_in(in), hx_out(out), hx_i64((long long)n), hx_i64(block));
+    if (!bad) bad = check_scan(ctx, expect, (const int32_t *)hx_buf_data(out), n, block, v->tiles);
   }
-  if (v->tiles)
-    ref_scan_inc_tiles_i32(h_in, expect, n, (size_t)block);
-  else
-    ref_scan_inc_i32(h_in, expect, n, REF_ADD);
-  hx_dbuf d_in = hx_dbuf_alloc(n, sizeof(int32_t)), d_out = hx_dbuf_alloc(n, sizeof(int32_t));
-  hx_dbuf_upload(&d_in, h_in);
-  hx_dbuf_poison(&d_out);
-  v->fn((const int *)d_in.ptr, (int *)d_out.ptr, n, block);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  hx_dbuf_download(&d_out, got);
-  size_t bad = check_scan(ctx, expect, got, n, block, v->tiles);
-  bad += (size_t)hx_dbuf_check_guards(&d_out, ctx);
-  hx_dbuf_free(&d_in);
-  hx_dbuf_free(&d_out);
+  hx_buf_free(in);
+  hx_buf_free(out);
   free(expect);
-  free(got);
   return bad;
 }
 
@@ -109,31 +101,23 @@ static size_t run_random(const Variant *v, size_t n, int block, uint64_t seed) {
 
 /* Calls v with arguments it must reject: it must launch nothing and leave the output alone. */
 static void expect_rejected(const Variant *v, size_t n, int block, const char *why) {
-  size_t alloc = n ? n : 1;
-  hx_dbuf d_in = hx_dbuf_alloc(alloc, sizeof(int32_t)), d_out = hx_dbuf_alloc(alloc, sizeof(int32_t));
-  int32_t *zeros = (int32_t *)calloc(alloc, sizeof(int32_t)), *got = (int32_t *)hx_malloc(alloc * 4);
-  if (!zeros || !got) {
-    HX_FAIL("out of host memory");
-  } else {
-    hx_dbuf_upload(&d_in, zeros);
-    hx_dbuf_poison(&d_out);
-    fprintf(stderr, "(expected) ");
-    v->fn((const int *)d_in.ptr, (int *)d_out.ptr, n, block);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    hx_dbuf_download(&d_out, got);
-    size_t written = 0;
-    for (size_t i = 0; i < alloc; i++) written += (uint32_t)got[i] != HX_POISON;
-    char ctx[256];
-    snprintf(ctx, sizeof ctx, "%s(n=%zu, blockSize=%d)", v->name, n, block);
-    if (written)
-      HX_FAIL("%s: %s, so nothing may be launched, but %zu output element%s changed", ctx, why,
-              written, written == 1 ? "" : "s");
-    hx_dbuf_check_guards(&d_out, ctx);
+  const size_t alloc = n ? n : 1;
+  hx_buf *in = hx_buf_new(alloc, 4), *out = hx_buf_new(alloc, 4);
+  char ctx[256];
+  snprintf(ctx, sizeof ctx, "%s(n=%zu, blockSize=%d)", v->name, n, block);
+  if (in && out) {
+    memset(hx_buf_data(in), 0, alloc * 4);
+    if (HX_CALL(v->name, ctx, hx_in(in), hx_out(out), hx_i64((long long)n), hx_i64(block)) == 0) {
+      size_t written = 0;
+      const uint32_t *got = (const uint32_t *)hx_buf_data(out);
+      for (size_t i = 0; i < alloc; i++) written += got[i] != POISON;
+      if (written)
+        HX_FAIL("%s: %s, so nothing may be launched, but %zu output element%s changed", ctx, why,
+                written, written == 1 ? "" : "s");
+    }
   }
-  free(zeros);
-  free(got);
-  hx_dbuf_free(&d_in);
-  hx_dbuf_free(&d_out);
+  hx_buf_free(in);
+  hx_buf_free(out);
 }
 
 /* ---- test bodies shared by the two single-block forms ------------------------------------- */
@@ -214,114 +198,79 @@ static void test_tiles_large(void) {
 
 /* ---- timing --------------------------------------------------------------------------------- */
 
-typedef struct {
-  int in_place; /* 1: scanIncKoggeStoneKernel over every tile; 0: scanIncKoggeStoneTiles */
-  const int *in;
-  int *out;
-  size_t n;
-  int block;
-} TimingJob;
-
-static void run_timed(void *arg) {
-  TimingJob *j = (TimingJob *)arg;
-  if (!j->in_place) {
-    scanIncKoggeStoneTiles(j->in, j->out, j->n, j->block);
-    return;
+/* A timed call's output against the tile-wise sums of its generated input. */
+static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const int32_t *got = (const int32_t *)out;
+  const size_t block = (size_t)t->extra[1].i;
+  uint32_t acc = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (i % block == 0) acc = 0;
+    acc += (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
+    if ((int32_t)acc != got[i]) {
+      if (t->user) /* the comparison kernel, not graded */
+        hx_note("%s gives a wrong answer at [%zu] (does it use blockIdx.x?): not timed", ctx, i);
+      else
+        HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, "
+                "got %d", ctx, i, i / block, (int32_t)acc, got[i]);
+      return 1;
+    }
   }
-  unsigned tiles = (unsigned)((j->n + (size_t)j->block - 1) / (size_t)j->block);
-  scanIncKoggeStoneKernel<<<tiles, j->block, j->block * sizeof(int)>>>(j->in, j->out, j->n);
-  CUDA_CHECK_LAUNCH();
-}
-
-/* Buffers of the timing test, freed on every way out. */
-typedef struct {
-  int32_t *h_in, *expect, *got;
-  int *d_in, *d_out;
-} TimingBufs;
-
-static void free_timing(TimingBufs *b) {
-  if (b->d_in) CUDA_CHECK(cudaFree(b->d_in));
-  if (b->d_out) CUDA_CHECK(cudaFree(b->d_out));
-  free(b->h_in);
-  free(b->expect);
-  free(b->got);
-  memset(b, 0, sizeof *b);
-}
-
-/* Runs one batched form once on the timing input and compares it with the tile-wise
- * reference. Returns 1 when it is right. */
-static int timing_answer(TimingBufs *b, TimingJob *j) {
-  CUDA_CHECK(cudaMemset(b->d_out, 0xEF, j->n * sizeof(int)));
-  run_timed(j);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CUDA_CHECK(cudaMemcpy(b->got, b->d_out, j->n * sizeof(int), cudaMemcpyDeviceToHost));
-  return memcmp(b->expect, b->got, j->n * sizeof(int32_t)) == 0;
+  return 0;
 }
 
 /* The batched scan reads and writes every element once, as a copy does: report it as a
- * fraction of the device copy bandwidth measured in this process. The in-place kernel, run
- * the same way, is reported beside it (not graded) to show what the second barrier costs. */
+ * fraction of the device copy, timed the same way. The in-place kernel, launched the same
+ * way, is reported beside it (not graded) to show what the second barrier costs. */
 static void test_timing(void) {
-  size_t n = (size_t)hx_param_int("n");
-  int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
-  double threshold = hx_param_double("threshold");
+  const size_t n = (size_t)hx_param_int("n");
+  const int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
+  const int per_batch = (int)hx_param_int("per_batch");
+  const double threshold = hx_param_double("threshold");
   if (hx_failures()) return;
-  TimingBufs b = {NULL, NULL, NULL, NULL, NULL};
-  b.h_in = (int32_t *)hx_malloc(n * sizeof(int32_t));
-  b.expect = (int32_t *)hx_malloc(n * sizeof(int32_t));
-  b.got = (int32_t *)hx_malloc(n * sizeof(int32_t));
-  if (!b.h_in || !b.expect || !b.got) {
-    free_timing(&b);
+  char ctx[256];
+  snprintf(ctx, sizeof ctx, "scanIncKoggeStoneTiles(n=%zu, blockSize=%d, seed=%llu)", n, block,
+           (unsigned long long)hx_seed());
+  /* Correct first (on emu, that is all). */
+  {
+    int32_t *in = (int32_t *)hx_malloc(n * sizeof(int32_t));
+    if (!in) return;
+    hx_fill_i32(in, n, hx_seed(), LO, HI);
+    const size_t bad = run_on(&TILES, in, n, block, ctx);
+    free(in);
+    if (bad) return;
+  }
+  HX_REQUIRE_TIMING();
+  if (n * sizeof(int) <= hx_device()->l2_bytes) {
+    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%llu bytes)",
+            n * sizeof(int), (unsigned long long)hx_device()->l2_bytes);
     return;
   }
-  hx_fill_i32(b.h_in, n, hx_seed(), LO, HI);
-  ref_scan_inc_tiles_i32(b.h_in, b.expect, n, (size_t)block);
-  CUDA_CHECK(cudaMalloc((void **)&b.d_in, n * sizeof(int)));
-  CUDA_CHECK(cudaMalloc((void **)&b.d_out, n * sizeof(int)));
-  CUDA_CHECK(cudaMemcpy(b.d_in, b.h_in, n * sizeof(int), cudaMemcpyHostToDevice));
-  TimingJob db = {0, b.d_in, b.d_out, n, block}, ip = {1, b.d_in, b.d_out, n, block};
-  /* Correct first: a wrong answer is not timed. */
-  if (!timing_answer(&b, &db)) {
-    char ctx[256];
-    snprintf(ctx, sizeof ctx, "scanIncKoggeStoneTiles(n=%zu, blockSize=%d, seed=%llu)", n, block,
-             (unsigned long long)hx_seed());
-    check_scan(ctx, b.expect, b.got, n, block, 1);
-    free_timing(&b);
-    return;
-  }
-  if (!hx_timing_available()) {
-    free_timing(&b);
-    HX_REQUIRE_TIMING();
-  }
-  if (n * sizeof(int) <= hx_l2_bytes()) {
-    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%zu bytes)",
-            n * sizeof(int), hx_l2_bytes());
-    free_timing(&b);
-    return;
-  }
-  double copy_bw = hx_copy_bandwidth(n * sizeof(int), reps);
-  double bytes = 2.0 * (double)(n * sizeof(int)); /* read n ints, write n ints */
-  double ms = hx_time_device_ms(run_timed, &db, 2, reps);
-  double fraction = bytes / (ms * 1e-3) / copy_bw;
+  const double bytes = 2.0 * (double)(n * sizeof(int)); /* read n ints, write n ints */
+  const hx_arg extra[2] = {hx_i64((long long)n), hx_i64(block)};
+  hx_timed t = {"scanIncKoggeStoneTiles", ctx, n, 4, hx_seed(), LO, HI, extra, 2, check_timed, NULL};
+  const double s = hx_time_calls(&t, reps, per_batch);
+  if (s != s) return; /* a wrong answer: reported */
+  const double copy_s = hx_time_copy(n * sizeof(int), reps, per_batch);
+  const double fraction = copy_s / s;
   hx_metric("fraction_of_copy", fraction);
   hx_note("scanIncKoggeStoneTiles(n=%zu, blockSize=%d): %.3f ms, %.1f GB/s: %.3f of copy "
-          "(%.1f GB/s; threshold %.3f)", n, block, ms, bytes / (ms * 1e-3) * 1e-9, fraction,
-          copy_bw * 1e-9, threshold);
+          "(%.1f GB/s; threshold %.3f)", n, block, s * 1e3, bytes / s * 1e-9, fraction,
+          bytes / copy_s * 1e-9, threshold);
   HX_CHECK(fraction >= threshold,
            "scanIncKoggeStoneTiles(n=%zu, blockSize=%d) reached %.3f of copy bandwidth; the "
            "threshold is %.3f", n, block, fraction, threshold);
   /* Not graded: the in-place kernel on the same tiles, for comparison. */
-  if (timing_answer(&b, &ip)) {
-    double ms_ip = hx_time_device_ms(run_timed, &ip, 2, reps);
-    double f_ip = bytes / (ms_ip * 1e-3) / copy_bw;
-    hx_metric("fraction_of_copy_in_place", f_ip);
+  if (hx_failures()) return;
+  snprintf(ctx, sizeof ctx, "scanIncKoggeStoneKernel on %zu tiles of %d", (n + (size_t)block - 1) / (size_t)block,
+           block);
+  t.fn = "scanIncKoggeStoneKernel_tiles";
+  t.user = &t; /* a wrong answer here is a note, not a failure */
+  const double s_ip = hx_time_calls(&t, reps, per_batch);
+  if (s_ip == s_ip) {
+    hx_metric("fraction_of_copy_in_place", copy_s / s_ip);
     hx_note("scanIncKoggeStoneKernel on the same tiles (two barriers per step, not graded): "
-            "%.3f ms: %.3f of copy", ms_ip, f_ip);
-  } else {
-    hx_note("scanIncKoggeStoneKernel launched on %zu tiles gives a wrong answer (does it use "
-            "blockIdx.x?): not timed", (n + (size_t)block - 1) / (size_t)block);
+            "%.3f ms: %.3f of copy", s_ip * 1e3, copy_s / s_ip);
   }
-  free_timing(&b);
 }
 
 static const hx_test TESTS[] = {

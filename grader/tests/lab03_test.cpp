@@ -1,9 +1,10 @@
 /**
- * @file lab03_test.cu
+ * @file lab03_test.cpp
  * @brief Lab 03 tests: the work-efficient (Blelloch) tile scan, unpadded and padded, its bank
  *        conflicts replayed on the CPU, and both timed against the device copy.
  *
- * Sizes, block sizes, seeds, the stated conflict degree and the thresholds come from
+ * The scans and the padding function run in the driver (grader/tests/lab03_calls.cu). Sizes,
+ * block sizes, seeds, the stated conflict degree and the thresholds come from
  * `grader/manifests/lab03.toml`.
  */
 #include <stdint.h>
@@ -11,20 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blelloch.h"
 #include "harness.h"
-#include "harness_cuda.h"
 #include "ref_lab03.h"
 #include "scan_ref.h"
 
-typedef cudaError_t (*scan_fn)(const int32_t *, int32_t *, size_t, int);
+/* From blelloch.h (the test side includes no CUDA header). */
+#define BLELLOCH_MAX_BLOCK 1024
+#define POISON 0xDEADBEEFu
 
 struct Variant {
-  const char *name;
-  scan_fn fn;
+  const char *name; /* the call table's name, and the student's function */
 };
-static const Variant UNPADDED = {"scanExcBlelloch", scanExcBlelloch};
-static const Variant PADDED = {"scanExcBlellochPadded", scanExcBlellochPadded};
+static const Variant UNPADDED = {"scanExcBlelloch"};
+static const Variant PADDED = {"scanExcBlellochPadded"};
+
+/* The call's return value: a cudaError_t, 0 for success. */
+static bool call_failed(long long err, const char *ctx) {
+  if (err == 0) return false;
+  HX_FAIL("%s returned CUDA error %lld (a launch it could not make?)", ctx, err);
+  return true;
+}
 
 /* ---- correctness ---------------------------------------------------------------------------- */
 
@@ -45,7 +52,7 @@ static size_t check_tiles(const char *ctx, const int32_t *expect, const int32_t 
     HX_FAIL("%s: first mismatch at [%zu] (tile %zu of %zu, position %zu): expected %d, got %d%s "
             "(%zu mismatch%s in %zu tile%s)",
             ctx, first, first / tile, tiles, first % tile, (int)expect[first], (int)got[first],
-            (uint32_t)got[first] == HX_POISON ? " (the poison value: never written)" : "", bad,
+            (uint32_t)got[first] == POISON ? " (the poison value: never written)" : "", bad,
             bad == 1 ? "" : "es", bad_tiles, bad_tiles == 1 ? "" : "s");
   }
   return bad;
@@ -54,27 +61,22 @@ static size_t check_tiles(const char *ctx, const int32_t *expect, const int32_t 
 /* Runs one scan on a given input and checks it against the tile-wise reference. */
 static size_t run_on(const Variant &v, const int32_t *h_in, size_t n, int block, const char *what) {
   const size_t tile = 2 * (size_t)block;
-  int32_t *expect = (int32_t *)hx_malloc(n * 4 + 4), *got = (int32_t *)hx_malloc(n * 4 + 4);
-  if (!expect || !got) {
-    free(expect);
-    free(got);
-    return 1;
+  int32_t *expect = (int32_t *)hx_malloc(n * 4 + 4);
+  hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+  size_t bad = 1;
+  if (expect && in && out) {
+    char ctx[256];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, block=%d, %s)", v.name, n, block, what);
+    ref_scan_exc_tiles_i32(h_in, expect, n, tile);
+    memcpy(hx_buf_data(in), h_in, n * 4);
+    long long err = 0;
+    bad = HX_CALL_RET(&err, v.name, ctx, hx_in(in), hx_out(out), hx_i64((long long)n), hx_i64(block));
+    if (!bad && call_failed(err, ctx)) bad = 1;
+    if (!bad) bad = check_tiles(ctx, expect, (const int32_t *)hx_buf_data(out), n, tile);
   }
-  char ctx[256];
-  snprintf(ctx, sizeof ctx, "%s(n=%zu, block=%d, %s)", v.name, n, block, what);
-  ref_scan_exc_tiles_i32(h_in, expect, n, tile);
-  hx_dbuf d_in = hx_dbuf_alloc(n, 4), d_out = hx_dbuf_alloc(n, 4);
-  hx_dbuf_upload(&d_in, h_in);
-  hx_dbuf_poison(&d_out);
-  CUDA_CHECK(v.fn((const int32_t *)d_in.ptr, (int32_t *)d_out.ptr, n, block));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  hx_dbuf_download(&d_out, got);
-  size_t bad = check_tiles(ctx, expect, got, n, tile);
-  bad += (size_t)hx_dbuf_check_guards(&d_out, ctx);
-  hx_dbuf_free(&d_in);
-  hx_dbuf_free(&d_out);
+  hx_buf_free(in);
+  hx_buf_free(out);
   free(expect);
-  free(got);
   return bad;
 }
 
@@ -128,8 +130,10 @@ static void batched(const Variant &v) {
 
 /* ---- bank conflicts, replayed on the CPU ------------------------------------------------------ */
 
+/* The student's conflictFreeIndex, tabulated on the device for 0 .. 2*BLELLOCH_MAX_BLOCK-1. */
+static int32_t padded_table[2 * BLELLOCH_MAX_BLOCK];
 static int identity_index(int i) { return i; }
-static int padded_index(int i) { return conflictFreeIndex(i); }
+static int padded_index(int i) { return padded_table[i]; }
 
 static void test_bank_conflicts(void) {
   const int block = (int)hx_param_int("block");
@@ -140,13 +144,27 @@ static void test_bank_conflicts(void) {
     HX_FAIL("manifest error: block=%d must be a power of two from 1 to %d", block, BLELLOCH_MAX_BLOCK);
     return;
   }
-  /* conflictFreeIndex must be one-to-one, or two elements would share a word. */
   const int elems = 2 * BLELLOCH_MAX_BLOCK;
+  hx_buf *table = hx_buf_new((size_t)elems, 4);
+  long long err = 0;
+  if (!table) return;
+  const char *ctx = "conflictFreeIndex(0 .. 2047), on the device";
+  if (HX_CALL_RET(&err, "conflictFreeIndex_table", ctx, hx_out(table), hx_i64(elems)) || call_failed(err, ctx)) {
+    hx_buf_free(table);
+    return;
+  }
+  memcpy(padded_table, hx_buf_data(table), sizeof padded_table);
+  hx_buf_free(table);
+  /* conflictFreeIndex must be one-to-one, or two elements would share a word. */
   int top = 0;
   for (int i = 0; i < elems; i++) {
-    int p = conflictFreeIndex(i);
+    int p = padded_index(i);
     if (p < 0) {
       HX_FAIL("conflictFreeIndex(%d) = %d: a shared-memory index cannot be negative", i, p);
+      return;
+    }
+    if ((uint32_t)p == POISON || p > 64 * elems) {
+      HX_FAIL("conflictFreeIndex(%d) = %d: far beyond any tile's shared memory", i, p);
       return;
     }
     if (p > top) top = p;
@@ -160,7 +178,7 @@ static void test_bank_conflicts(void) {
     return;
   }
   for (int i = 0; i < elems; i++) {
-    int p = conflictFreeIndex(i);
+    int p = padded_index(i);
     if (seen[p]) {
       HX_FAIL("conflictFreeIndex is not one-to-one: elements %d and %d both map to %d", who[p], i, p);
       free(seen);
@@ -172,7 +190,7 @@ static void test_bank_conflicts(void) {
   }
   free(seen);
   free(who);
-  const int words = conflictFreeIndex(2 * block - 1) + 1;
+  const int words = padded_index(2 * block - 1) + 1;
   const double overhead = (double)words / (2.0 * block) - 1.0;
 
   ref_bank_step before[REF_BANK_MAX_STEPS], after[REF_BANK_MAX_STEPS];
@@ -225,22 +243,30 @@ static void test_padded_example(void) {
 static void test_padded_single_tile(void) { single_tile(PADDED); }
 static void test_padded_batched(void) { batched(PADDED); }
 
-struct TimingJob {
-  scan_fn fn;
-  const int32_t *in;
-  int32_t *out;
-  size_t n;
-  int block;
-};
-static void run_timed(void *arg) {
-  TimingJob *j = (TimingJob *)arg;
-  CUDA_CHECK(j->fn(j->in, j->out, j->n, j->block));
+/* A timed call's output against the tile-wise exclusive sums of its generated input. */
+static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const int32_t *got = (const int32_t *)out;
+  const size_t tile = 2 * (size_t)t->extra[1].i;
+  uint32_t acc = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (i % tile == 0) acc = 0;
+    if ((int32_t)acc != got[i]) {
+      HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, "
+              "got %d", ctx, i, i / tile, (int32_t)acc, got[i]);
+      return 1;
+    }
+    acc += (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
+  }
+  return 0;
 }
 
-/* Both versions in one run, each as a fraction of the device copy bandwidth. */
+/* Both versions in one run, each as a fraction of the device copy bandwidth; the padded one
+ * must be faster by the stated factor, and each must meet its own bar (so slowing the
+ * unpadded scan down cannot make the speedup). */
 static void test_timing(void) {
   const size_t n = (size_t)hx_param_int("n");
   const int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
+  const int per_batch = (int)hx_param_int("per_batch");
   const double threshold = hx_param_double("threshold");
   const double threshold_padded = hx_param_double("threshold_padded");
   const double min_speedup = hx_param_double("min_padded_speedup");
@@ -252,48 +278,42 @@ static void test_timing(void) {
   snprintf(what, sizeof what, "seed=%llu", (unsigned long long)hx_seed());
   /* Correct first: a wrong answer is not timed. */
   const bool wrong = run_on(UNPADDED, h_in, n, block, what) || run_on(PADDED, h_in, n, block, what);
-  if (wrong || !hx_timing_available()) {
-    free(h_in);
-    if (wrong) return;
-  }
+  free(h_in);
+  if (wrong) return;
   HX_REQUIRE_TIMING();
-  if (n * 4 <= hx_l2_bytes()) {
-    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%zu bytes)", n * 4,
-            hx_l2_bytes());
-    free(h_in);
+  if (n * 4 <= hx_device()->l2_bytes) {
+    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%llu bytes)", n * 4,
+            (unsigned long long)hx_device()->l2_bytes);
     return;
   }
-  int32_t *d_in = NULL, *d_out = NULL;
-  CUDA_CHECK(cudaMalloc((void **)&d_in, n * 4));
-  CUDA_CHECK(cudaMalloc((void **)&d_out, n * 4));
-  CUDA_CHECK(cudaMemcpy(d_in, h_in, n * 4, cudaMemcpyHostToDevice));
-  free(h_in);
-  const double copy_bw = hx_copy_bandwidth(n * 4, reps);
   const Variant *vs[2] = {&UNPADDED, &PADDED};
-  double fraction[2], ms[2];
+  const hx_arg extra[2] = {hx_i64((long long)n), hx_i64(block)};
+  double fraction[2], sec[2];
+  const double copy_s = hx_time_copy(n * 4, reps, per_batch);
   for (int v = 0; v < 2; v++) {
-    TimingJob j = {vs[v]->fn, d_in, d_out, n, block};
-    ms[v] = hx_time_device_ms(run_timed, &j, 2, reps);
-    fraction[v] = 2.0 * (double)(n * 4) / (ms[v] * 1e-3) / copy_bw;
-    hx_note("%s(n=%zu, block=%d): %.3f ms, %.1f GB/s: %.3f of copy (%.1f GB/s)", vs[v]->name, n,
-            block, ms[v], 2.0 * (double)(n * 4) / (ms[v] * 1e-3) * 1e-9, fraction[v], copy_bw * 1e-9);
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, block=%d)", vs[v]->name, n, block);
+    const hx_timed t = {vs[v]->name, ctx, n, 4, hx_seed() + (uint64_t)v, -1000, 1000, extra, 2, check_timed, NULL};
+    sec[v] = hx_time_calls(&t, reps, per_batch);
+    if (sec[v] != sec[v]) return;
+    fraction[v] = copy_s / sec[v];
+    hx_note("%s: %.3f ms, %.1f GB/s: %.3f of copy (%.1f GB/s)", ctx, sec[v] * 1e3,
+            2.0 * (double)(n * 4) / sec[v] * 1e-9, fraction[v], 2.0 * (double)(n * 4) / copy_s * 1e-9);
   }
-  hx_note("padded / unpadded speed: %.3f", ms[0] / ms[1]);
+  hx_note("padded / unpadded speed: %.3f", sec[0] / sec[1]);
   hx_metric("fraction_of_copy", fraction[0]);
   hx_metric("fraction_of_copy_padded", fraction[1]);
-  hx_metric("padded_speedup", ms[0] / ms[1]);
+  hx_metric("padded_speedup", sec[0] / sec[1]);
   HX_CHECK(fraction[0] >= threshold,
            "scanExcBlelloch(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
            n, block, fraction[0], threshold);
   HX_CHECK(fraction[1] >= threshold_padded,
            "scanExcBlellochPadded(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
            n, block, fraction[1], threshold_padded);
-  HX_CHECK(ms[0] / ms[1] >= min_speedup,
+  HX_CHECK(sec[0] / sec[1] >= min_speedup,
            "scanExcBlellochPadded(n=%zu, block=%d) is %.2fx as fast as the unpadded scan; it should be"
            " at least %.2fx (are the padded indices used for every shared-memory access?)",
-           n, block, ms[0] / ms[1], min_speedup);
-  CUDA_CHECK(cudaFree(d_in));
-  CUDA_CHECK(cudaFree(d_out));
+           n, block, sec[0] / sec[1], min_speedup);
 }
 
 static const hx_test TESTS[] = {

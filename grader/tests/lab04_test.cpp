@@ -1,11 +1,12 @@
 /**
- * @file lab04_test.cu
+ * @file lab04_test.cpp
  * @brief Lab 04 tests: warp scans (shuffle, exclusive, shared memory) on every lane, with
  *        several operators, partial warps and block sizes that are not a multiple of 32.
  *
- * The tests launch warpScanBatch() (kit code in the student's file) and check the result warp
- * by warp against a scan on the host, naming the wrong lanes. Sizes, block sizes, seeds and
- * thresholds come from `grader/manifests/lab04.toml`.
+ * The tests call warpScanBatch() (kit code in the student's file, run by the driver through
+ * grader/tests/lab04_calls.cu) and check the result warp by warp against a scan on the host,
+ * naming the wrong lanes. Sizes, block sizes, seeds and thresholds come from
+ * `grader/manifests/lab04.toml`.
  */
 #include <float.h>
 #include <limits.h>
@@ -16,23 +17,56 @@
 #include <string.h>
 
 #include "harness.h"
-#include "harness_cuda.h"
-#include "warp_scan.h"
+
+/* ---- the lab's types and operators, as warp_scan.h defines them (no CUDA header here) ---- */
+
+#define WARP_SIZE 32
+#define POISON 0xDEADBEEFu
+enum WarpScanVariant { WARP_SCAN_INC = 0, WARP_SCAN_EXC = 1, WARP_SCAN_INC_SMEM = 2 };
+struct Add {
+  template <typename T>
+  T operator()(T a, T b) const { return a + b; }
+};
+struct Max {
+  template <typename T>
+  T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct Min {
+  template <typename T>
+  T operator()(T a, T b) const { return a < b ? a : b; }
+};
+struct Affine {
+  uint32_t a, b;
+};
+struct Compose { /* f, then g */
+  Affine operator()(Affine f, Affine g) const {
+    Affine r;
+    r.a = g.a * f.a;
+    r.b = g.a * f.b + g.b;
+    return r;
+  }
+};
+/* The element type and operator, as lab04_calls.cu numbers them. */
+static int kind_of(int32_t, Add) { return 0; }
+static int kind_of(int32_t, Max) { return 1; }
+static int kind_of(int32_t, Min) { return 2; }
+static int kind_of(float, Add) { return 3; }
+static int kind_of(Affine, Compose) { return 4; }
 
 /* ---- how the tests see each type --------------------------------------------------------- */
 
 /* Printing, comparing and generating the element types the tests use. */
 static void show(char *buf, size_t cap, int32_t v) {
-  snprintf(buf, cap, "%d%s", v, (uint32_t)v == HX_POISON ? " (the poison value: never written)" : "");
+  snprintf(buf, cap, "%d%s", v, (uint32_t)v == POISON ? " (the poison value: never written)" : "");
 }
 static void show(char *buf, size_t cap, float v) {
   uint32_t bits;
   memcpy(&bits, &v, 4);
-  snprintf(buf, cap, "%.9g%s", (double)v, bits == HX_POISON ? " (the poison value: never written)" : "");
+  snprintf(buf, cap, "%.9g%s", (double)v, bits == POISON ? " (the poison value: never written)" : "");
 }
 static void show(char *buf, size_t cap, Affine v) {
   snprintf(buf, cap, "{a=%u, b=%u}%s", v.a, v.b,
-           v.a == HX_POISON && v.b == HX_POISON ? " (the poison value: never written)" : "");
+           v.a == POISON && v.b == POISON ? " (the poison value: never written)" : "");
 }
 
 struct Tolerance { double rtol, atol; };
@@ -165,27 +199,25 @@ static size_t run_on(const Case &c, Op op, const T *h_in, const char *what = NUL
   snprintf(ctx, sizeof ctx, "%s<%s, %s>(n=%zu, block=%d, %s)", variant_name(c.variant),
            type_name(T()), op_name(op), c.n, c.block, what ? what : seed);
   T *expect = (T *)hx_malloc(c.n * sizeof(T) + 1);
-  T *got = (T *)hx_malloc(c.n * sizeof(T) + 1);
-  size_t bad = 0;
-  if (!expect || !got) {
-    free(expect);
-    free(got);
-    return 1;
-  }
+  if (!expect) return 1;
   expected_runs(h_in, expect, c.n, c.block, op, identity, c.variant != WARP_SCAN_EXC);
-  hx_dbuf d_in = hx_dbuf_alloc(c.n, sizeof(T)), d_out = hx_dbuf_alloc(c.n, sizeof(T));
-  hx_dbuf_upload(&d_in, h_in);
-  hx_dbuf_poison(&d_out);
-  CUDA_CHECK((warpScanBatch<T, Op>(c.variant, (const T *)d_in.ptr, (T *)d_out.ptr, c.n, c.block,
-                                   op, identity)));
-  CUDA_CHECK(cudaDeviceSynchronize());
-  hx_dbuf_download(&d_out, got);
-  bad = check_warps(ctx, expect, got, c.n, c.block, c.tol);
-  bad += (size_t)hx_dbuf_check_guards(&d_out, ctx);
-  hx_dbuf_free(&d_in);
-  hx_dbuf_free(&d_out);
+  hx_buf *in = hx_buf_new(c.n, sizeof(T)), *out = hx_buf_new(c.n, sizeof(T));
+  size_t bad = 1;
+  if (in && out) {
+    memcpy(hx_buf_data(in), h_in, c.n * sizeof(T));
+    long long err = 0;
+    bad = HX_CALL_RET(&err, "warpScanBatch", ctx, hx_in(in), hx_out(out), hx_i64((long long)c.n),
+                      hx_i64(c.block), hx_i64(c.variant), hx_i64(kind_of(T(), op)),
+                      hx_bytes(&identity, sizeof identity));
+    if (!bad && err) {
+      HX_FAIL("%s: warpScanBatch returned CUDA error %lld", ctx, err);
+      bad = 1;
+    }
+    if (!bad) bad = check_warps(ctx, expect, (const T *)hx_buf_data(out), c.n, c.block, c.tol);
+  }
+  hx_buf_free(in);
+  hx_buf_free(out);
   free(expect);
-  free(got);
   return bad;
 }
 
@@ -256,25 +288,34 @@ static void test_noncommutative(void) {
   }
 }
 
-struct TimingJob {
-  WarpScanVariant variant;
-  const int32_t *in;
-  int32_t *out;
-  size_t n;
-  int block;
-};
-static void run_timed(void *arg) {
-  TimingJob *j = (TimingJob *)arg;
-  CUDA_CHECK((warpScanBatch<int32_t, Add>(j->variant, j->in, j->out, j->n, j->block, Add(), 0)));
+/* A timed call's output against the warp-by-warp sums of its generated input. */
+static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const int32_t *got = (const int32_t *)out;
+  const int block = (int)t->extra[1].i;
+  const bool inclusive = t->extra[2].i != WARP_SCAN_EXC;
+  uint32_t acc = 0;
+  for (size_t j = 0; j < t->n; j++) {
+    if (lane_of(j, block) == 0) acc = 0;
+    const uint32_t x = (uint32_t)hx_gen_i32(seed, j, t->lo, t->hi);
+    if (inclusive) acc += x;
+    if ((int32_t)acc != got[j]) {
+      HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, j,
+              (int32_t)acc, got[j]);
+      return 1;
+    }
+    if (!inclusive) acc += x;
+  }
+  return 0;
 }
 
 /* Batched warp scans read and write every element once, as a copy does: report each variant
- * as a fraction of the device copy bandwidth measured in this process. */
+ * as a fraction of the device copy, timed the same way. */
 static void test_timing(void) {
-  size_t n = (size_t)hx_param_int("n");
-  int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
-  double threshold = hx_param_double("threshold");
-  double threshold_smem = hx_param_double("threshold_smem");
+  const size_t n = (size_t)hx_param_int("n");
+  const int block = (int)hx_param_int("block"), reps = (int)hx_param_int("reps");
+  const int per_batch = (int)hx_param_int("per_batch");
+  const double threshold = hx_param_double("threshold");
+  const double threshold_smem = hx_param_double("threshold_smem");
   if (hx_failures()) return;
   /* Correct first: a wrong answer is not timed. */
   const WarpScanVariant all[3] = {WARP_SCAN_INC, WARP_SCAN_EXC, WARP_SCAN_INC_SMEM};
@@ -283,24 +324,24 @@ static void test_timing(void) {
     if (run_case<int32_t>(c, Add())) return;
   }
   HX_REQUIRE_TIMING();
-  if (n * sizeof(int32_t) <= hx_l2_bytes()) {
-    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%zu bytes)",
-            n * sizeof(int32_t), hx_l2_bytes());
+  if (n * sizeof(int32_t) <= hx_device()->l2_bytes) {
+    HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%llu bytes)",
+            n * sizeof(int32_t), (unsigned long long)hx_device()->l2_bytes);
     return;
   }
-  int32_t *d_in = NULL, *d_out = NULL;
-  CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(int32_t)));
-  CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(int32_t)));
-  CUDA_CHECK(cudaMemset(d_in, 1, n * sizeof(int32_t)));
-  double copy_bw = hx_copy_bandwidth(n * sizeof(int32_t), reps);
+  const double copy_s = hx_time_copy(n * sizeof(int32_t), reps, per_batch);
   double fraction[3];
   for (int v = 0; v < 3; v++) {
-    TimingJob j = {all[v], d_in, d_out, n, block};
-    double ms = hx_time_device_ms(run_timed, &j, 2, reps);
-    fraction[v] = 2.0 * (double)(n * sizeof(int32_t)) / (ms * 1e-3) / copy_bw;
-    hx_note("%s<int, Add>(n=%zu, block=%d): %.3f ms, %.1f GB/s: %.3f of copy (%.1f GB/s)",
-            variant_name(all[v]), n, block, ms, 2.0 * (double)(n * 4) / (ms * 1e-3) * 1e-9,
-            fraction[v], copy_bw * 1e-9);
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s<int, Add>(n=%zu, block=%d)", variant_name(all[v]), n, block);
+    const hx_arg extra[3] = {hx_i64((long long)n), hx_i64(block), hx_i64(all[v])};
+    const hx_timed t = {"warpScanBatch_add", ctx, n, 4, hx_seed() + (uint64_t)v, -1000, 1000, extra, 3,
+                        check_timed, NULL};
+    const double s = hx_time_calls(&t, reps, per_batch);
+    if (s != s) return;
+    fraction[v] = copy_s / s;
+    hx_note("%s: %.3f ms, %.1f GB/s: %.3f of copy (%.1f GB/s)", ctx, s * 1e3,
+            2.0 * (double)(n * 4) / s * 1e-9, fraction[v], 2.0 * (double)(n * 4) / copy_s * 1e-9);
   }
   hx_metric("fraction_of_copy", fraction[0]);
   hx_metric("fraction_of_copy_exc", fraction[1]);
@@ -314,8 +355,6 @@ static void test_timing(void) {
   HX_CHECK(fraction[2] >= threshold_smem,
            "scanIncWarpSmem<int, Add>(n=%zu, block=%d) reached %.3f of copy bandwidth; the threshold is %.3f",
            n, block, fraction[2], threshold_smem);
-  CUDA_CHECK(cudaFree(d_in));
-  CUDA_CHECK(cudaFree(d_out));
 }
 
 static const hx_test TESTS[] = {

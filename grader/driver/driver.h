@@ -1,0 +1,95 @@
+/**
+ * @file driver.h
+ * @brief The driver: the process that runs a student's code for the tests, and nothing else.
+ *
+ * A test (the trusted side, grader/harness) asks the driver to call one of the lab's
+ * functions by name; the driver copies the inputs from shared memory to the device, calls
+ * the function, waits for the device, and copies the buffers back. It never compares,
+ * times or decides anything: the test does, in its own process.
+ *
+ * Each lab has a call table (`grader/tests/labNN_calls.cu`) that maps names to small
+ * wrappers around the student's functions:
+ * @code
+ * static int64_t call_lookback(drv_call *c) {
+ *   scanIncLookback((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2));
+ *   return 0;
+ * }
+ * DRV_TABLE({"scanIncLookback", call_lookback});
+ * @endcode
+ */
+#ifndef SCANLAB_DRIVER_H
+#define SCANLAB_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One call's arguments, as the test sent them. */
+typedef struct drv_call drv_call;
+
+/** Argument @p k, a buffer: the pointer to its element 0 (a device pointer, or a host one for
+ *  a lab without kernels). Ends the driver with an error if @p k is not a buffer. */
+void *drv_ptr(drv_call *c, int k);
+/** Argument @p k, a buffer: the bytes of its elements (guards not counted). */
+size_t drv_buf_bytes(drv_call *c, int k);
+/** Argument @p k, an integer. */
+int64_t drv_i64(drv_call *c, int k);
+/** Argument @p k, an integer used as a size. */
+size_t drv_size(drv_call *c, int k);
+/** Argument @p k, a floating-point number. */
+double drv_f64(drv_call *c, int k);
+/** Argument @p k, raw bytes (an operator's identity, say); @p len receives their count. */
+const void *drv_bytes(drv_call *c, int k, size_t *len);
+
+/** A function of the call table: calls the student's code, returns a value for the test. */
+typedef int64_t (*drv_fn)(drv_call *c);
+/** An entry of the call table. */
+typedef struct {
+  const char *name;
+  drv_fn fn;
+} drv_entry;
+
+/** The lab's call table, ending with `{NULL, NULL}` (defined with DRV_TABLE()). */
+extern const drv_entry drv_table[];
+#define DRV_TABLE(...) const drv_entry drv_table[] = {__VA_ARGS__, {NULL, NULL}}
+
+/** Ends the driver with a message for the test (a wrong argument from the test, say). */
+void drv_die(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2), noreturn))
+#endif
+    ;
+
+/* ---- the backend: device memory, copies, waiting (driver_dev.cu or driver_host.c) ---- */
+
+/** Backend name: "cuda", "emu" or "cpu". */
+const char *drv_backend(void);
+/** Starts the backend (creates the CUDA context); 0 or an error text in @p err. */
+int drv_dev_init(char *err, size_t cap);
+/** Device name, L2 size, free and total device memory. */
+void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total);
+/** Allocates @p bytes of device memory. */
+int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap);
+void drv_dev_free(void *p);
+int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap);
+int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap);
+/** Fills @p bytes (a multiple of 4) with HXP_POISON. */
+int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap);
+/** Fills @p n 32-bit ints with the generator's values. */
+int drv_dev_generate(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi, char *err, size_t cap);
+/** Waits for all device work; 0, or 1 with the error's text (2: the context is lost). */
+int drv_dev_sync(char *err, size_t cap);
+/** Device-to-device copy of @p bytes, queued (the kit's yardstick; no student code). */
+int drv_dev_copy(void *dst, const void *src, size_t bytes, char *err, size_t cap);
+/** Bytes copied device->host and host->device so far by anyone (emu counts; else 0). */
+void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
+/** Whether host pointers are device pointers (a lab without kernels). */
+int drv_dev_is_host(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCANLAB_DRIVER_H */

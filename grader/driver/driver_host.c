@@ -1,0 +1,63 @@
+/**
+ * @file driver_host.c
+ * @brief The driver's "device" side for a lab without kernels (backend `cpu`): the shared
+ *        mappings are used in place, so a call reads and writes them directly.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+#include "hx_proto.h"
+
+const char *drv_backend(void) { return "cpu"; }
+int drv_dev_is_host(void) { return 1; }
+int drv_dev_init(char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return 0;
+}
+void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total) {
+  snprintf(name, cap, "host CPU");
+  *l2 = *free_b = *total = 0;
+}
+int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap) {
+  (void)p;
+  (void)bytes;
+  snprintf(err, cap, "no device memory on the cpu backend");
+  return 1;
+}
+void drv_dev_free(void *p) { (void)p; }
+int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  if (dst != src) memcpy(dst, src, bytes);
+  return 0;
+}
+int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
+  return drv_dev_upload(dst, src, bytes, err, cap);
+}
+int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  uint32_t *w = (uint32_t *)p;
+  for (size_t i = 0; i < bytes / 4; i++) w[i] = HXP_POISON;
+  return 0;
+}
+int drv_dev_generate(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  for (size_t i = 0; i < n; i++) p[i] = hxp_gen_value(seed, i, lo, hi);
+  return 0;
+}
+int drv_dev_sync(char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  return 0;
+}
+int drv_dev_copy(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
+  (void)err;
+  (void)cap;
+  memcpy(dst, src, bytes);
+  return 0;
+}
+void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d) { *d2h = *h2d = 0; }

@@ -1,0 +1,117 @@
+/**
+ * @file hx_proto.h
+ * @brief The wire format between a test (the trusted side) and the driver that runs the
+ *        student's code (the untrusted side).
+ *
+ * Both processes are kit code, but the driver shares its address space with the student's
+ * file, so the test treats every reply as a claim to check, never as a verdict: it reads the
+ * outputs itself, from buffers it owns, and decides. Messages are fixed-size records on a
+ * `SOCK_SEQPACKET` socket; a buffer's shared memory (a memfd) travels with HXP_BUF_NEW as an
+ * `SCM_RIGHTS` descriptor.
+ *
+ * A buffer is `guard | n * elem bytes | guard`, guards HXP_GUARD_BYTES each, in one shared
+ * mapping. The driver keeps a device copy of the whole region (guards included) and copies
+ * it from and to the shared mapping around a call, as the argument's flags say.
+ */
+#ifndef SCANLAB_HX_PROTO_H
+#define SCANLAB_HX_PROTO_H
+
+#include <stdint.h>
+
+#define HXP_MAGIC 0x5343414Eu /* "SCAN" */
+#define HXP_VERSION 1u
+#define HXP_MAX_ARGS 12
+#define HXP_NAME_MAX 64
+#define HXP_TEXT_MAX 1024
+#define HXP_MAX_SLOTS 16
+/** Guard band on each side of a shared buffer, in bytes (16384 words). */
+#define HXP_GUARD_BYTES ((uint64_t)65536)
+/** Poison word of guards and of outputs before a call. */
+#define HXP_POISON 0xDEADBEEFu
+/** The control socket's descriptor in the driver. */
+#define HXP_CONTROL_FD 3
+
+/** Requests, test to driver. */
+enum hxp_type {
+  HXP_HELLO = 1,   /**< reply: backend, device name, L2 and free memory */
+  HXP_BUF_NEW,     /**< a buffer (memfd attached): id, elements, element size */
+  HXP_BUF_FREE,    /**< forget buffer id */
+  HXP_PREP,        /**< prepare call slot `slot`: copy in, poison, generate; nothing of the student's runs */
+  HXP_RUN,         /**< call slots [slot, slot + count) back to back, then wait for the device */
+  HXP_FINISH,      /**< copy slot `slot`'s buffers back to the shared mappings */
+  HXP_EXIT         /**< end the driver */
+};
+
+/** Argument kinds. */
+enum hxp_kind { HXA_NONE = 0, HXA_BUF, HXA_I64, HXA_F64, HXA_BYTES };
+
+/** What the driver does with a buffer argument. */
+enum hxp_flags {
+  HXF_UPLOAD = 1u,   /**< copy the shared region (guards included) to the device before */
+  HXF_POISON = 2u,   /**< fill the device region (guards included) with HXP_POISON before */
+  HXF_GEN = 4u,      /**< fill the elements from the generator `gen` before (guards poisoned) */
+  HXF_DOWNLOAD = 8u  /**< copy the device region back to the shared mapping after */
+};
+
+/** A generated input: element i is `lo + h(seed, i) mod (hi - lo + 1)`, 32-bit ints (see
+ *  hx_gen_value()); the test recomputes any element from the formula. */
+typedef struct {
+  uint64_t seed;
+  int64_t lo, hi;
+} hxp_gen;
+
+typedef struct {
+  uint32_t kind;   /**< hxp_kind */
+  uint32_t flags;  /**< hxp_flags, for HXA_BUF */
+  uint32_t buf;    /**< buffer id, for HXA_BUF */
+  uint32_t nbytes; /**< for HXA_BYTES */
+  int64_t i;       /**< HXA_I64 */
+  double d;        /**< HXA_F64 */
+  hxp_gen gen;     /**< HXF_GEN */
+  uint8_t bytes[32];
+} hxp_arg;
+
+typedef struct {
+  uint32_t magic, version, type;
+  uint32_t id;         /**< HXP_BUF_NEW / HXP_BUF_FREE: buffer id */
+  uint64_t n, elem;    /**< HXP_BUF_NEW: elements and element size */
+  uint32_t slot, count;
+  uint32_t spin;       /**< HXP_RUN: poll instead of sleeping while waiting (timing) */
+  uint32_t nargs;
+  char fn[HXP_NAME_MAX];
+  hxp_arg args[HXP_MAX_ARGS];
+} hxp_request;
+
+/** Reply status. */
+enum hxp_status {
+  HXS_OK = 0,
+  HXS_ERROR = 1,   /**< the request failed: `text` says why (a CUDA error, an unknown name...) */
+  HXS_FATAL = 2    /**< as HXS_ERROR, and the driver cannot go on (a sticky CUDA error) */
+};
+
+typedef struct {
+  uint32_t magic, type, status;
+  uint32_t pad;
+  int64_t ret;           /**< HXP_RUN: the last call's return value */
+  uint64_t d2h, h2d;     /**< HXP_RUN: bytes the student's code copied device->host, host->device */
+  uint64_t l2_bytes, free_bytes, total_bytes;  /**< HXP_HELLO */
+  char backend[16];      /**< HXP_HELLO */
+  char device[96];       /**< HXP_HELLO */
+  char text[HXP_TEXT_MAX];
+} hxp_reply;
+
+/** Element @p i of a generated input (splitmix64 of the seed and the index, reduced to the
+ *  range [lo, hi]); computed the same way by the driver, on the device, and by the test. */
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int32_t hxp_gen_value(uint64_t seed, uint64_t i, int64_t lo, int64_t hi) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  const uint64_t span = (uint64_t)(hi - lo) + 1u;
+  return (int32_t)(lo + (int64_t)(span ? z % span : z));
+}
+
+#endif /* SCANLAB_HX_PROTO_H */
