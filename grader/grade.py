@@ -428,9 +428,11 @@ def check_source(text, ranges, manifest, shown, kit_words):
     for first, last in ranges:
         for no in range(first, last + 1):
             line, orig = masked[no - 1] if no <= len(masked) else "", raw[no - 1] if no <= len(raw) else ""
-            d = DIRECTIVE.match(line)
+            # The mask blanks preprocessor lines: a directive is a blank masked line whose source
+            # starts with # (or the digraph %:).
+            d = DIRECTIVE.match(re.sub(r"/\*.*?\*/|//.*$", "", orig)) if not line.strip() else None
             if d:
-                name, rest = d.group(2), orig[orig.find(d.group(2)) + len(d.group(2)):] if d.group(2) else ""
+                name, rest = d.group(2), d.group(3)
                 if name == "include":
                     m = SYSTEM_HEADER.match(rest)
                     if not m or ".." in m.group(1):
@@ -678,7 +680,7 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
         targets.append("devcheck")
     cmd = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "grader/build.mk"] + targets + \
         make_vars(manifest, backend, sm) + [f"STUDENT_SRCS={srcs}", f"OUT={os.path.relpath(out_dir, ROOT)}"]
-    limit = manifest["limits"]["build_timeout"]
+    limit = BUILD_TIMEOUT[0] or manifest["limits"]["build_timeout"]
     hide = [os.path.join(ROOT, d) for d in ("solutions", ".git", "build/sub", "build/grade", "build/class")]
     opts = ["--ro", ROOT, "--rw", work, "--own", work, "--chdir", ROOT, "--cpu", str(int(limit * 4) + 10),
             "--mem", "16384", "--fsize", "512", "--nproc", "256", "--tmp", "2048",
@@ -723,6 +725,7 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
 
 
 HIDDEN_EXTRA = []
+BUILD_TIMEOUT = [None]  # --build-timeout (the kit's self-test)
 
 
 def extra_hidden():
@@ -760,7 +763,7 @@ EVENTS_MAX = 1 << 20
 
 
 def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sandbox_opts, backend,
-             host_copy_bytes):
+             host_copy_bytes, wrap=()):
     r_fd, w_fd = os.pipe()
     env = dict(os.environ)
     env["SCANLAB_RESULT_FD"] = str(w_fd)
@@ -770,6 +773,8 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
            "--backend", backend, "--timeout", f"{timeout:g}", "--host-copy-bytes", str(host_copy_bytes)]
     for o in sandbox_opts:
         cmd += ["--sandbox-opt", o]
+    for w in wrap:
+        cmd += ["--wrap", shutil.which(w) or w if w == wrap[0] else w]
     for k, v in params.items():
         cmd += ["--param", f"{k}={v}"]
     cmd.append(result.name)
@@ -943,11 +948,12 @@ def parse_tests(items):
     return out
 
 
-def sandbox_options(manifest, backend, timeout):
+def sandbox_options(manifest, backend, timeout, hide_kit=True):
     lim = manifest["limits"]
     cpus = os.cpu_count() or 1
     opts = ["--cpu", str(int(timeout * (cpus + 1)) + 5), "--fsize", str(lim["files_mb"]),
-            "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"]), "--hide", ROOT]
+            "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"])]
+    opts += ["--hide", ROOT] if hide_kit else ["--ro", ROOT]
     # The CUDA runtime reserves far more address space than it uses: on a GPU, the limit is
     # on the data segment instead.
     opts += ["--mem", str(lim["memory_mb"])] + (["--mem-data"] if backend == "cuda" else [])
@@ -977,6 +983,12 @@ def main(argv=None):
                     help="cap every test's timeout at this many seconds (the kit's self-test)")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the student's code even if built")
     ap.add_argument("--hide", action="append", default=[], help=argparse.SUPPRESS)
+    # The kit's own GPU checks: run the student's driver under a sanitizer, with the small sizes
+    # of the emu overrides, and with the kit visible to it (the sanitizer runs the driver by path).
+    ap.add_argument("--wrap", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--sizes-of", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--build-timeout", type=float, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--stats", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     try:
         import ctypes
@@ -1025,6 +1037,7 @@ def main(argv=None):
     key = submission_key(sub)
     grade_dir = os.path.join(BUILD, "grade", backend, key)
     schedule = args.schedule or os.environ.get("SCANLAB_EMU_SCHEDULE") or GRADE_SCHEDULE
+    BUILD_TIMEOUT[0] = args.build_timeout
     os.environ["SCANLAB_EMU_SCHEDULE"] = schedule
     HIDDEN_EXTRA.extend([os.path.abspath(sub if os.path.isdir(sub) else os.path.dirname(sub) or "."),
                          os.path.abspath(os.path.dirname(args.results)) if args.results else ""])
@@ -1088,12 +1101,13 @@ def main(argv=None):
             clean_driver = os.path.join(KIT, lb, "scanlab-clean-driver")
             for t, r in zip(tests, results):
                 if not r.reasons and built and built["ok"]:
-                    timeout, params = test_settings(m, t, lb if lb != "cpu" else backend)
+                    timeout, params = test_settings(m, t, args.sizes_of or (lb if lb != "cpu" else backend))
                     if args.max_timeout:
                         timeout = min(timeout, args.max_timeout)
                     log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
-                    run_test(binary, built["driver"], clean_driver, r, timeout, params, log,
-                             sandbox_options(m, lb, timeout), lb, m["limits"]["host_copy_bytes"])
+                    opts = sandbox_options(m, lb, timeout, hide_kit=not args.wrap)
+                    run_test(binary, built["driver"], clean_driver, r, timeout, params, log, opts, lb,
+                             m["limits"]["host_copy_bytes"], wrap=args.wrap.split() if args.wrap else [])
                 print_result(r, args.verbose)
                 out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))
             score = sum(r.score for r in results)
@@ -1117,6 +1131,9 @@ def main(argv=None):
     say(f"\nScore: {total}/{max_total}")
     write_atomically(results_path, gradescope_json(labs_results, total, max_total, out_lines))
     print(f"results: {os.path.relpath(results_path, ROOT) if not args.results else results_path}")
+    if args.stats:
+        import resource
+        print(f"grader peak memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB")
     return 0 if total == max_total and max_total > 0 else 1
 
 

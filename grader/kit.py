@@ -9,10 +9,12 @@
 import argparse
 import glob
 import io
+import json
 import os
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,23 +28,54 @@ STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "g
                        ".ci/")
 
 
-def handin(src, out):
+def student_name(given):
+    """Who a handin is from: --name, else the kit's record of it (.scanlab-student, asked once),
+    else git's user.name and user.email."""
+    if given:
+        return given.strip()
+    record = os.path.join(ROOT, ".scanlab-student")
+    if os.path.exists(record):
+        return open(record).read().strip()
+    parts = []
+    for key in ("user.name", "user.email"):
+        r = subprocess.run(["git", "config", key], cwd=ROOT, capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            parts.append(r.stdout.strip())
+    if parts:
+        return " ".join(parts[:1]) + (f" <{parts[1]}>" if len(parts) > 1 else "")
+    if sys.stdin.isatty():
+        name = input("handin: your name (and login), recorded in the handin: ").strip()
+        if name:
+            open(record, "w").write(name + "\n")
+            return name
+    return "unknown"
+
+
+def handin(src, out, name=None):
     manifests = grade.all_manifests()
     files, missing = [], []
     for m in manifests:
-        for name in m["student_files"]:
-            rel = f"{m['dir']}/{name}"
+        for f in m["student_files"]:
+            rel = f"{m['dir']}/{f}"
             (files if os.path.isfile(os.path.join(src, rel)) else missing).append(rel)
     if missing:
         print("handin: not found (left out): " + ", ".join(missing))
     if not files:
         print(f"handin: no student files under {src}/", file=sys.stderr)
         return 1
+    who = student_name(name)
+    now = int(time.time())
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with tarfile.open(out, "w:gz") as tar:
+        def add(arcname, data):
+            info = tarfile.TarInfo(arcname)
+            info.size, info.mtime, info.mode = len(data), now, 0o644
+            tar.addfile(info, io.BytesIO(data))
         for rel in files:
-            tar.add(os.path.join(src, rel), arcname=rel, recursive=False)
-    print(f"handin: {len(files)} files in {os.path.relpath(out, ROOT)}")
+            add(rel, open(os.path.join(src, rel), "rb").read())
+        add("HANDIN.json", (json.dumps({"student": who, "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                                        "files": files}, indent=2) + "\n").encode())
+    print(f"handin: {len(files)} files from {who} in {os.path.relpath(out, ROOT)}")
     print("        grade it with: make grade SUBMISSION=" + os.path.relpath(out, ROOT))
     return 0
 
@@ -95,6 +128,11 @@ def autograder(labs, out):
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, open(os.path.join(ROOT, "grader", "gradescope", name), "rb").read())
         z.writestr("LABS", " ".join(labs) + "\n")
+        # The whole run's time limit: every build and every test at its timeout, and a margin.
+        ms = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]
+        limit = sum(m["limits"]["build_timeout"] + sum(grade.test_settings(m, t, "emu")[0] for t in m["test"]
+                                                       if grade.graded_here(t, m, "emu")) for m in ms)
+        z.writestr("LIMIT", f"{int(limit) + 120}\n")
         for rel in files:
             z.write(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
     what = ("lab " if len(labs) == 1 else "labs ") + ", ".join(labs) if labs else "every lab"
@@ -147,6 +185,7 @@ def main():
     h = sub.add_parser("handin")
     h.add_argument("--from", dest="src", default="skeletons")
     h.add_argument("--out", default=os.path.join(ROOT, "build", "handin.tar.gz"))
+    h.add_argument("--name", default=None, help="who the handin is from (default: asked once, or git's)")
     k = sub.add_parser("student-kit")
     k.add_argument("--out", default=os.path.join(ROOT, "build", "scanlab-student.tar.gz"))
     sub.add_parser("slides")
@@ -155,7 +194,7 @@ def main():
     a.add_argument("--out", default=os.path.join(ROOT, "build", "autograder.zip"))
     args = ap.parse_args()
     if args.cmd == "handin":
-        return handin(args.src, args.out)
+        return handin(args.src, args.out, args.name)
     if args.cmd == "student-kit":
         return student_kit(args.out)
     if args.cmd == "slides":

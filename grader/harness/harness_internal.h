@@ -31,6 +31,9 @@ void hx_internal_configure(const char *driver, const char *clean_driver, const c
                            const char *backend, double timeout_s);
 /** One more option for the sandbox (limits, from the manifest). */
 void hx_internal_sandbox_option(const char *opt);
+/** One more word of the command the student's driver runs under (`compute-sanitizer --tool
+ *  racecheck`, for the kit's own GPU checks). */
+void hx_internal_wrap_driver(const char *arg);
 /** Bytes the student's code may copy between host and device during one call. */
 void hx_internal_set_host_copy_allowance(unsigned long long bytes);
 /** Ends the drivers (after each test). */

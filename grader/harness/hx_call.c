@@ -38,7 +38,9 @@ static struct {
   int nopts;
   double deadline; /* monotonic seconds: the test's time is up */
   unsigned long long host_copy_allowance;
-} cfg = {NULL, NULL, NULL, "cpu", {NULL}, 0, 0, 0};
+  const char *wrap[MAX_OPTS]; /* a program the student's driver runs under (the self-test's sanitizer) */
+  int nwrap;
+} cfg = {NULL, NULL, NULL, "cpu", {NULL}, 0, 0, 0, {NULL}, 0};
 
 void hx_internal_configure(const char *driver, const char *clean_driver, const char *sandbox,
                            const char *backend, double timeout_s) {
@@ -52,6 +54,10 @@ void hx_internal_configure(const char *driver, const char *clean_driver, const c
 
 void hx_internal_sandbox_option(const char *opt) {
   if (cfg.nopts < MAX_OPTS) cfg.opts[cfg.nopts++] = opt;
+}
+
+void hx_internal_wrap_driver(const char *arg) {
+  if (cfg.nwrap < MAX_OPTS) cfg.wrap[cfg.nwrap++] = arg;
 }
 
 const char *hx_backend(void) { return cfg.backend; }
@@ -135,8 +141,23 @@ static void collect(proc *p, int wait) {
   }
 }
 
-static void stop(proc *p) {
+/* Ends a driver: asks it to exit, gives it @p grace_s seconds (a sanitizer prints its report
+ * as the driver exits), then kills it. */
+static void stop(proc *p, double grace_s) {
   if (p->pid <= 0) return;
+  if (!p->dead && p->ctl >= 0 && grace_s > 0) {
+    hxp_request q;
+    memset(&q, 0, sizeof q);
+    q.magic = HXP_MAGIC;
+    q.version = HXP_VERSION;
+    q.type = HXP_EXIT;
+    send(p->ctl, &q, sizeof q, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const double until = hx_now() + grace_s;
+    while (!p->dead && hx_now() < until) {
+      drain(p, 20);
+      collect(p, 0);
+    }
+  }
   if (!p->dead) kill(p->pid, SIGKILL);
   collect(p, 1);
   drain(p, 0);
@@ -147,18 +168,14 @@ static void stop(proc *p) {
 }
 
 void hx_internal_stop_drivers(void) {
-  if (student.pid > 0 && !student.dead && student.ctl >= 0) {
-    hxp_request q;
-    memset(&q, 0, sizeof q);
-    q.magic = HXP_MAGIC;
-    q.version = HXP_VERSION;
-    q.type = HXP_EXIT;
-    send(student.ctl, &q, sizeof q, MSG_NOSIGNAL | MSG_DONTWAIT);
+  const double grace = cfg.nwrap ? 120.0 : 1.0;
+  stop(&student, grace);
+  stop(&clean, grace);
+  if (student.dropped) {
+    printf("(output of the student's code: %zu more bytes not kept; its last lines were:)\n", student.dropped);
+    for (int k = 0; k < student.tail_count; k++)
+      printf("%s\n", student.tail[(student.tail_next - student.tail_count + k + TAIL_LINES) % TAIL_LINES]);
   }
-  stop(&student);
-  stop(&clean);
-  if (student.dropped)
-    printf("(output of the student's code: %zu more bytes not kept)\n", student.dropped);
   fflush(stdout);
 }
 
@@ -223,7 +240,7 @@ static int spawn(proc *p, const char *binary) {
     hx_fail_at(__FILE__, __LINE__, "harness: cannot make the driver's channel: %s", strerror(errno));
     hx_internal_abort_test();
   }
-  const char *argv[2 * MAX_OPTS + 8];
+  const char *argv[3 * MAX_OPTS + 8];
   int a = 0;
   argv[a++] = cfg.sandbox;
   for (int i = 0; i < cfg.nopts; i++) argv[a++] = cfg.opts[i];
@@ -238,6 +255,8 @@ static int spawn(proc *p, const char *binary) {
   argv[a++] = "--keep-fd";
   argv[a++] = "3";
   argv[a++] = "--";
+  if (p == &student)
+    for (int i = 0; i < cfg.nwrap; i++) argv[a++] = cfg.wrap[i];
   argv[a++] = binary;
   argv[a] = NULL;
   fflush(stdout);

@@ -104,6 +104,8 @@ int main(int argc, char **argv) {
       backend = argv[++i];
     } else if (strcmp(a, "--timeout") == 0 && more) {
       timeout = atof(argv[++i]);
+    } else if (strcmp(a, "--wrap") == 0 && more) {
+      hx_internal_wrap_driver(argv[++i]);
     } else if (strcmp(a, "--host-copy-bytes") == 0 && more) {
       hx_internal_set_host_copy_allowance(strtoull(argv[++i], NULL, 10));
     } else if (strcmp(a, "--help") == 0) {

@@ -192,7 +192,8 @@ static void close_other_fds(void) {
 static int program_fd = -1;
 
 static void exec_child(char **argv, int pidns, int mountns) {
-  if (pidns && mountns) mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+  (void)pidns;
+  (void)mountns;
   if (got.uid) {
     gid_t gid = (gid_t)got.run_uid;
     if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(got.run_uid) != 0)
@@ -294,16 +295,40 @@ static int run(char **argv) {
   enter_namespaces();
   write_status();
   fflush(NULL);
+  /* In a PID namespace the first child is its init: the kernel ignores the signals init sends
+   * itself, so the command runs as init's child (a raise() or abort() works as anywhere) and
+   * init passes its wait status up a pipe. */
+  int status_pipe[2] = {-1, -1};
+  if (got.pidns && pipe2(status_pipe, O_CLOEXEC) != 0) die("pipe: %s", strerror(errno));
   pid_t child = fork();
   if (child < 0) die("fork: %s", strerror(errno));
   if (child == 0) {
-    if (getppid() != parent && !got.pidns) _exit(125);
-    exec_child(argv, got.pidns, got.mountns);
+    if (!got.pidns) {
+      if (getppid() != parent) _exit(125);
+      exec_child(argv, 0, got.mountns);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* (getppid() is 0 here: the parent is outside) */
+    close(status_pipe[0]);
+    if (got.mountns) mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+    pid_t cmd = fork();
+    if (cmd < 0) _exit(125);
+    if (cmd == 0) exec_child(argv, 1, got.mountns);
+    int st = 0;
+    while (waitpid(cmd, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (write(status_pipe[1], &st, sizeof st) != (ssize_t)sizeof st) _exit(125);
+    _exit(0); /* init ends: the kernel kills whatever the command left in the namespace */
   }
-  /* The parent: pass SIGTERM/SIGINT on, wait, clean up, end the same way. */
+  /* The parent: wait, clean up, end the way the command ended. */
   signal(SIGINT, SIG_IGN);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got.pidns) {
+    close(status_pipe[1]);
+    int st = 0;
+    if (read(status_pipe[0], &st, sizeof st) == (ssize_t)sizeof st) status = st;
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = SIGKILL; /* init was killed */
   }
   if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns);
   for (int i = 0; i < opt.nown; i++)

@@ -1,52 +1,85 @@
 """Known-bad submissions, and the verdicts the grader must give them.
 
-Each case starts from a reference solution, changes it in one place (a wrong answer, a crash,
-an endless loop, a write past the end, forged output, an early exit, a missing file, a compile
-error, a barrier deadlock...), grades it, and checks every affected test's verdict and reason,
+Each case starts from a reference solution (or a skeleton), changes it the way a careless or a
+determined student would, grades it, and checks every affected test's verdict and reason,
 and that the tests the change does not touch still pass: one bad test never takes the others
-down with it.
+down with it, and nothing a submission does changes another's grade.
+
+The classes (grader/README.md lists what each protection does):
+  wrong answers and crashes; forged verdicts from inside the student's code; results forged,
+  lost or corrupted; the wrong student graded; code that is not the student's; work not done
+  on the device; unbounded builds, output and uploads; lenient checks; timing games.
 """
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
 
 import run as selftest  # noqa: E402  (the runner imports this module)
 
 ROOT = selftest.ROOT
 BAD = os.path.join(ROOT, "build", "selftest", "bad")
+CheckFailed = selftest.CheckFailed
 
 LAB01_FILE = "01-serial/scan_serial.c"
+INC_BODY = "  unsigned char acc[SCAN_MAX_ELEM];\n  memcpy(acc, identity, size);\n"
 EXC_BODY = "  unsigned char acc[SCAN_MAX_ELEM], x[SCAN_MAX_ELEM];\n"
 INC_LOOP_END = "    memcpy(dst + i * size, acc, size);\n  }\n"
 INC_TESTS = ("inc_example", "inc_random")
 # Every test that calls scanIncSerial with n > 0.
 INC_USERS = INC_TESTS + ("edge_sizes", "float_ops", "in_place", "noncommutative")
-EXC_TESTS = ("exc_example", "exc_identity", "exc_random")
-LAB01_TESTS = INC_TESTS + EXC_TESTS + ("edge_sizes", "float_ops", "in_place", "noncommutative")
+EXC_USERS = ("exc_example", "exc_identity", "exc_random", "float_ops", "in_place", "noncommutative")
+LAB01_TESTS = INC_TESTS + ("exc_example", "exc_identity", "exc_random", "edge_sizes", "float_ops",
+                           "in_place", "noncommutative")
 
 
-def make_submission(case, rel, old=None, new=None, drop=False):
-    """A copy of the solution of `rel` with `old` replaced by `new` (once, and it must be there)."""
+# ---- building submissions ------------------------------------------------------------------
+
+def inside_regions(text, start, end):
+    """True when text[start:end] lies inside one student region."""
+    begin = text.rfind("STUDENT-BEGIN", 0, start)
+    close = text.rfind("STUDENT-END", 0, start)
+    nxt = text.find("STUDENT-END", start)
+    return begin > close and nxt >= end
+
+
+def make_submission(case, rel, old=None, new=None, drop=False, base="solutions", edits=None,
+                    outside_ok=False):
+    """A copy of `base`/`rel` with `old` replaced by `new` (once; it must be there, inside a
+    student region unless `outside_ok`). `edits` is a list of more (old, new) pairs."""
     sub = os.path.join(BAD, case)
     shutil.rmtree(sub, ignore_errors=True)
     os.makedirs(os.path.join(sub, os.path.dirname(rel)))
     if drop:
         return sub
-    text = open(os.path.join(ROOT, "solutions", rel)).read()
-    if old is not None:
-        if text.count(old) != 1:
-            raise selftest.CheckFailed(f"self-test fixture '{case}': the text to change is not in "
-                                       f"solutions/{rel} exactly once")
-        text = text.replace(old, new)
+    text = open(os.path.join(ROOT, base, rel)).read()
+    for o, n in ([(old, new)] if old is not None else []) + list(edits or []):
+        at = text.find(o)
+        if at < 0 or text.count(o) != 1:
+            raise CheckFailed(f"self-test fixture '{case}': the text to change is not in {base}/{rel} "
+                              "exactly once")
+        if not outside_ok and not inside_regions(text, at, at + len(o)):
+            raise CheckFailed(f"self-test fixture '{case}': the change is not inside a student region")
+        text = text[:at] + n + text[at + len(o):]
     open(os.path.join(sub, rel), "w").write(text)
     return sub
 
 
-def expect(case, sub, lab, tests, verdicts, max_timeout=3, ignore=(), schedule="forward"):
+def grade(case, sub, labs, tests=(), **kw):
+    return selftest.run_grader(sub, labs, tests=tests, tag=f"bad-{case}", **kw)
+
+
+def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=None, extra=(),
+           output=None, backend="emu"):
     """Grades `sub` and checks: verdicts[name] = regex the FAIL reason must match; the tests in
-    `ignore` may go either way (they depend on sizes the manifest picks); the others pass."""
-    code, out, data = selftest.run_grader(sub, [lab], tests=tests, max_timeout=max_timeout,
-                                          tag=f"bad-{case}", schedule=schedule)
+    `ignore` may go either way; the others pass; `output` is a regex the grader's output must
+    match."""
+    code, out, data = grade(case, sub, [lab], tests=tests, max_timeout=max_timeout, schedule=schedule,
+                            extra=extra, backend=backend)
     got = selftest.by_name(data)
     problems = []
     for name in tests:
@@ -64,13 +97,21 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=3, ignore=(), schedule="
                                 f"{e['output'].splitlines()[:3]}")
         elif e["status"] != "passed":
             problems.append(f"{name}: should still pass, got: {e['output'].splitlines()[:2]}")
-    if code == 0:
+    if code == 0 and verdicts:
         problems.append("the grader exited 0 on a submission that lost points")
+    if output and not re.search(output, out):
+        problems.append(f"the grader's output should match /{output}/; it ends:\n" + out[-800:])
     if problems:
-        raise selftest.CheckFailed("\n    ".join([f"case {case}:"] + problems))
+        raise CheckFailed("\n    ".join([f"case {case}:"] + problems))
     return (f"{len(verdicts)} FAIL with the right reason, "
             f"{len(tests) - len(verdicts) - len(ignore)} still OK")
 
+
+def all_fail(case, sub, lab, tests, reason, **kw):
+    return expect(case, sub, lab, tests, {t: reason for t in tests}, **kw)
+
+
+# ---- wrong answers and crashes -----------------------------------------------------------------
 
 def case_wrong_answer():
     sub = make_submission("wrong_answer", LAB01_FILE, "  for (size_t i = 0; i < n; i++) {\n    op(acc, acc, src",
@@ -83,141 +124,450 @@ def case_segfault():
     sub = make_submission("segfault", LAB01_FILE, EXC_BODY,
                           EXC_BODY + "  if (n > 2) *(volatile int *)(size_t)n = 1;\n")
     return expect("segfault", sub, "01", LAB01_TESTS,
-                  {"exc_example": "SIGSEGV", "exc_identity": "SIGSEGV", "exc_random": "SIGSEGV",
-                   "float_ops": "SIGSEGV", "in_place": "SIGSEGV", "noncommutative": "SIGSEGV"})
+                  {t: r"scanExcSerial\(.*crashed with signal 11 \(SIGSEGV\)" for t in EXC_USERS})
 
 
 def case_endless_loop():
     sub = make_submission("endless_loop", LAB01_FILE, EXC_BODY,
                           EXC_BODY + "  volatile int spin = 1;\n  while (spin && n > 2) {}\n")
     return expect("endless_loop", sub, "01", LAB01_TESTS,
-                  {t: r"timed out after" for t in ("exc_example", "exc_identity", "exc_random",
-                                                   "float_ops", "in_place", "noncommutative")},
-                  max_timeout=2)
+                  {t: r"scanExcSerial\(.*did not return within" for t in EXC_USERS}, max_timeout=2)
 
 
 def case_write_past_end():
     sub = make_submission("write_past_end", LAB01_FILE, INC_LOOP_END,
                           INC_LOOP_END + "  if (n > 0) memcpy(dst + n * size, acc, size);\n")
-    return expect("write_past_end", sub, "01", LAB01_TESTS,
-                  {t: r"write past the end of the output at index \d+" for t in INC_USERS})
+    return expect("write_past_end", sub, "01", LAB01_TESTS, {t: PAST_END for t in INC_USERS})
 
 
-FORGE = r'''
-#include <stdio.h>
-#include <unistd.h>
-static void forge(void) {
-  const char *lines = "inc_example: OK\n{\"nonce\":\"0\",\"event\":\"end\",\"key\":\"pass\"}\n"
-                      "{\"score\": 100, \"tests\": []}\nScore: 15/15\n";
-  printf("%s", lines);
-  fflush(stdout);
-  for (int fd = 3; fd < 1024; fd++) (void)!write(fd, lines, 80);
-}
-'''
+PAST_END = r"write past the end of the (output|array \(in place\)) at index \d+"
 
 
-def case_forged_output():
-    sub = make_submission("forged_output", LAB01_FILE, '#include "scan_serial.h"\n',
-                          '#include "scan_serial.h"\n' + FORGE)
-    # The inclusive scan forges verdicts and then returns without computing anything.
-    path = os.path.join(sub, LAB01_FILE)
-    text = open(path).read()
-    marker = "                   const void *identity) {\n  /* STUDENT-BEGIN(lab01) */\n"
-    text = text.replace(marker, marker + "  forge();\n  return;\n", 1)
-    open(path, "w").write(text)
-    return expect("forged_output", sub, "01", LAB01_TESTS,
-                  {t: r"first mismatch" for t in INC_USERS})
+def case_far_write():
+    """1088 words past the end: beyond the old guard band, inside the new one."""
+    sub = make_submission("far_write", LAB01_FILE, INC_LOOP_END,
+                          INC_LOOP_END + "  if (n > 0) memcpy(dst + (n + 1088) * size, acc, size);\n")
+    return expect("far_write", sub, "01", LAB01_TESTS, {t: PAST_END for t in INC_USERS})
+
+
+def case_input_modified():
+    sub = make_submission("input_modified", LAB01_FILE, INC_LOOP_END,
+                          INC_LOOP_END + "  if (n > 1 && in != out) ((unsigned char *)in)[size] ^= 1;\n")
+    return expect("input_modified", sub, "01", LAB01_TESTS,
+                  {t: r"the input was modified \(it is const\)" for t in
+                   ("inc_example", "inc_random", "float_ops", "noncommutative")},
+                  ignore=("edge_sizes",))
 
 
 def case_early_exit():
-    sub = make_submission("early_exit", LAB01_FILE, EXC_BODY, EXC_BODY + "  if (n > 2) _Exit(0);\n")
-    path = os.path.join(sub, LAB01_FILE)
-    text = open(path).read()
-    open(path, "w").write("#include <stdlib.h>\n" + text)
+    sub = make_submission("early_exit", LAB01_FILE, EXC_BODY,
+                          EXC_BODY + "  void _Exit(int);\n  if (n > 2) _Exit(0);\n")
     return expect("early_exit", sub, "01", LAB01_TESTS,
-                  {t: r"exited with code 0 before the test finished"
-                   for t in ("exc_example", "exc_identity", "exc_random", "float_ops", "in_place",
-                             "noncommutative")})
+                  {t: r"scanExcSerial\(.*exited with code 0" for t in EXC_USERS})
+
+
+def case_real_time_signal():
+    """A signal without a name (40): the verdict names its number."""
+    sub = make_submission("signal_40", LAB01_FILE, EXC_BODY,
+                          EXC_BODY + "  int raise(int);\n  if (n > 2) raise(40);\n")
+    return expect("signal_40", sub, "01", LAB01_TESTS,
+                  {t: r"crashed with signal 40" for t in EXC_USERS})
+
+
+def case_stop_self():
+    """SIGSTOP on itself: the test, not the grader, stops waiting."""
+    sub = make_submission("stop_self", LAB01_FILE, EXC_BODY,
+                          EXC_BODY + "  int raise(int);\n  if (n > 2) raise(19);\n")
+    return expect("stop_self", sub, "01", ("exc_example", "inc_example"),
+                  {"exc_example": r"did not return within"}, max_timeout=2)
 
 
 def case_missing_file():
     sub = make_submission("missing_file", LAB01_FILE, drop=True)
-    return expect("missing_file", sub, "01", LAB01_TESTS,
-                  {t: r"missing student file: 01-serial/scan_serial.c" for t in LAB01_TESTS})
+    return all_fail("missing_file", sub, "01", LAB01_TESTS, r"missing student file 01-serial/scan_serial.c")
 
 
 def case_compile_error():
     sub = make_submission("compile_error", LAB01_FILE, EXC_BODY, EXC_BODY + "  this is not C;\n")
-    return expect("compile_error", sub, "01", LAB01_TESTS,
-                  {t: r"does not compile" for t in LAB01_TESTS})
+    return all_fail("compile_error", sub, "01", LAB01_TESTS, r"does not compile")
 
 
-# ---- kernels on the emu backend (lab 02) -----------------------------------------------------
-
-LAB02_FILE = "02-kogge-stone/kogge_stone.cu"
-KS_LOAD = "  s[t] = i < n ? in[i] : 0;                       /* past n: the identity, and stay */\n"
-KS_SECOND_BARRIER = "    __syncthreads();                              /* ... and every write, before the next */\n"
-DB_STORE = "  if (i < n) out[i] = src[t];\n"
-DB_LOAD = "  src[t] = i < n ? in[i] : 0;\n"
-KS_TESTS = ("ks_example", "ks_edge_sizes", "ks_block_sizes")
-DB_TESTS = ("db_example", "db_edge_sizes", "db_block_sizes")
-TILE_TESTS = ("tiles", "tiles_large")
-LAB02_TESTS = KS_TESTS + DB_TESTS + TILE_TESTS
+def case_damaged_markers():
+    sub = make_submission("damaged_markers", LAB01_FILE, "  /* STUDENT-END(lab01) */\n}\n\nvoid scanExc",
+                          "}\n\nvoid scanExc", outside_ok=True)
+    return all_fail("damaged_markers", sub, "01", LAB01_TESTS, r"STUDENT-BEGIN")
 
 
-def case_barrier_deadlock():
-    """Threads past n return before the barrier: the emu names the barrier and who left."""
-    sub = make_submission("barrier_deadlock", LAB02_FILE, KS_LOAD,
-                          "  if (i >= n) return;\n  s[t] = in[i];\n")
-    return expect("barrier_deadlock", sub, "02", LAB02_TESTS,
-                  {"ks_edge_sizes": r"(?s)cudaErrorLaunchFailure.*threads exited without reaching it"},
-                  ignore=("ks_example", "ks_block_sizes"))
+# ---- forged verdicts from inside the student's code ---------------------------------------------
+
+FORGE_LINES = ('inc_example: OK\\n{\\"event\\":\\"end\\",\\"key\\":\\"pass\\"}\\n'
+               '{\\"score\\": 100, \\"tests\\": []}\\nScore: 15/15\\n')
 
 
-def case_hung_kernel():
-    """A kernel that never ends: the emu's watchdog (or the grader's timeout) stops it."""
-    sub = make_submission("hung_kernel", LAB02_FILE, DB_LOAD,
-                          DB_LOAD + "  volatile int spin = n > 4096;\n  while (spin) {}\n")
-    return expect("hung_kernel", sub, "02", LAB02_TESTS,
-                  {"tiles_large": r"watchdog|timed out after"}, ignore=("tiles",) + DB_TESTS)
+def case_forged_output():
+    """Prints passing lines and verdict events to every descriptor (the driver's control socket
+    included), then returns without computing anything."""
+    forge = ("  long write(int, const void *, unsigned long);\n"
+             f"  for (int fd = 1; fd < 1024; fd++) (void)write(fd, \"{FORGE_LINES}\", 80);\n  return;\n")
+    sub = make_submission("forged_output", LAB01_FILE, INC_BODY, forge + INC_BODY)
+    return expect("forged_output", sub, "01", LAB01_TESTS,
+                  {t: r"first mismatch|poison" for t in INC_USERS})
 
 
-def case_kernel_write_past_end():
-    sub = make_submission("kernel_write_past_end", LAB02_FILE, DB_STORE,
-                          "  if (i <= n) out[i] = src[t];\n")
-    return expect("kernel_write_past_end", sub, "02", LAB02_TESTS,
-                  {"db_edge_sizes": r"write past the end of the output at index \d+",
-                   "tiles": r"write past the end of the output at index \d+"},
-                  ignore=("db_example", "db_block_sizes", "tiles_large"))
+SCRATCH = "/* Ints of scratch for the tile totals of one level"
 
 
-def case_missing_barrier():
+def case_constructor_forgery():
+    """A constructor (lab 05's file-scope region allows one) that forges before main()."""
+    rel = "05-global-scan/global_scan.cu"
+    old = SCRATCH
+    text = ("#include <unistd.h>\n__attribute__((constructor)) static void forge(void) {\n"
+            f"  for (int fd = 1; fd < 1024; fd++) (void)!write(fd, \"{FORGE_LINES}\", 80);\n}}\n" + SCRATCH)
+    sub = make_submission("constructor", rel, old, text)
+    # The forgery is a no-op; break the answer too, so honest grading must fail it.
+    path = os.path.join(sub, rel)
+    t = open(path).read().replace("  if (warp > 0) v += s_tmp[warp - 1];", "  if (warp > 1) v += s_tmp[warp - 1];")
+    open(path, "w").write(t)
+    return expect("constructor", sub, "05", ("block_example", "anylength_inc"),
+                  {"anylength_inc": r"first mismatch"}, ignore=("block_example",))
+
+
+def case_internal_call():
+    """Calls the harness's internals by name."""
+    sub = make_submission("internal_call", LAB01_FILE, INC_BODY,
+                          "  void hx_internal_send(const char *, const char *, const char *, double);\n"
+                          "  hx_internal_send(\"end\", \"pass\", 0, 0);\n" + INC_BODY)
+    return all_fail("internal_call", sub, "01", LAB01_TESTS,
+                    r"(?s)does not build.*01-serial/scan_serial.c:\d+: hx_internal_send: not allowed")
+
+
+def case_proc_read():
+    """Reads the process's environment and the grader's memory through /proc."""
+    sub = make_submission("proc_read", LAB01_FILE, INC_BODY,
+                          "  void *fopen(const char *, const char *);\n"
+                          "  (void)fopen(\"/proc/self/environ\", \"r\");\n" + INC_BODY)
+    return all_fail("proc_read", sub, "01", LAB01_TESTS, r"(?s)does not build.*:\d+: fopen: not allowed")
+
+
+def case_pasted_name():
+    """A forbidden call spelt by token pasting: the source check misses it, the object's
+    symbols do not."""
+    sub = make_submission("pasted_name", LAB01_FILE, INC_BODY,
+                          "#define PASTE(a, b) a##b\n  int PASTE(sys, tem)(const char *);\n"
+                          "  if (n == 12345) PASTE(sys, tem)(\"true\");\n" + INC_BODY)
+    return all_fail("pasted_name", sub, "01", LAB01_TESTS, r"(?s)does not build.*calls system")
+
+
+def case_replace_library():
+    """Defines a function the kit's driver calls (memcpy's neighbour): refused."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("replace_library", rel, SCRATCH,
+                          "extern \"C\" int drv_dev_sync(char *, unsigned long) { return 0; }\n" + SCRATCH)
+    return all_fail("replace_library", sub, "05", ("block_example",), r"does not build|not allowed|defines drv_dev_sync")
+
+
+# ---- results forged, lost or corrupted --------------------------------------------------------
+
+def case_autograder_killed():
+    """The grader dies before it finishes: run_autograder removes stale results and writes an
+    error result, never a forged or stale one."""
+    work = tempfile.mkdtemp(prefix="scanlab-gs-kill-")
+    try:
+        src = selftest.autograder_layout(work, ["01"])
+        os.makedirs(os.path.join(work, "submission"))
+        shutil.copy(os.path.join(ROOT, "solutions", LAB01_FILE), os.path.join(work, "submission"))
+        res = os.path.join(work, "results")
+        os.makedirs(res)
+        json.dump({"score": 100, "tests": []}, open(os.path.join(res, "results.json"), "w"))
+        code, out = selftest.sh([os.path.join(src, "run_autograder")],
+                                env={"AUTOGRADER_ROOT": work, "SCANLAB_AUTOGRADER_TIMEOUT": "1"})
+        data = json.load(open(os.path.join(res, "results.json")))
+        if data.get("score") != 0 or "did not finish" not in data.get("output", ""):
+            raise CheckFailed(f"a grader killed at its time limit left results: {data}\n" + out[-800:])
+        return "an error result, score 0"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- the wrong student graded ------------------------------------------------------------------
+
+def handin_of(tree, dest):
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    code, out = selftest.sh([sys.executable, "grader/kit.py", "handin", "--from", tree, "--out", dest,
+                             "--name", os.path.basename(os.path.dirname(dest))])
+    if code != 0:
+        raise CheckFailed("handin failed:\n" + out)
+    return dest
+
+
+def case_same_basename():
+    """Two students hand in `handin.tar.gz`; the second (a skeleton) must not get the first's
+    binary, and a resubmission in the same place is rebuilt."""
+    root = os.path.join(BAD, "same_basename")
+    shutil.rmtree(root, ignore_errors=True)
+    alice = handin_of(os.path.join(ROOT, "solutions"), os.path.join(root, "alice", "handin.tar.gz"))
+    bob = handin_of(os.path.join(ROOT, "skeletons"), os.path.join(root, "bob", "handin.tar.gz"))
+    _, _, a = grade("alice", alice, ["01"])
+    _, _, b = grade("bob", bob, ["01"])
+    if a["score"] != a["max_score"] or b["score"] != 0:
+        raise CheckFailed(f"alice scored {a['score']}/{a['max_score']}, bob {b['score']}/{b['max_score']}")
+    handin_of(os.path.join(ROOT, "solutions"), bob)  # bob resubmits, in the same place
+    _, _, b2 = grade("bob2", bob, ["01"])
+    if b2["score"] != b2["max_score"]:
+        raise CheckFailed(f"bob's resubmission scored {b2['score']}/{b2['max_score']}")
+    return f"alice {a['score']}, bob {b['score']}, bob again {b2['score']}"
+
+
+# ---- code that is not the student's -------------------------------------------------------------
+
+def case_include_solution():
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("include_solution", rel, SCRATCH,
+                          "#include \"../../solutions/05-global-scan/global_scan.cu\"\n"
+                          f"#include <{ROOT}/solutions/05-global-scan/global_scan.cu>\n" + SCRATCH)
+    return all_fail("include_solution", sub, "05", ("block_example",),
+                    r"(?s)does not build.*#include.*only system headers")
+
+
+def case_symlink_to_solutions():
+    sub = os.path.join(BAD, "symlink")
+    shutil.rmtree(sub, ignore_errors=True)
+    os.makedirs(sub)
+    os.symlink(os.path.join(ROOT, "solutions", "01-serial"), os.path.join(sub, "01-serial"))
+    return all_fail("symlink", sub, "01", LAB01_TESTS, r"symbolic link")
+
+
+def case_outside_regions():
+    """The skeleton of lab 04 with its kit code (warpScanBatch) replaced: only the regions count."""
+    rel = "04-warp-scan/warp_scan.cu"
+    text = open(os.path.join(ROOT, "skeletons", rel)).read()
+    at = text.index("/* ---- kit code: the batched launch")
+    sub = make_submission("outside_regions", rel, text[at:at + 60], "/* replaced */ " + text[at:at + 60],
+                          base="skeletons", outside_ok=True)
+    return expect("outside_regions", sub, "04", ("inc_one_warp", "noncommutative"),
+                  {"inc_one_warp": r"first mismatch|wrong lane|poison", "noncommutative": r"wrong lane|poison"},
+                  output=r"code outside the STUDENT regions differs")
+
+
+SMEM_FIRST = "  const unsigned lane = threadIdx.x % WARP_SIZE;\n  s[lane] = x;\n"
+
+
+def case_redefine_kit_name():
+    sub = make_submission("redefine_kit_name", "04-warp-scan/warp_scan.cu", SMEM_FIRST,
+                          "#define warpScanBatch hijacked\n" + SMEM_FIRST)
+    return all_fail("redefine_kit_name", sub, "04", ("inc_one_warp",), r"#define warpScanBatch: changes a name")
+
+
+def case_library_scan():
+    sub = make_submission("library_scan", "04-warp-scan/warp_scan.cu", SMEM_FIRST,
+                          "#include <cub/cub.cuh>\n" + SMEM_FIRST)
+    return all_fail("library_scan", sub, "04", ("inc_one_warp",),
+                    r"warp_scan.cu:\d+: #include <cub/cub.cuh>: not allowed")
+
+
+# ---- work not done on the device ----------------------------------------------------------------
+
+PROP_BODY = "  if (n == 0) return;\n  size_t ints = 0, m = n;\n"
+
+
+def case_host_scan():
+    """Copies to the host, scans there, copies back."""
+    rel = "05-global-scan/global_scan.cu"
+    host = ("  if (n == 0) return;\n  int32_t *h = (int32_t *)malloc(n * 4);\n"
+            "  cudaMemcpy(h, in, n * 4, cudaMemcpyDeviceToHost);\n  int32_t acc = 0;\n"
+            "  for (size_t i = 0; i < n; i++) { int32_t x = h[i]; if (!EXCLUSIVE) acc += x; h[i] = acc; "
+            "if (EXCLUSIVE) acc += x; }\n  cudaMemcpy(out, h, n * 4, cudaMemcpyHostToDevice);\n  free(h);\n"
+            "  return;\n")
+    sub = make_submission("host_scan", rel, PROP_BODY, host + PROP_BODY)
+    return all_fail("host_scan", sub, "05", ("propagate_inc", "block_example"),
+                    r"(?s)does not build.*cudaMemcpy: not allowed")
+
+
+def case_host_touches_device():
+    """Host code reads the device input directly: possible on the emulator, not on a GPU."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("host_touches_device", rel, PROP_BODY,
+                          "  volatile int32_t peek = n ? in[0] : 0;\n  (void)peek;\n" + PROP_BODY)
+    return expect("host_touches_device", sub, "05", ("propagate_inc", "block_example"),
+                  {"propagate_inc": r"host code read or wrote device memory|SIGSEGV"})
+
+
+def case_kernel_calls_host():
+    """A kernel that calls a host function: nvcc refuses it, so the emu build does too."""
+    if not shutil.which("nvcc"):
+        return "skipped: no nvcc here (the emu build cannot check kernels without the CUDA toolkit)"
+    rel = "02-kogge-stone/kogge_stone.cu"
+    old = "  extern __shared__ int s[];                      /* 2 * blockDim.x ints: two buffers */\n"
+    sub = make_submission("kernel_calls_host", rel, old,
+                          old + "  if (n == 123456789) { int rand(void); out[0] = rand(); }\n")
+    return all_fail("kernel_calls_host", sub, "02", ("db_example", "tiles"), r"does not compile")
+
+
+# ---- unbounded ------------------------------------------------------------------------------------
+
+def case_build_timeout():
+    """A file made to compile for hours: macros that double at every level."""
+    macros = "".join(f"#define X{i + 1}(a) X{i}(a) X{i}(a)\n" for i in range(40))
+    sub = make_submission("build_timeout", LAB01_FILE, INC_BODY,
+                          "#define X0(a) a\n" + macros + "  int v = 0; X40(v += 1;)\n" + INC_BODY)
+    return all_fail("build_timeout", sub, "01", ("inc_example",), r"did not compile within 8 s",
+                    extra=("--build-timeout", "8"))
+
+
+def case_output_flood():
+    """200 MB in one line, with terminal escape codes: capped, cleaned, and the grader's own
+    memory stays small."""
+    flood = ("  static char line[1 << 20];\n  long write(int, const void *, unsigned long);\n"
+             "  for (int i = 0; i < (int)sizeof line; i++) line[i] = i % 64 == 7 ? 27 : 'A';\n"
+             "  for (int k = 0; k < 200; k++) (void)write(1, line, sizeof line);\n")
+    sub = make_submission("output_flood", LAB01_FILE, INC_BODY, flood + INC_BODY)
+    code, out, data = grade("output_flood", sub, ["01"], tests=("inc_example",), extra=("--stats",))
+    problems = []
+    if data["tests"] and data["tests"][0]["status"] != "passed":
+        problems.append("the flood is not an error by itself: inc_example should still pass")
+    m = re.search(r"grader peak memory: (\d+) MiB", out)
+    if not m or int(m.group(1)) >= 100:
+        problems.append(f"grader peak memory: {m.group(1) if m else '?'} MiB (limit 100)")
+    log = os.path.join(ROOT, "build", "grade", "emu", selftest.grade.submission_key(sub), "logs", "lab01",
+                       "inc_example.log")
+    size = os.path.getsize(log) if os.path.exists(log) else -1
+    if not 0 < size < 64 * 1024:
+        problems.append(f"the test's log is {size} bytes (capped at 16 KiB of output)")
+    if "\x1b" in out or "\x1b" in json.dumps(data) or (size > 0 and b"\x1b" in open(log, "rb").read()):
+        problems.append("an escape character reached the output, the log or results.json")
+    if problems:
+        raise CheckFailed("\n    ".join(["case output_flood:"] + problems))
+    return f"grader peak {m.group(1)} MiB, log {size} bytes"
+
+
+def case_tarball_bomb():
+    bomb = os.path.join(BAD, "bomb", "handin.tar.gz")
+    os.makedirs(os.path.dirname(bomb), exist_ok=True)
+    with tarfile.open(bomb, "w:gz") as tar:
+        info = tarfile.TarInfo("01-serial/scan_serial.c")
+        info.size = 100 << 20
+        with open("/dev/zero", "rb") as zero:
+            tar.addfile(info, zero)
+    code, out, data = grade("bomb", bomb, ["01"])
+    if code == 0 or not re.search(r"larger than|more than", out):
+        raise CheckFailed("a 100 MiB member was not refused:\n" + out[-600:])
+    return "refused: " + [ln for ln in out.splitlines() if "larger than" in ln or "more than" in ln][0][:80]
+
+
+# ---- lenient checks and timing games ----------------------------------------------------------
+
+def case_missing_barrier_graded():
     """Without the second barrier a thread may add into a value another thread has not read
-    yet. Some schedule of the three must expose it."""
-    sub = make_submission("missing_barrier", LAB02_FILE, KS_SECOND_BARRIER, "")
-    caught = []
-    for schedule in selftest.SCHEDULES:
-        code, out, data = selftest.run_grader(sub, ["02"], tests=KS_TESTS, max_timeout=3,
-                                              tag=f"bad-missing_barrier-{schedule}", schedule=schedule)
-        if any(e["status"] == "failed" and "first mismatch" in e["output"] for e in data["tests"]):
-            caught.append(schedule)
-    if not caught:
-        raise selftest.CheckFailed("a Kogge-Stone scan missing its second barrier passed under "
-                                   f"every schedule ({', '.join(selftest.SCHEDULES)})")
-    return "caught under " + ", ".join(caught)
+    yet: the grade itself (its default schedule) must catch it."""
+    rel = "02-kogge-stone/kogge_stone.cu"
+    sub = make_submission("missing_barrier", rel,
+                          "    __syncthreads();                              /* ... and every write, before the next */\n", "")
+    ks = ("ks_example", "ks_edge_sizes", "ks_block_sizes")
+    return expect("missing_barrier", sub, "02", ks, {"ks_block_sizes": r"first mismatch"},
+                  ignore=("ks_example", "ks_edge_sizes"))
+
+
+def case_missing_syncwarp_graded():
+    rel = "04-warp-scan/warp_scan.cu"
+    sub = make_submission("missing_syncwarp", rel,
+                          "    __syncwarp(mask);             /* all reads of this step before any write */\n", "")
+    return expect("missing_syncwarp", sub, "04", ("smem_ops", "inc_ops"),
+                  {"smem_ops": r"wrong lane|first mismatch"})
+
+
+def case_replay_timing():
+    """Lab 01's timing test: a scan that saves its first large answer and replays it."""
+    replay = ("  static unsigned char *saved;\n  static size_t saved_n;\n"
+              "  void *malloc(unsigned long);\n"
+              "  if (n > 1000000 && saved && saved_n == n) { memcpy(out, saved, n * size); return; }\n")
+    save = ("  if (n > 1000000 && !saved) { saved = (unsigned char *)malloc(n * size); saved_n = n;"
+            " if (saved) memcpy(saved, out, n * size); }\n")
+    sub = make_submission("replay", LAB01_FILE, INC_BODY, replay + INC_BODY,
+                          edits=[(INC_LOOP_END, INC_LOOP_END + save)])
+    return expect("replay", sub, "01", ("inc_example", "timing"),
+                  {"timing": r"a timed call's output is wrong"}, max_timeout=60)
+
+
+# ---- on the GPU (make check-gpu) ----------------------------------------------------------
+
+def case_nonblocking_stream():
+    """Scan-then-propagate launched on a non-blocking stream: a timer that records events on the
+    default stream saw almost nothing; the test's clock waits for the whole device."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("nonblocking_stream", rel,
+                          "static size_t levelInts(size_t tiles)",
+                          "static cudaStream_t g_side;\nstatic size_t levelInts(size_t tiles)",
+                          edits=[("scanTilesKernel<true><<<(unsigned)tiles, GS_PROPAGATE_THREADS>>>",
+                                  "scanTilesKernel<true><<<(unsigned)tiles, GS_PROPAGATE_THREADS, 0, g_side>>>"),
+                                 ("scanTilesKernel<false><<<(unsigned)tiles, GS_PROPAGATE_THREADS>>>",
+                                  "scanTilesKernel<false><<<(unsigned)tiles, GS_PROPAGATE_THREADS, 0, g_side>>>"),
+                                 ("addOffsetsKernel<<<(unsigned)tiles, GS_PROPAGATE_THREADS>>>",
+                                  "addOffsetsKernel<<<(unsigned)tiles, GS_PROPAGATE_THREADS, 0, g_side>>>"),
+                                 (PROP_BODY, "  if (!g_side) CUDA_CHECK(cudaStreamCreateWithFlags(&g_side, "
+                                  "cudaStreamNonBlocking));\n" + PROP_BODY)])
+    code, out, data = grade("nonblocking_stream", sub, ["05"], tests=("propagate_inc", "timing_propagate"),
+                            backend="cuda")
+    got = selftest.by_name(data)
+    t = got.get("timing_propagate", {})
+    m = re.search(r"([0-9.]+) of copy", t.get("output", ""))
+    if not m or float(m.group(1)) > 0.6:
+        raise CheckFailed(f"timing_propagate on a non-blocking stream: {t.get('output', out[-600:])}")
+    return f"measured {m.group(1)} of copy (honest: the solution's own figure)"
+
+
+def case_slowed_unpadded():
+    """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
+    rel = "03-blelloch/blelloch.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    start = text.index("__global__ void scanExcBlellochKernel")
+    first = text.index("/* STUDENT-BEGIN(lab03) */\n", start) + len("/* STUDENT-BEGIN(lab03) */\n")
+    line = text[first:text.index("\n", first) + 1]
+    delay = ("  if (threadIdx.x == 0) { long long t0 = clock64(); while (clock64() - t0 < 40000) {} }\n"
+             "  __syncthreads();\n")
+    sub = make_submission("slowed_unpadded", rel, line, delay + line)
+    return expect("slowed_unpadded", sub, "03", ("example", "timing"),
+                  {"timing": r"scanExcBlelloch\(n=\d+, block=\d+\) reached [0-9.]+ of copy bandwidth; the threshold"},
+                  max_timeout=200, backend="cuda")
 
 
 CASES = [
     ("wrong answer", case_wrong_answer),
     ("segmentation fault", case_segfault),
-    ("endless loop (timeout)", case_endless_loop),
+    ("endless loop (the test stops it)", case_endless_loop),
     ("write past the end", case_write_past_end),
-    ("forged OK lines and JSON", case_forged_output),
-    ("exit before the test ends", case_early_exit),
+    ("write 1088 words past the end", case_far_write),
+    ("input modified", case_input_modified),
+    ("exit in the middle of a call", case_early_exit),
+    ("real-time signal 40", case_real_time_signal),
+    ("SIGSTOP on itself", case_stop_self),
     ("missing student file", case_missing_file),
     ("compile error", case_compile_error),
-    ("barrier not reached by all threads (emu)", case_barrier_deadlock),
-    ("hung kernel (emu)", case_hung_kernel),
-    ("kernel writes past the end (emu)", case_kernel_write_past_end),
-    ("missing barrier caught by a schedule (emu)", case_missing_barrier),
+    ("damaged STUDENT markers", case_damaged_markers),
+    ("forged verdicts on every descriptor", case_forged_output),
+    ("forged verdicts from a constructor", case_constructor_forgery),
+    ("calls the harness's internals", case_internal_call),
+    ("reads /proc", case_proc_read),
+    ("forbidden call spelt by token pasting", case_pasted_name),
+    ("replaces a function of the kit", case_replace_library),
+    ("grader killed: run_autograder writes an error result", case_autograder_killed),
+    ("two handin.tar.gz, then a resubmission", case_same_basename),
+    ("includes the solution", case_include_solution),
+    ("folder symlinked into solutions/", case_symlink_to_solutions),
+    ("edits outside the student regions", case_outside_regions),
+    ("#define of a kit name", case_redefine_kit_name),
+    ("library scan (cub)", case_library_scan),
+    ("scan on the host with copies", case_host_scan),
+    ("host code touches device memory (emu)", case_host_touches_device),
+    ("kernel calls a host function (emu, nvcc)", case_kernel_calls_host),
+    ("build that never ends", case_build_timeout),
+    ("200 MB of output with escape codes", case_output_flood),
+    ("tarball bomb", case_tarball_bomb),
+    ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
+    ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
+    ("timing replays a saved answer", case_replay_timing),
+]
+
+GPU_CASES = [
+    ("work on a non-blocking stream is timed", case_nonblocking_stream),
+    ("a speedup made by slowing the baseline", case_slowed_unpadded),
 ]

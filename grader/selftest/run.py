@@ -36,28 +36,34 @@ class CheckFailed(Exception):
 def sh(cmd, env=None, timeout=1800, cwd=ROOT):
     """Runs a command; returns (exit code, combined output)."""
     full_env = dict(os.environ)
+    full_env.pop("SCANLAB_EMU_SCHEDULE", None)
     full_env.update(env or {})
     r = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        timeout=timeout, shell=isinstance(cmd, str))
     return r.returncode, r.stdout.decode(errors="replace")
 
 
-def run_grader(submission, labs, backend="emu", schedule="forward", tests=(), max_timeout=None,
-               tag="run"):
-    """Grades and returns (exit code, output, results.json as a dict)."""
+def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_timeout=None,
+               tag="run", extra=()):
+    """Grades and returns (exit code, output, results.json as a dict). `schedule` None: the
+    grader's own default."""
     results = os.path.join(BUILD, f"{tag}.json")
     if os.path.exists(results):
         os.remove(results)
     cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend,
-           "--submission", submission, "--results", results]
+           "--submission", submission, "--results", results] + list(extra)
     for lab in labs:
         cmd += ["--lab", lab]
     for t in tests:
         cmd += ["--test", t]
     if max_timeout:
         cmd += ["--max-timeout", str(max_timeout)]
-    code, out = sh(cmd, env={"SCANLAB_EMU_SCHEDULE": schedule, "NO_COLOR": "1"})
-    data = json.load(open(results)) if os.path.exists(results) else {"tests": []}
+    env = {"NO_COLOR": "1"}
+    if schedule:
+        env["SCANLAB_EMU_SCHEDULE"] = schedule
+    code, out = sh(cmd, env=env)
+    data = json.load(open(results)) if os.path.exists(results) else {"tests": [], "score": None,
+                                                                     "max_score": None}
     return code, out, data
 
 
@@ -158,12 +164,10 @@ def regions():
     return f"{count} student regions match"
 
 
-def binaries_match_manifests(backend="emu"):
+def binaries_match_manifests():
     """Every test in a manifest exists in its binary, and every test in a binary is graded."""
     for m in grade.all_manifests():
-        lab_backend = "cpu" if m.get("backend") == "cpu" else backend
-        binary = os.path.join(ROOT, "build", lab_backend, "solutions", f"lab{m['lab']}",
-                              f"lab{m['lab']}_tests")
+        binary = os.path.join(grade.KIT, "tests", f"lab{m['lab']}_tests")
         if not os.path.exists(binary):
             raise CheckFailed(f"{binary} not built (run the solutions check first)")
         code, out = sh([binary, "--list"])
@@ -185,6 +189,10 @@ def solutions_pass(lab, schedule, backend="emu"):
     bad = []
     for t in manifest["test"]:
         e = tests.get(t["name"])
+        if not grade.graded_here(t, manifest, backend):
+            if e is not None:
+                bad.append(f"{t['name']}: graded on {backend}, where it should not count")
+            continue
         if e is None:
             bad.append(f"{t['name']}: no result")
         elif is_skip(e):
@@ -288,63 +296,86 @@ def student_kit():
     return f"{len(names)} files, no solutions; grades (score 0 on the skeletons)"
 
 
+def autograder_layout(work, labs):
+    """Builds the autograder zip for `labs` and unpacks it as Gradescope does (work/source);
+    returns the source folder."""
+    import zipfile
+    zpath = os.path.join(work, "autograder.zip")
+    cmd = [sys.executable, "grader/kit.py", "autograder", "--out", zpath]
+    for lab in labs:
+        cmd += ["--lab", lab]
+    code, out = sh(cmd)
+    if code != 0:
+        raise CheckFailed("make autograder failed:\n" + out)
+    src = os.path.join(work, "source")
+    with zipfile.ZipFile(zpath) as z:
+        z.extractall(src)
+    for name in ("setup.sh", "run_autograder"):
+        os.chmod(os.path.join(src, name), 0o755)
+    return src
+
+
 def gradescope_autograder():
-    """Builds the autograder for lab 01 and runs it as Gradescope would, on a flat upload."""
+    """Runs the lab 01 autograder as Gradescope would, on each form of upload: the file alone,
+    a `make handin` tarball, a whole repository; checks results.json's fields."""
     work = tempfile.mkdtemp(prefix="scanlab-gs-")
     try:
-        zpath = os.path.join(work, "autograder.zip")
-        code, out = sh([sys.executable, "grader/kit.py", "autograder", "--lab", "01", "--out", zpath])
-        if code != 0:
-            raise CheckFailed("make autograder failed:\n" + out)
-        import zipfile
-        src = os.path.join(work, "source")
-        with zipfile.ZipFile(zpath) as z:
-            z.extractall(src)
-        for name in ("setup.sh", "run_autograder"):
-            os.chmod(os.path.join(src, name), 0o755)
-        os.makedirs(os.path.join(work, "submission"))
-        shutil.copy(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c"),
-                    os.path.join(work, "submission", "scan_serial.c"))
-        code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
-        results = os.path.join(work, "results", "results.json")
-        if not os.path.exists(results):
-            raise CheckFailed("run_autograder wrote no results.json:\n" + out[-1500:])
-        data = json.load(open(results))
-        if data["score"] != data["max_score"] or not data["tests"]:
-            raise CheckFailed(f"the solution scored {data['score']}/{data['max_score']}:\n" + out[-1500:])
-        for t in data["tests"]:
-            if not {"name", "score", "max_score", "status", "output"} <= set(t):
-                raise CheckFailed(f"a test entry lacks Gradescope's fields: {t}")
-        return f"flat upload of lab 01 scored {data['score']}/{data['max_score']}"
+        src = autograder_layout(work, ["01"])
+        sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+        forms = {
+            "flat": lambda d: shutil.copy(sol, d),
+            "handin": lambda d: sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions",
+                                    "--out", os.path.join(d, "handin.tar.gz"), "--name", "student"]),
+            "repository": lambda d: (os.makedirs(os.path.join(d, "scanlab", "skeletons", "01-serial")),
+                                     shutil.copy(sol, os.path.join(d, "scanlab", "skeletons", "01-serial")),
+                                     open(os.path.join(d, "scanlab", "README.md"), "w").write("mine\n")),
+        }
+        scores = []
+        for form, put in forms.items():
+            sub = os.path.join(work, "submission")
+            shutil.rmtree(sub, ignore_errors=True)
+            os.makedirs(sub)
+            put(sub)
+            code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
+            results = os.path.join(work, "results", "results.json")
+            if not os.path.exists(results):
+                raise CheckFailed(f"{form} upload: run_autograder wrote no results.json:\n" + out[-1500:])
+            data = json.load(open(results))
+            if data["score"] != data["max_score"] or not data["tests"]:
+                raise CheckFailed(f"{form} upload: the solution scored {data['score']}/{data['max_score']}:\n"
+                                  + out[-1500:])
+            for t in data["tests"]:
+                if not {"name", "score", "max_score", "status", "output"} <= set(t):
+                    raise CheckFailed(f"a test entry lacks Gradescope's fields: {t}")
+                if t["status"] not in ("passed", "failed") or t.get("visibility", "visible") not in grade.VISIBILITY:
+                    raise CheckFailed(f"a test entry has a status or visibility Gradescope does not know: {t}")
+            scores.append(f"{form} {data['score']}/{data['max_score']}")
+        return ", ".join(scores)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def sanitizer(lab, tool):
-    """Runs every non-timing test of a lab's solution under compute-sanitizer (GPU only), with
-    the small sizes of the manifest's emu overrides: racecheck and synccheck are slow."""
+    """Runs every non-timing test of a lab's solution with its driver under compute-sanitizer
+    (GPU only), with the small sizes of the manifest's emu overrides: racecheck and synccheck
+    are slow. Each test must pass and its log show a clean summary."""
     m = [m for m in grade.all_manifests() if m["lab"] == lab][0]
-    binary = os.path.join(ROOT, "build", "cuda", "solutions", f"lab{lab}", f"lab{lab}_tests")
-    if not os.path.exists(binary):
-        raise CheckFailed(f"{binary} not built (the cuda solutions check builds it)")
-    clean = no_gpu = 0
-    for t in m["test"]:
-        if t.get("timing"):
-            continue
-        timeout, params = grade.test_settings(m, t, "emu")
-        cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", binary]
-        for k, v in params.items():
-            cmd += ["--param", f"{k}={v}"]
-        cmd.append(t["name"])
-        code, out = sh(cmd, timeout=600)
-        if "terminated before first instrumented API call" in out and re.search(r"^1 passed", out, re.M):
-            no_gpu += 1  # a host-only test (e.g. a CPU replay): nothing for the sanitizer to see
-            continue
-        summary = [line for line in out.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
-        if code != 0 or not summary or not re.search(r"(ERROR|RACECHECK) SUMMARY: 0 ", summary[-1]):
-            raise CheckFailed(f"lab {lab} {t['name']} under {tool}:\n" + "\n".join(out.splitlines()[-25:]))
-        clean += 1
-    return f"{clean} tests clean" + (f", {no_gpu} host-only" if no_gpu else "")
+    tests = [t["name"] for t in m["test"] if not t.get("timing")]
+    wrap = f"compute-sanitizer --tool {tool} --error-exitcode 99 --print-limit 20"
+    code, out, data = run_grader("solutions", [lab], backend="cuda", tests=tests, tag=f"san{lab}-{tool}",
+                                 extra=("--wrap", wrap, "--sizes-of", "emu"))
+    logs = os.path.join(ROOT, "build", "grade", "cuda", "solutions", "logs", f"lab{lab}")
+    bad = []
+    for name, e in by_name(data).items():
+        text = open(os.path.join(logs, f"{name}.log"), errors="replace").read()
+        summary = re.findall(r"(?:ERROR|RACECHECK) SUMMARY: .*", text)
+        if e["status"] != "passed":
+            bad.append(f"{name}: {e['output'].splitlines()[:3]}")
+        elif not summary or not all(re.search(r"SUMMARY: 0 ", s_) for s_ in summary):
+            bad.append(f"{name}: {summary or 'no sanitizer summary in ' + os.path.relpath(logs, ROOT)}")
+    if bad or not data["tests"]:
+        raise CheckFailed(f"lab {lab} under {tool}:\n    " + "\n    ".join(bad or [out[-1500:]]))
+    return f"{len(data['tests'])} tests clean"
 
 
 def gpu_checks():
@@ -359,6 +390,10 @@ def gpu_checks():
         out.append((f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda")))
         for tool in ("racecheck", "synccheck", "memcheck"):
             out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
+    sys.modules.setdefault("run", sys.modules[__name__])
+    import bad_submissions  # noqa: E402
+    for name, fn in bad_submissions.GPU_CASES:
+        out.append((f"grader survives on the GPU: {name}", fn))
     return out
 
 
@@ -368,6 +403,9 @@ def checks():
     out = [("manifests", manifests), ("regions", regions)]
     sys.modules.setdefault("run", sys.modules[__name__])  # one module, whichever way it was started
     import bad_submissions  # noqa: E402  (grader/selftest/bad_submissions.py)
+    import isolation  # noqa: E402  (grader/selftest/isolation.py)
+    for name, fn in isolation.CASES:
+        out.append((f"sandbox holds: {name}", fn))
     for name, fn in bad_submissions.CASES:
         out.append((f"grader survives: {name}", fn))
     labs = [m["lab"] for m in grade.all_manifests()]

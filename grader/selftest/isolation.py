@@ -1,0 +1,151 @@
+"""The sandbox, tried directly: a hostile program (hostile.c) runs in it with the options the
+grader gives a student's driver, and tries one way out per case. Each case checks what the
+program says and the world after: the kit, the grader's processes, /tmp, leftover processes.
+
+Where the machine does not allow a protection (not root, no user namespaces), the case says
+so and checks what remains.
+"""
+import os
+import re
+import subprocess
+import time
+
+import run as selftest  # noqa: E402
+
+ROOT = selftest.ROOT
+grade = selftest.grade
+CheckFailed = selftest.CheckFailed
+WORK = os.path.join(ROOT, "build", "selftest", "isolation")
+HOSTILE = os.path.join(WORK, "hostile")
+
+
+def probe():
+    if not hasattr(probe, "result"):
+        probe.result = grade.sandbox_probe()
+    return probe.result
+
+
+def hostile_binary():
+    os.makedirs(WORK, exist_ok=True)
+    src = os.path.join(ROOT, "grader", "selftest", "hostile.c")
+    if not os.path.exists(HOSTILE) or os.path.getmtime(HOSTILE) < os.path.getmtime(src):
+        code, out = selftest.sh(["cc", "-O1", "-o", HOSTILE, src])
+        if code:
+            raise CheckFailed("cannot build hostile.c:\n" + out)
+    if not os.path.exists(grade.SANDBOX):
+        m = grade.all_manifests()[0]
+        if not grade.build_kit(m, "emu", "90", os.path.join(WORK, "kit.log")):
+            raise CheckFailed("cannot build the sandbox")
+    return HOSTILE
+
+
+def run_hostile(*args, timeout=60, opts=None):
+    """Runs hostile MODE ARGS in the sandbox as a test's driver runs; returns (exit, output)."""
+    m = [m for m in grade.all_manifests() if m["lab"] == "02"][0]
+    # The driver's binary is hidden with the kit; the hostile one lives under build/ too, so it
+    # is passed by descriptor as the driver is (the sandbox opens its program first).
+    cmd = [grade.SANDBOX] + (opts if opts is not None else grade.sandbox_options(m, "emu", 10)) + \
+        ["--", hostile_binary()] + list(args)
+    r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+    return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
+
+
+def verdict(out):
+    m = re.search(r"^(blocked|ESCAPED): .*$", out, re.M)
+    return m.group(0) if m else "no verdict: " + out[-300:]
+
+
+def need_blocked(out, what):
+    v = verdict(out)
+    if not v.startswith("blocked"):
+        raise CheckFailed(f"{what}: {v}")
+    return v
+
+
+def case_read_memory():
+    """The grader's memory through /proc/PID/mem (the trial read it as root)."""
+    _, out = run_hostile("read-mem", str(os.getpid()))
+    return need_blocked(out, "reading the grader's memory")
+
+
+def case_signal():
+    """SIGSTOP on a process of the grader's user."""
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        _, out = run_hostile("signal", str(sleeper.pid))
+        state = open(f"/proc/{sleeper.pid}/stat").read().split(") ")[1][0]
+        if state == "T":
+            raise CheckFailed(f"the grader's process was stopped ({verdict(out)})")
+        return need_blocked(out, "signalling a grader process")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def case_write_kit():
+    """A kit file (the trial appended a constructor to reference/scan_ref.c)."""
+    victim = os.path.join(ROOT, "build", "selftest", "victim.c")
+    open(victim, "w").write("/* a kit file */\n")
+    _, out = run_hostile("write", victim)
+    _, out2 = run_hostile("write", os.path.join(ROOT, "reference", "scan_ref.c"))
+    if open(victim).read() != "/* a kit file */\n":
+        raise CheckFailed("a kit file was changed")
+    need_blocked(out2, "writing reference/scan_ref.c")
+    return need_blocked(out, "writing a kit file")
+
+
+def case_read_solutions():
+    _, out = run_hostile("read", os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c"))
+    return need_blocked(out, "reading solutions/")
+
+
+def case_tmp():
+    """A large file in /tmp, left behind (the trial left 1 GiB)."""
+    _, out = run_hostile("tmp-fill")
+    if os.path.exists("/tmp/scanlab-hostile-fill"):
+        size = os.path.getsize("/tmp/scanlab-hostile-fill")
+        os.remove("/tmp/scanlab-hostile-fill")
+        raise CheckFailed(f"a {size >> 20} MiB file was left in /tmp ({verdict(out)})")
+    return need_blocked(out, "filling /tmp")
+
+
+def leftovers(marker):
+    r = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return [p for p in r.stdout.split() if p]
+
+
+def case_orphans():
+    """A child in a session of its own outlives the test (the trial's did)."""
+    marker = f"scanlab-orphan-{os.getpid()}-{int(time.time())}"
+    run_hostile("orphan", marker)
+    time.sleep(0.5)
+    left = leftovers(marker)
+    if left:
+        subprocess.run(["pkill", "-9", "-f", marker])
+        raise CheckFailed(f"processes outlived the sandbox: {left}")
+    return "none left"
+
+
+def case_fork_bomb():
+    t0 = time.monotonic()
+    code, out = run_hostile("fork-bomb")
+    if not (probe().get("uid") or probe().get("user_namespace")):
+        return "not checked: no user of its own here (not root), so no process limit"
+    return need_blocked(out, "a fork bomb") + f" (in {time.monotonic() - t0:.1f}s)"
+
+
+def case_memory():
+    code, out = run_hostile("memory", "16384")
+    return need_blocked(out, "taking 16 GiB")
+
+
+CASES = [
+    ("the grader's memory cannot be read", case_read_memory),
+    ("the grader's processes cannot be signalled", case_signal),
+    ("the kit cannot be written", case_write_kit),
+    ("the solutions cannot be read", case_read_solutions),
+    ("nothing is left in /tmp", case_tmp),
+    ("no process outlives the sandbox", case_orphans),
+    ("a fork bomb is stopped", case_fork_bomb),
+    ("memory is limited", case_memory),
+]
