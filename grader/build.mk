@@ -9,11 +9,13 @@
 #     build/kit/BACKEND/scanlab-clean-driver   a driver without student code (the yardstick)
 #     build/kit/bin/scanlab-sandbox        the sandbox that fences off student code
 #
-# The student's driver, untrusted (the grader runs this inside the sandbox, as a user that can
-# write only OUT):
-#   make -f grader/build.mk driver BACKEND=emu LAB=02 STUDENT_SRCS="stage/kogge_stone.cu" \
-#        OUT=build/sub/emu/KEY/lab02
-#     OUT/lab02_driver                     the student's code + the call table + the driver
+#     build/kit/BACKEND/student/           what a student's build needs: the call table and the
+#                                          driver's objects, the headers, the compile commands
+#                                          (flags.mk) and grader/student.mk, which builds it
+#
+# The student's driver, untrusted, is built by grader/student.mk in a staging folder that the
+# grader fills from build/kit/BACKEND/student/ and the spliced student files, inside the
+# sandbox, as a user that can write only that folder and sees nothing else of the kit.
 #
 # BACKEND is cuda, emu or cpu (cpu: a lab without kernels, built with the host compiler alone).
 
@@ -83,12 +85,7 @@ DRIVER_INC   := -Igrader/driver -Igrader/harness -Igrader/include
 DRIVER_HDRS  := grader/driver/driver.h grader/harness/hx_proto.h $(wildcard grader/include/*.h)
 CALLS_OBJ    := $(KITB)/lab$(LAB)_calls.o
 CLEAN_DRIVER := $(KITB)/scanlab-clean-driver
-STUDENT_OBJS  = $(foreach s,$(STUDENT_SRCS),$(OUT)/$(notdir $(s)).o)
-# STUDENT_SRCS all live in one folder; a pattern rule below compiles each into OUT.
-STUDENTDIR   := $(dir $(firstword $(STUDENT_SRCS)))
-DRIVER_BIN    = $(OUT)/lab$(LAB)_driver
-
-$(KITB)/driver $(OUT):
+$(KITB)/driver:
 	mkdir -p $@
 
 ifeq ($(BACKEND),cpu)
@@ -98,8 +95,11 @@ $(KITB)/driver/%.o: grader/driver/%.c $(DRIVER_HDRS) | $(KITB)/driver
 $(KITB)/%_calls.o: grader/tests/%_calls.c $(DRIVER_HDRS) | $(KITB)/driver
 	$(CC) -std=c11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
 LINK = $(CC) -o $@ $^ -lm
-$(OUT)/%.o: $(STUDENTDIR)% | $(OUT)
-	$(CC) -std=c11 -O2 -g $(STUDENT_WARN) -Igrader/include -c $< -o $@
+define FLAGS
+STUDENT_CC = $(CC) -std=c11 -O2 -g $(STUDENT_WARN) -Iinclude
+DRIVER_LINK = $(CC)
+DRIVER_LIBS = -lm
+endef
 endif
 
 ifeq ($(BACKEND),emu)
@@ -113,8 +113,14 @@ $(KITB)/driver/driver_dev.o: grader/driver/driver_dev.cu $(DRIVER_HDRS) $(EMU_LI
 $(KITB)/%_calls.o: grader/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
 LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
-$(OUT)/%.o: $(STUDENTDIR)% $(EMU_LIB) | $(OUT)
-	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(STUDENT_WARN) -Igrader/include -c $@.cpp -o $@
+STUDENT_LIBS := $(EMU_LIB)
+define FLAGS
+STUDENT_REWRITE = $(EMU_PYTHON) emu/cu2cpp.py
+STUDENT_CXX = $(EMU_CXX) $(EMU_CXXFLAGS) -Iemu/include -include scanlab_emu.h $(STUDENT_WARN) -Iinclude
+DRIVER_LINK = $(EMU_CXX) $(EMU_CXXFLAGS)
+DRIVER_LIBS = kit/$(notdir $(EMU_LIB)) $(EMU_LDLIBS) -lm
+DEVCHECK = $(if $(shell command -v $(NVCC)),$(NVCC) -O1 -std=c++17 -arch=sm_$(SM) -Iinclude --ptx)
+endef
 endif
 
 ifeq ($(BACKEND),cuda)
@@ -128,8 +134,11 @@ $(KITB)/driver/driver_dev.o: grader/driver/driver_dev.cu $(DRIVER_HDRS) | $(KITB
 $(KITB)/%_calls.o: grader/tests/%_calls.cu $(DRIVER_HDRS) | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^
-$(OUT)/%.o: $(STUDENTDIR)% | $(OUT)
-	$(NVCC) $(NVCC_BASE) -Igrader/include -c $< -o $@
+define FLAGS
+STUDENT_NVCC = $(NVCC) $(NVCC_BASE) -Iinclude
+DRIVER_LINK = $(NVCC) -arch=sm_$(SM)
+DRIVER_LIBS =
+endef
 endif
 
 $(KITB)/clean_calls.o: grader/driver/clean_calls.c $(DRIVER_HDRS) | $(KITB)/driver
@@ -137,18 +146,17 @@ $(KITB)/clean_calls.o: grader/driver/clean_calls.c $(DRIVER_HDRS) | $(KITB)/driv
 $(CLEAN_DRIVER): $(DRIVER_OBJS) $(KITB)/clean_calls.o
 	$(LINK)
 
-kit: $(SANDBOX) $(CLEAN_DRIVER) $(if $(LAB),$(TEST_BIN) $(CALLS_OBJ))
+# What a student's build needs, and nothing else (grader/student.mk says how it is used).
+STUDENT_KIT := $(KITB)/student
+$(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) grader/student.mk \
+    $(wildcard grader/include/*.h grader/emu/include/*.h) grader/emu/cu2cpp.py
+	rm -rf $(@D) && mkdir -p $(@D)/kit $(@D)/include
+	cp $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) $(@D)/kit/
+	cp grader/include/*.h $(@D)/include/
+	cp grader/student.mk $(@D)/
+	$(if $(filter emu,$(BACKEND)),mkdir -p $(@D)/emu && cp -r grader/emu/include grader/emu/cu2cpp.py $(@D)/emu/)
+	printf '%s\n' "$$FLAGS" > $(@D)/flags.mk
+	touch $@
+export FLAGS
 
-# ---- the student's driver (untrusted; run inside the sandbox) ---------------------------------
-
-$(DRIVER_BIN): $(STUDENT_OBJS) $(CALLS_OBJ) $(DRIVER_OBJS)
-	$(LINK)
-driver: $(DRIVER_BIN)
-
-# ---- on emu, the student's kernels also go through nvcc where it is installed --------------------
-# A kernel that calls a host function, or host code that nvcc would not accept, fails here as it
-# would on a GPU (nvcc --ptx compiles only the device side).
-devcheck: $(foreach s,$(filter %.cu,$(STUDENT_SRCS)),$(OUT)/$(notdir $(s)).ptx)
-$(OUT)/%.ptx: $(STUDENTDIR)% | $(OUT)
-	$(NVCC) -O1 -std=c++17 -arch=sm_$(SM) -Igrader/include --ptx $< -o $@
-.PHONY: devcheck
+kit: $(SANDBOX) $(CLEAN_DRIVER) $(if $(LAB),$(TEST_BIN) $(CALLS_OBJ) $(STUDENT_KIT)/lab$(LAB)/.ready)

@@ -664,35 +664,33 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
         res.update(ok=True, driver=driver)
         return res
 
-    tmp_root = os.path.join(BUILD, "tmp")
-    os.makedirs(tmp_root, exist_ok=True)
-    work = tempfile.mkdtemp(prefix=f"lab{lab}-", dir=tmp_root)
+    # A staging folder outside the kit, with only what the build needs (build.mk's student kit),
+    # readable by the sandbox's user wherever the kit lives.
+    kit_dir = os.path.join(KIT, lb, "student", f"lab{lab}")
+    work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-")
     os.chmod(work, 0o755)
+    shutil.copytree(kit_dir, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ready"))
     src_dir, out_dir = os.path.join(work, "src", manifest["dir"]), os.path.join(work, "out")
     os.makedirs(src_dir)
     os.makedirs(out_dir)
     for name, text in spliced.items():
         with open(os.path.join(src_dir, name), "w") as f:
             f.write(text)
-    srcs = " ".join(os.path.relpath(os.path.join(src_dir, n), ROOT) for n in manifest["student_files"])
-    targets = ["driver"]
-    if lb == "emu" and shutil.which("nvcc") and any(n.endswith(".cu") for n in spliced):
-        targets.append("devcheck")
-    cmd = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "grader/build.mk"] + targets + \
-        make_vars(manifest, backend, sm) + [f"STUDENT_SRCS={srcs}", f"OUT={os.path.relpath(out_dir, ROOT)}"]
+    srcs = " ".join(f"src/{manifest['dir']}/{n}" for n in manifest["student_files"])
+    targets = ["driver"] + (["devcheck"] if lb == "emu" else [])
+    cmd = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "student.mk"] + targets + \
+        [f"LAB={lab}", f"SRCS={srcs}"]
     limit = BUILD_TIMEOUT[0] or manifest["limits"]["build_timeout"]
-    hide = [os.path.join(ROOT, d) for d in ("solutions", ".git", "build/sub", "build/grade", "build/class")]
-    opts = ["--ro", ROOT, "--rw", work, "--own", work, "--chdir", ROOT, "--cpu", str(int(limit * 4) + 10),
+    opts = ["--rw", work, "--own", work, "--chdir", work, "--hide", ROOT, "--cpu", str(int(limit * 4) + 10),
             "--mem", "16384", "--fsize", "512", "--nproc", "256", "--tmp", "2048",
             "--env", "PATH=" + os.environ.get("PATH", "/usr/bin:/bin")]
-    for d in hide + extra_hidden():
-        if os.path.isdir(d):
-            opts += ["--hide", d]
+    for d in extra_hidden():
+        opts += ["--hide", d]
     t0 = time.monotonic()
     with open(log_path, "w") as log:
         code, timed_out = run_sandboxed(cmd, log, limit, opts)
     res["seconds"] = time.monotonic() - t0
-    shown_src = os.path.relpath(src_dir, ROOT) + "/"
+    shown_src = f"src/{manifest['dir']}/"
     if timed_out:
         res["problems"] = [f"does not compile: did not compile within {limit:g} s (build_timeout in "
                            f"grader/manifests/lab{lab}.toml)"]
@@ -709,9 +707,20 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
     if res["problems"]:
         shutil.rmtree(work, ignore_errors=True)
         return res
+    # The driver comes back into the kit's build folder as a trusted copy (its owner, not the
+    # sandbox's user, may change it).
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    tmp_final = tempfile.mkdtemp(prefix=f"lab{lab}-", dir=os.path.dirname(final))
+    for f in os.listdir(out_dir):
+        p = os.path.join(out_dir, f)
+        if os.path.isfile(p) and not os.path.islink(p):
+            shutil.copyfile(p, os.path.join(tmp_final, f))
+    os.chmod(os.path.join(tmp_final, f"lab{lab}_driver"), 0o755)
+    os.chmod(tmp_final, 0o755)
+    shutil.rmtree(work, ignore_errors=True)
+    out_dir = tmp_final
     shutil.copyfile(log_path, os.path.join(out_dir, "build.log"))
     open(os.path.join(out_dir, ".complete"), "w").close()
-    os.makedirs(os.path.dirname(final), exist_ok=True)
     try:
         os.rename(out_dir, final)
     except OSError as e:
@@ -719,7 +728,6 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
             raise
         shutil.rmtree(final, ignore_errors=True)  # an older or a concurrent build of the same code
         os.rename(out_dir, final)
-    shutil.rmtree(work, ignore_errors=True)
     res.update(ok=True, driver=driver)
     return res
 

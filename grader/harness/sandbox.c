@@ -98,11 +98,30 @@ static int mount_tmp(const char *path, long long mb, const char *mode) {
   return mount("scanlab-tmp", path, "tmpfs", MS_NOSUID | MS_NODEV, data);
 }
 
+/* Temporary folders that hold a path the command needs (a kit unpacked under /tmp) are left
+ * shared; what the command leaves there is removed afterwards by its uid (tmp_shared). */
+static int tmp_shared = 0;
+
+static int needed_below(const char *dir) {
+  const size_t len = strlen(dir);
+  const char *lists[] = {opt.chdir_to};
+  for (int i = 0; i < opt.nro + opt.nrw + 1; i++) {
+    const char *p = i < opt.nro ? opt.ro[i] : i < opt.nro + opt.nrw ? opt.rw[i - opt.nro] : lists[0];
+    if (p && strncmp(p, dir, len) == 0 && (p[len] == '/' || p[len] == '\0')) return 1;
+  }
+  return 0;
+}
+
 static int setup_mounts(void) {
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
-  if (mount_tmp("/tmp", opt.tmp_mb, "1777") != 0) return -1;
-  if (mount_tmp("/var/tmp", opt.tmp_mb, "1777") != 0) return -1;
-  if (mount_tmp("/dev/shm", opt.tmp_mb, "1777") != 0) return -1;
+  const char *tmps[] = {"/tmp", "/var/tmp", "/dev/shm"};
+  for (int i = 0; i < 3; i++) {
+    if (needed_below(tmps[i])) {
+      tmp_shared = 1;
+      continue;
+    }
+    if (mount_tmp(tmps[i], opt.tmp_mb, "1777") != 0) return -1;
+  }
   /* Bind the read-only trees, mount the writable folders inside them, then make the trees
    * (and only them: a remount is not recursive) read-only. */
   for (int i = 0; i < opt.nro; i++)
@@ -330,9 +349,10 @@ static int run(char **argv) {
     if (read(status_pipe[0], &st, sizeof st) == (ssize_t)sizeof st) status = st;
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = SIGKILL; /* init was killed */
   }
-  if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns);
+  /* The --own paths go back to their owner first, so the cleanup by uid leaves them alone. */
   for (int i = 0; i < opt.nown; i++)
     if (got.uid) chown_tree(opt.own[i], own_st[i].st_uid, own_st[i].st_gid);
+  if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns && !tmp_shared);
   (void)outer_uid;
   mirror(status);
   return 0;

@@ -80,4 +80,11 @@ cudaError_t scanExcBlelloch(const int32_t *d_in, int32_t *d_out, size_t n, int b
  */
 cudaError_t scanExcBlellochPadded(const int32_t *d_in, int32_t *d_out, size_t n, int block);
 
+/**
+ * @brief Kit code (in blelloch.cu, outside your regions): `d_out[i] = conflictFreeIndex(i)` for
+ * `i < count`, computed on the device, where the kernels compute it. The bank-conflict test
+ * replays the scan's accesses with this table.
+ */
+cudaError_t conflictFreeIndexTable(int32_t *d_out, int count);
+
 #endif /* SCANLAB_BLELLOCH_H */

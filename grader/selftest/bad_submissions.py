@@ -271,7 +271,8 @@ def case_replace_library():
 def case_autograder_killed():
     """The grader dies before it finishes: run_autograder removes stale results and writes an
     error result, never a forged or stale one."""
-    work = tempfile.mkdtemp(prefix="scanlab-gs-kill-")
+    os.makedirs(BAD, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="gradescope-kill-", dir=BAD)
     try:
         src = selftest.autograder_layout(work, ["01"])
         os.makedirs(os.path.join(work, "submission"))

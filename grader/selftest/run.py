@@ -318,7 +318,8 @@ def autograder_layout(work, labs):
 def gradescope_autograder():
     """Runs the lab 01 autograder as Gradescope would, on each form of upload: the file alone,
     a `make handin` tarball, a whole repository; checks results.json's fields."""
-    work = tempfile.mkdtemp(prefix="scanlab-gs-")
+    os.makedirs(BUILD, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="gradescope-", dir=BUILD)
     try:
         src = autograder_layout(work, ["01"])
         sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")

@@ -13,16 +13,9 @@
 static int64_t call_unpadded(drv_call *c) { return (int64_t)scanExcBlelloch(ARGS); }
 static int64_t call_padded(drv_call *c) { return (int64_t)scanExcBlellochPadded(ARGS); }
 
-static __global__ void tabulateKernel(int32_t *out, int count) {
-  const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < count) out[i] = conflictFreeIndex(i);
-}
-
 /* conflictFreeIndex_table(out, count): out[i] = conflictFreeIndex(i) for i < count. */
 static int64_t call_table(drv_call *c) {
-  const int count = (int)drv_i64(c, 1);
-  if (count > 0) tabulateKernel<<<(unsigned)((count + 255) / 256), 256>>>((int32_t *)drv_ptr(c, 0), count);
-  return (int64_t)cudaGetLastError();
+  return (int64_t)conflictFreeIndexTable((int32_t *)drv_ptr(c, 0), (int)drv_i64(c, 1));
 }
 
 DRV_TABLE({"scanExcBlelloch", call_unpadded}, {"scanExcBlellochPadded", call_padded},
