@@ -1070,6 +1070,9 @@ def main(argv=None):
         sub_dir = sub
 
     say(f"Grading {sub} on the {backend} backend" + (f" (emu schedule {schedule})" if backend == "emu" else ""))
+    with KitLock():
+        subprocess.run(["make", "--no-print-directory", "-s", "-f", "grader/build.mk", "sandbox"], cwd=ROOT,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     say(protections_line(sandbox_probe() if os.path.exists(SANDBOX) else {}, backend))
     labs_results = []
     total = max_total = 0

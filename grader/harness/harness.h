@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hx_proto.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -253,7 +255,9 @@ size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...);
 #define HX_CALL_RET(ret, fn, ctx, ...) hx_callv((ret), (fn), (ctx), __VA_ARGS__, hx_end())
 
 /** Element @p i of a generated input: a hash of (@p seed, @p i) in [@p lo, @p hi]. */
-int32_t hx_gen_i32(uint64_t seed, uint64_t i, int64_t lo, int64_t hi);
+static inline int32_t hx_gen_i32(uint64_t seed, uint64_t i, int64_t lo, int64_t hi) {
+  return hxp_gen_value(seed, i, lo, hi);
+}
 /** @} */
 
 /** @name Timing

@@ -766,7 +766,6 @@ size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...) {
   return call_args(ret, fn, ctx, n, args);
 }
 
-int32_t hx_gen_i32(uint64_t seed, uint64_t i, int64_t lo, int64_t hi) { return hxp_gen_value(seed, i, lo, hi); }
 
 /* ---- information from a process without student code ---------------------------------------- */
 

@@ -100,8 +100,9 @@ typedef struct {
   char text[HXP_TEXT_MAX];
 } hxp_reply;
 
-/** Element @p i of a generated input (splitmix64 of the seed and the index, reduced to the
- *  range [lo, hi]); computed the same way by the driver, on the device, and by the test. */
+/** Element @p i of a generated input (splitmix64 of the seed and the index, scaled to the
+ *  range [lo, hi] by a multiply and a shift: no division, so the test can recompute billions of
+ *  elements quickly); computed the same way by the driver, on the device, and by the test. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
@@ -110,8 +111,8 @@ static inline int32_t hxp_gen_value(uint64_t seed, uint64_t i, int64_t lo, int64
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  const uint64_t span = (uint64_t)(hi - lo) + 1u;
-  return (int32_t)(lo + (int64_t)(span ? z % span : z));
+  const uint64_t span = (uint64_t)(hi - lo) + 1u; /* 1 .. 2^32 */
+  return (int32_t)(lo + (int64_t)(((z >> 32) * span) >> 32));
 }
 
 #endif /* SCANLAB_HX_PROTO_H */

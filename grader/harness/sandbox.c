@@ -311,6 +311,10 @@ static int run(char **argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   program_fd = open(argv[0], O_RDONLY | O_CLOEXEC);
   if (program_fd < 0) die("cannot open %s: %s", argv[0], strerror(errno));
+  /* A script's interpreter reopens it through /dev/fd: that descriptor must survive the exec. */
+  char magic[2] = {0, 0};
+  if (pread(program_fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!')
+    fcntl(program_fd, F_SETFD, 0);
   enter_namespaces();
   write_status();
   fflush(NULL);

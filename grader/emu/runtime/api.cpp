@@ -5,6 +5,7 @@
 /// @cond EMU_INTERNAL
 #include "emu_internal.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -199,13 +200,63 @@ static const ErrName ERR_NAMES[] = {
 
 /* ------------------------------------------------------------------ memory */
 
+/* A device allocation (cudaMalloc, cudaMallocManaged) has a mapping of its own:
+ *
+ *   | PROT_NONE fence | head | the allocation (size bytes) | slack | PROT_NONE fence |
+ *                     ^ data: whole pages, from here to the back fence
+ *
+ * The allocation ends as close to the back fence as the 256-byte alignment of cudaMalloc
+ * allows, so a kernel that runs past its end faults at once, or, inside the slack (under 256
+ * bytes), damages GUARD_FILL bytes that the end of the launch checks. The head (the rest of the
+ * first page, for a size that is not a whole number of pages) is filled and checked the same
+ * way. The fences are wider than a page so that an overrun by a whole block of elements faults
+ * too, instead of landing in the next allocation.
+ *
+ * On a GPU host code cannot dereference a device pointer, so the data of a cudaMalloc
+ * allocation is PROT_NONE outside kernels: a launch makes an allocation accessible when one of
+ * its threads first touches it (the fault handler calls guard_open_for_kernel; a launch that
+ * touches one buffer of many pays for one), and the runtime's copies open just the pages they
+ * copy. Managed memory is the host's too: always accessible, fenced all the same.
+ * AddressSanitizer builds keep plain mallocs of exactly the size asked for, which ASan fences. */
+static const size_t DEV_FENCE_BYTES = 64 * 1024;
+static const size_t DEV_ALIGN = 256;
+static const unsigned char GUARD_FILL = 0xFD;
+static const int MAX_GUARDED = 1 << 15; /* later allocations are plain mallocs */
+
 struct Alloc {
   size_t size;
-  int kind; /* 0 device, 1 pinned host, 2 managed, 3 symbol */
+  int kind;                          /* 0 device, 1 pinned host, 2 managed, 3 symbol */
+  int slot = -1;                     /* its GuardSlot, for a guarded allocation */
+  int copies = 0;                    /* the runtime's copies that hold pages of it open */
+  uintptr_t open_lo = 0, open_hi = 0; /* the pages they opened (their bounding box) */
+  bool close_after_launch = false;   /* a copy ended while a launch ran: the launch closes it */
 };
 static std::mutex g_mem_mutex;
 static std::map<uintptr_t, Alloc> g_allocs;
 static size_t g_allocated = 0;
+
+/* The layout of each guarded allocation, where the fault handler can read it without a lock: a
+ * slot is published by storing its map last and retired by clearing map first. */
+struct GuardSlot {
+  std::atomic<uintptr_t> map; /* start of the mapping; 0 when the slot is free */
+  size_t mapped;
+  uintptr_t data;
+  size_t data_len;
+  uintptr_t user;
+  size_t size;
+  int kind;
+  std::atomic<bool> kernel_open; /* a thread of the running launch made it accessible */
+};
+static GuardSlot g_slots[MAX_GUARDED];
+static std::atomic<int> g_slot_top{0};  /* slots at or above are unused */
+static std::vector<int> g_free_slots;   /* below g_slot_top; under g_mem_mutex */
+/* the slots the running launch opened, for the launch's end */
+static int g_opened[MAX_GUARDED];
+static std::atomic<int> g_opened_n{0};
+/* under g_mem_mutex */
+static bool g_launch_running = false;
+static bool g_close_later = false; /* some Alloc has close_after_launch */
+static int g_managed = 0;          /* managed allocations alive */
 
 static size_t total_memory() {
   static size_t t = [] {
@@ -216,8 +267,14 @@ static size_t total_memory() {
   return t;
 }
 
+static size_t page_bytes() {
+  static size_t p = (size_t)sysconf(_SC_PAGESIZE);
+  return p;
+}
+static uintptr_t round_up(uintptr_t v, size_t to) { return (v + to - 1) / to * to; }
+
 /* The allocation holding p, or null. */
-static const std::pair<const uintptr_t, Alloc> *find_alloc(const void *p) {
+static std::pair<const uintptr_t, Alloc> *find_alloc(const void *p) {
   uintptr_t a = (uintptr_t)p;
   auto it = g_allocs.upper_bound(a);
   if (it == g_allocs.begin()) return nullptr;
@@ -230,6 +287,13 @@ bool range_is_device(const void *p, size_t n) {
   std::lock_guard<std::mutex> g(g_mem_mutex);
   auto *a = find_alloc(p);
   return a && (uintptr_t)p + n <= a->first + a->second.size;
+}
+
+/* [p, p+n) starts inside an allocation and runs past its end. */
+static bool overruns_alloc(const void *p, size_t n) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  auto *a = find_alloc(p);
+  return a && (uintptr_t)p + n > a->first + a->second.size;
 }
 
 void register_device_range(const void *p, size_t n) {
@@ -249,6 +313,259 @@ static void explain_range(char *out, size_t cap, const char *what, const void *p
              (size_t)((uintptr_t)p + n - a->first - a->second.size));
 }
 
+/* ---- guarded allocations */
+
+static bool guarding_enabled() {
+#ifdef SCANLAB_EMU_ASAN
+  return false;
+#else
+  return true;
+#endif
+}
+
+static const char *alloc_noun(int kind) { return kind == 2 ? "managed allocation" : "device allocation"; }
+
+static void fill_guards(const GuardSlot &s) {
+  memset((void *)s.data, GUARD_FILL, s.user - s.data);
+  memset((void *)(s.user + s.size), GUARD_FILL, round_up(s.size, DEV_ALIGN) - s.size);
+}
+
+/* Maps a guarded allocation of @p size bytes (g_mem_mutex held); null when it cannot, or when
+ * every slot is taken (the caller then mallocs). */
+static void *map_guarded(size_t size, int kind, int *slot_out) {
+  int slot;
+  if (!g_free_slots.empty()) {
+    slot = g_free_slots.back();
+  } else {
+    slot = g_slot_top.load();
+    if (slot >= MAX_GUARDED) return nullptr;
+  }
+  const size_t page = page_bytes();
+  const size_t fence = round_up(DEV_FENCE_BYTES, page);
+  const size_t span = round_up(size, DEV_ALIGN);
+  const size_t data_len = round_up(span, page);
+  const size_t mapped = fence + data_len + fence;
+  void *m = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  GuardSlot &s = g_slots[slot];
+  s.mapped = mapped;
+  s.data = (uintptr_t)m + fence;
+  s.data_len = data_len;
+  s.user = s.data + data_len - span;
+  s.size = size;
+  s.kind = kind;
+  s.kernel_open.store(false);
+  if (mprotect((void *)s.data, data_len, PROT_READ | PROT_WRITE) != 0) {
+    munmap(m, mapped);
+    return nullptr;
+  }
+  fill_guards(s);
+  if (kind == 0) mprotect((void *)s.data, data_len, PROT_NONE);
+  s.map.store((uintptr_t)m, std::memory_order_release);
+  if (!g_free_slots.empty()) g_free_slots.pop_back();
+  else g_slot_top.store(slot + 1, std::memory_order_release);
+  if (kind == 2) g_managed++;
+  *slot_out = slot;
+  return (void *)s.user;
+}
+
+static void unmap_guarded(const Alloc &a) {
+  GuardSlot &s = g_slots[a.slot];
+  const uintptr_t m = s.map.exchange(0, std::memory_order_acq_rel);
+  munmap((void *)m, s.mapped);
+  g_free_slots.push_back(a.slot);
+  if (a.kind == 2) g_managed--;
+}
+
+/* Checks the head and slack of a readable guarded allocation; on damage describes it (from
+ * "past the end" or "before the start" on) in @p out, fills them again and returns false. The
+ * damaged byte named is the lowest, as for the dynamic shared memory: past the end, where the
+ * overrun starts; before the start, the start of the lowest element written there. */
+static bool guards_intact(const GuardSlot &s, char *out, size_t cap) {
+  const unsigned char *head = (const unsigned char *)s.data, *slack = (const unsigned char *)(s.user + s.size);
+  const size_t head_len = s.user - s.data, slack_len = round_up(s.size, DEV_ALIGN) - s.size;
+  size_t i = 0;
+  while (i < slack_len && slack[i] == GUARD_FILL) i++;
+  if (i < slack_len) {
+    snprintf(out, cap, "past the end of a %s of %zu bytes (first damaged byte at byte offset %zu past its end)",
+             alloc_noun(s.kind), s.size, i);
+    fill_guards(s);
+    return false;
+  }
+  /* the head is up to a page: compare words, and look for the damaged byte only on damage */
+  const uint64_t pat = 0x0101010101010101ull * GUARD_FILL;
+  bool ok = true;
+  for (size_t k = 0; ok && k + 8 <= head_len; k += 8) {
+    uint64_t v;
+    memcpy(&v, head + k, 8);
+    ok = v == pat;
+  }
+  for (size_t k = head_len & ~(size_t)7; ok && k < head_len; k++) ok = head[k] == GUARD_FILL;
+  if (ok) return true;
+  size_t k = 0;
+  while (head[k] == GUARD_FILL) k++;
+  const size_t back = head_len - k;
+  snprintf(out, cap, "before the start of a %s of %zu bytes (first damaged byte at byte offset %zu before its start)",
+           alloc_noun(s.kind), s.size, back);
+  fill_guards(s);
+  return false;
+}
+
+bool guard_find(const void *addr, GuardHit *hit) {
+  const uintptr_t a = (uintptr_t)addr;
+  const int top = g_slot_top.load(std::memory_order_acquire);
+  for (int i = 0; i < top; i++) {
+    const GuardSlot &s = g_slots[i];
+    const uintptr_t m = s.map.load(std::memory_order_acquire);
+    if (!m || a < m || a - m >= s.mapped) continue;
+    hit->slot = i;
+    hit->user = s.user;
+    hit->size = s.size;
+    hit->kind = s.kind;
+    hit->in_data = a >= s.data && a - s.data < s.data_len;
+    return true;
+  }
+  return false;
+}
+
+bool guard_open_for_kernel(const GuardHit &hit) {
+  if (hit.kind != 0 || !hit.in_data) return false;
+  GuardSlot &s = g_slots[hit.slot];
+  if (mprotect((void *)s.data, s.data_len, PROT_READ | PROT_WRITE) != 0) return false;
+  if (!s.kernel_open.exchange(true)) {
+    const int n = g_opened_n.fetch_add(1);
+    if (n < MAX_GUARDED) g_opened[n] = hit.slot;
+  }
+  return true;
+}
+
+/* Damage found in a managed allocation outside a launch: by host code, as the end of each
+ * launch checks what its kernel wrote. The process fails, as after a kernel's failure. */
+static cudaError_t report_host_damage(const char *fn, const char *what) {
+  diag("emu: %s: host code wrote %s (cudaErrorIllegalAddress)", fn, what);
+  set_sticky(cudaErrorIllegalAddress);
+  note_kernel_failure();
+  return cudaErrorIllegalAddress;
+}
+
+/* Checks the managed allocations, which host code may write (g_mem_mutex held). A cudaMalloc
+ * allocation needs no check outside launches: only a kernel can write its head or slack, and
+ * the end of each launch checks the allocations its kernel touched. */
+static cudaError_t check_managed(const char *fn) {
+  if (!g_managed) return cudaSuccess;
+  char what[300];
+  for (auto &e : g_allocs)
+    if (e.second.slot >= 0 && e.second.kind == 2 && !guards_intact(g_slots[e.second.slot], what, sizeof what))
+      return report_host_damage(fn, what);
+  return cudaSuccess;
+}
+
+bool launch_memory_begin(bool open_all, const char *kernel) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  /* so that the end of the launch blames its kernel only for what the kernel damaged */
+  if (g_managed) {
+    char fn[200];
+    snprintf(fn, sizeof fn, "launch of %s", kernel);
+    if (check_managed(fn) != cudaSuccess) return false;
+  }
+  g_launch_running = true;
+  if (!open_all) return true;
+  for (auto &e : g_allocs) {
+    if (e.second.slot < 0 || e.second.kind != 0) continue;
+    GuardHit h{e.first, e.second.size, 0, e.second.slot, true};
+    guard_open_for_kernel(h);
+  }
+  return true;
+}
+
+bool launch_memory_end(const char *kernel, char *msg, size_t cap) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  g_launch_running = false;
+  bool intact = true;
+  char what[300];
+  auto check = [&](const GuardSlot &s) {
+    if (guards_intact(s, what, sizeof what) || !intact) return;
+    snprintf(msg, cap, "emu: kernel %s wrote %s, found when the launch ended", kernel, what);
+    intact = false;
+  };
+  int n = g_opened_n.exchange(0);
+  if (n > MAX_GUARDED) n = MAX_GUARDED;
+  for (int i = 0; i < n; i++) {
+    GuardSlot &s = g_slots[g_opened[i]];
+    s.kernel_open.store(false);
+    if (!s.map.load()) continue;
+    check(s);
+    auto it = g_allocs.find(s.user);
+    if (it == g_allocs.end()) continue;
+    Alloc &a = it->second;
+    if (a.copies == 0) {
+      mprotect((void *)s.data, s.data_len, PROT_NONE);
+      a.close_after_launch = false;
+    } else {
+      a.open_lo = s.data; /* the last copy to end closes all of it */
+      a.open_hi = s.data + s.data_len;
+    }
+  }
+  if (g_managed || g_close_later) {
+    for (auto &e : g_allocs) {
+      Alloc &a = e.second;
+      if (a.slot < 0) continue;
+      if (a.kind == 2) check(g_slots[a.slot]);
+      if (a.close_after_launch && a.copies == 0) {
+        mprotect((void *)a.open_lo, a.open_hi - a.open_lo, PROT_NONE);
+        a.close_after_launch = false;
+      }
+    }
+    g_close_later = false;
+  }
+  return intact;
+}
+
+/* Holds [p, p+n) accessible to the runtime's own copy when it lies in a cudaMalloc allocation,
+ * whose data is PROT_NONE outside kernels; only the pages of the range are opened. */
+class HostAccess {
+ public:
+  HostAccess(const void *p, size_t n) {
+    if (!n) return;
+    std::lock_guard<std::mutex> g(g_mem_mutex);
+    auto *e = find_alloc(p);
+    if (!e || e->second.slot < 0 || e->second.kind != 0) return;
+    Alloc &a = e->second;
+    const GuardSlot &s = g_slots[a.slot];
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(page_bytes() - 1);
+    uintptr_t hi = round_up((uintptr_t)p + n, page_bytes());
+    if (hi > s.data + s.data_len) hi = s.data + s.data_len;
+    mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE);
+    if (a.copies++ == 0) {
+      a.open_lo = lo;
+      a.open_hi = hi;
+    } else {
+      a.open_lo = lo < a.open_lo ? lo : a.open_lo;
+      a.open_hi = hi > a.open_hi ? hi : a.open_hi;
+    }
+    key_ = e->first;
+  }
+  ~HostAccess() {
+    if (!key_) return;
+    std::lock_guard<std::mutex> g(g_mem_mutex);
+    auto it = g_allocs.find(key_);
+    if (it == g_allocs.end() || --it->second.copies > 0) return;
+    Alloc &a = it->second;
+    if (g_launch_running) {
+      /* the launch's threads may be using it: the launch closes it when it ends */
+      a.close_after_launch = true;
+      g_close_later = true;
+    } else {
+      mprotect((void *)a.open_lo, a.open_hi - a.open_lo, PROT_NONE);
+    }
+  }
+  HostAccess(const HostAccess &) = delete;
+  HostAccess &operator=(const HostAccess &) = delete;
+
+ private:
+  uintptr_t key_ = 0;
+};
+
 static cudaError_t do_alloc(void **p, size_t size, int kind, const char *fn) {
   if (!p) {
     set_error(cudaErrorInvalidValue);
@@ -256,22 +573,25 @@ static cudaError_t do_alloc(void **p, size_t size, int kind, const char *fn) {
   }
   *p = nullptr;
   if (size == 0) return cudaSuccess;
-  {
-    std::lock_guard<std::mutex> g(g_mem_mutex);
-    if (kind != 1 && size > total_memory() - g_allocated) {
-      diag("emu: %s of %zu bytes: out of device memory (%zu of %zu bytes in use) (cudaErrorMemoryAllocation)", fn,
-           size, g_allocated, total_memory());
-      set_error(cudaErrorMemoryAllocation);
-      return cudaErrorMemoryAllocation;
-    }
+  const bool guard = kind != 1 && guarding_enabled();
+  if (guard) install_fault_handler(); /* before the first fault it must explain */
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  if (kind != 1 && size > total_memory() - g_allocated) {
+    diag("emu: %s of %zu bytes: out of device memory (%zu of %zu bytes in use) (cudaErrorMemoryAllocation)", fn,
+         size, g_allocated, total_memory());
+    set_error(cudaErrorMemoryAllocation);
+    return cudaErrorMemoryAllocation;
   }
-  void *m = malloc(size); /* exactly the size asked for, so AddressSanitizer sees overruns */
+  int slot = -1;
+  void *m = guard ? map_guarded(size, kind, &slot) : nullptr;
+  if (!m) m = malloc(size); /* under ASan: exactly the size asked for, so ASan sees overruns */
   if (!m) {
     set_error(cudaErrorMemoryAllocation);
     return cudaErrorMemoryAllocation;
   }
-  std::lock_guard<std::mutex> g(g_mem_mutex);
-  g_allocs[(uintptr_t)m] = Alloc{size, kind};
+  Alloc a{size, kind};
+  a.slot = slot;
+  g_allocs[(uintptr_t)m] = a;
   if (kind != 1) g_allocated += size;
   *p = m;
   return cudaSuccess;
@@ -287,10 +607,37 @@ static cudaError_t do_free(void *p, bool host, const char *fn) {
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
-  if (it->second.kind != 1) g_allocated -= it->second.size;
+  const Alloc a = it->second;
+  if (a.kind != 1) g_allocated -= a.size;
   g_allocs.erase(it);
-  free(p);
+  if (a.slot < 0) {
+    free(p);
+    return cudaSuccess;
+  }
+  /* the head and the slack lie in the first and the last page of the data */
+  const GuardSlot &s = g_slots[a.slot];
+  const size_t page = page_bytes();
+  if (a.kind == 0) {
+    mprotect((void *)s.data, page, PROT_READ | PROT_WRITE);
+    mprotect((void *)(s.data + s.data_len - page), page, PROT_READ | PROT_WRITE);
+  }
+  char what[300];
+  const bool intact = guards_intact(s, what, sizeof what);
+  unmap_guarded(a);
+  if (!intact) {
+    char where[64];
+    snprintf(where, sizeof where, "%s(%p)", fn, p);
+    return report_host_damage(where, what);
+  }
   return cudaSuccess;
+}
+
+static cudaError_t range_error(const char *fn, const char *what, const void *p, size_t n) {
+  char why[300];
+  explain_range(why, sizeof why, what, p, n);
+  diag("emu: %s of %zu bytes: %s (cudaErrorInvalidValue)", fn, n, why);
+  set_error(cudaErrorInvalidValue);
+  return cudaErrorInvalidValue;
 }
 
 static cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
@@ -307,10 +654,14 @@ static cudaError_t check_copy(const char *fn, void *dst, const void *src, size_t
   }
   char why[300];
   bool bad = false;
-  if ((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !range_is_device(dst, n)) {
+  /* a range that starts in an allocation must end in it, whatever the kind says: it would run
+   * into the allocation's fence */
+  if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !range_is_device(dst, n)) ||
+      overruns_alloc(dst, n)) {
     explain_range(why, sizeof why, "destination", dst, n);
     bad = true;
-  } else if ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !range_is_device(src, n)) {
+  } else if (((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !range_is_device(src, n)) ||
+             overruns_alloc(src, n)) {
     explain_range(why, sizeof why, "source", src, n);
     bad = true;
   }
@@ -353,6 +704,13 @@ static void count_copy(const void *dst, const void *src, size_t n, cudaMemcpyKin
   }
   if (kind == cudaMemcpyDeviceToHost) g_d2h += n;
   if (kind == cudaMemcpyHostToDevice) g_h2d += n;
+}
+
+/* The runtime's copies are the host's only way into device memory. */
+static void copy_bytes(void *dst, const void *src, size_t n) {
+  if (!n) return;
+  HostAccess d(dst, n), s(src, n);
+  memmove(dst, src, n);
 }
 
 extern "C" {
@@ -506,13 +864,16 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) 
 cudaError_t cudaDeviceSynchronize(void) {
   STICKY_CHECK();
   sync_all();
-  return cudaSuccess;
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  return check_managed("cudaDeviceSynchronize");
 }
 
 cudaError_t cudaDeviceReset(void) {
   std::lock_guard<std::mutex> g(g_mem_mutex);
-  for (auto &a : g_allocs)
-    if (a.second.kind != 3) free((void *)a.first);
+  for (auto &a : g_allocs) {
+    if (a.second.slot >= 0) unmap_guarded(a.second);
+    else if (a.second.kind != 3) free((void *)a.first);
+  }
   g_allocs.clear();
   g_allocated = 0;
   g_sticky.store(cudaSuccess);
@@ -576,7 +937,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
   cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind);
   if (e != cudaSuccess) return e;
   count_copy(dst, src, count, kind);
-  if (count) memmove(dst, src, count);
+  copy_bytes(dst, src, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
@@ -585,7 +946,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpy
   cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind);
   if (e != cudaSuccess) return e;
   count_copy(dst, src, count, kind);
-  if (count) memmove(dst, src, count);
+  copy_bytes(dst, src, count);
   return cudaSuccess;
 }
 static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count) {
@@ -598,6 +959,7 @@ static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count)
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  HostAccess a(p, count);
   memset(p, value, count);
   return cudaSuccess;
 }
@@ -614,8 +976,9 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  if (overruns_alloc(src, count)) return range_error("cudaMemcpyToSymbol", "source", src, count);
   if (kind != cudaMemcpyDeviceToDevice) g_h2d += count;
-  if (count) memmove((char *)symbol + offset, src, count);
+  copy_bytes((char *)symbol + offset, src, count); /* the symbol is a global, but src may be device memory */
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
@@ -625,8 +988,9 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
     set_error(cudaErrorInvalidValue);
     return cudaErrorInvalidValue;
   }
+  if (overruns_alloc(dst, count)) return range_error("cudaMemcpyFromSymbol", "destination", dst, count);
   if (kind != cudaMemcpyDeviceToDevice) g_d2h += count;
-  if (count) memmove(dst, (const char *)symbol + offset, count);
+  copy_bytes(dst, (const char *)symbol + offset, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,

@@ -151,9 +151,29 @@ double now_s();
 bool range_is_device(const void *p, size_t n);
 int dynamic_smem_limit_for(const void *func);
 
+/* device allocations between guard pages (api.cpp) */
+struct GuardHit {
+  uintptr_t user;   /* the allocation */
+  size_t size;
+  int kind;         /* 0 cudaMalloc, 2 cudaMallocManaged */
+  int slot;
+  bool in_data;     /* in its pages (the allocation, its head or its slack), not in a fence */
+};
+/* Async-signal-safe: the guarded allocation whose mapping holds addr. */
+bool guard_find(const void *addr, GuardHit *hit);
+/* Async-signal-safe: makes a cudaMalloc allocation accessible until the launch ends. */
+bool guard_open_for_kernel(const GuardHit &hit);
+/* Around each launch; open_all when the fault handler cannot open allocations on demand. The
+ * beginning fails (with a diagnostic and a sticky error) where host code damaged the guard
+ * bytes of a managed allocation; the end checks those of what the kernel touched: false and a
+ * diagnostic in msg if one is damaged. */
+bool launch_memory_begin(bool open_all, const char *kernel);
+bool launch_memory_end(const char *kernel, char *msg, size_t cap);
+
 /* launches (sched.cpp) */
 bool in_kernel();
 void sync_all();
+void install_fault_handler();
 
 }  // namespace scanlab_emu
 /// @endcond

@@ -9,9 +9,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -774,7 +776,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
 
 /* ------------------------------------------------------------------ workers */
 
-static void install_fault_handler();
+static bool fault_handler_active();
 
 struct Pool {
   std::mutex launch_mutex;  /* one launch at a time */
@@ -1049,6 +1051,9 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
   }
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
+  /* the kernel's threads open device allocations as they touch them, through the fault
+   * handler; where the program replaced it, all of them open now */
+  if (!launch_memory_begin(!fault_handler_active(), in.name)) return;
 
   LaunchState L;
   L.info = in;
@@ -1084,6 +1089,15 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;
   }
+  char damage[512];
+  if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
+    L.error.store(cudaErrorLaunchFailure);
+    Buf k;
+    describe_launch(k, in);
+    std::lock_guard<std::mutex> g(diag_mutex());
+    fprintf(stderr, "%s\nemu: %s failed: cudaErrorLaunchFailure\n", damage, k.s);
+    fflush(stderr);
+  }
   if (L.failed.load()) {
     set_sticky((cudaError_t)L.error.load());
     note_kernel_failure();
@@ -1092,62 +1106,222 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
 
 void sync_all() {}
 
-/* ------------------------------------------------------------------ faults in kernels */
+/* ------------------------------------------------------------------ faults */
 
-static void fault_handler(int sig, siginfo_t *si, void *) {
+/* A message built by the fault handler, which may not use stdio (not async-signal-safe). */
+struct SigBuf {
+  char s[1400];
+  size_t n = 0;
+  void str(const char *t) {
+    while (t && *t && n < sizeof s - 1) s[n++] = *t++;
+  }
+  void num(unsigned long long v) {
+    char d[24];
+    int k = 0;
+    do d[k++] = (char)('0' + v % 10); while (v /= 10);
+    while (k && n < sizeof s - 1) s[n++] = d[--k];
+  }
+  void ptr(const void *p) { /* as printf's %p */
+    if (!p) return str("(nil)");
+    char d[16];
+    int k = 0;
+    for (uintptr_t v = (uintptr_t)p; v; v >>= 4) d[k++] = "0123456789abcdef"[v & 15];
+    str("0x");
+    while (k && n < sizeof s - 1) s[n++] = d[--k];
+  }
+  void dim(unsigned x, unsigned y, unsigned z) {
+    str("(");
+    num(x);
+    str(",");
+    num(y);
+    str(",");
+    num(z);
+    str(")");
+  }
+};
+
+static void sig_describe_launch(SigBuf &b, const LaunchInfo &in) {
+  b.str("kernel ");
+  b.str(in.name);
+  b.str("<<<");
+  b.dim(in.grid.x, in.grid.y, in.grid.z);
+  b.str(", ");
+  b.dim(in.block.x, in.block.y, in.block.z);
+  b.str(", ");
+  b.num(in.smem);
+  b.str(">>> launched at ");
+  b.str(base_name(in.file));
+  b.str(":");
+  b.num((unsigned)in.line);
+}
+
+/* 'w' for a write, 'r' for a read, 0 where the machine does not say. */
+static int fault_access(const void *uc) {
+#if defined(__x86_64__) && defined(__linux__)
+  /* bit 1 of the page-fault error code: the access was a write */
+  return (((const ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) ? 'w' : 'r';
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+/* Where addr lies relative to the allocation of hit: "past the end of a device allocation of N
+ * bytes (at byte offset K past its end)", or before its start; false when inside it. */
+static bool sig_outside(SigBuf &b, const GuardHit &hit, uintptr_t a) {
+  const char *noun = hit.kind == 2 ? "managed allocation" : "device allocation";
+  if (a >= hit.user && a - hit.user < hit.size) return false;
+  const bool after = a >= hit.user;
+  b.str(after ? "past the end of a " : "before the start of a ");
+  b.str(noun);
+  b.str(" of ");
+  b.num(hit.size);
+  b.str(" bytes (at byte offset ");
+  b.num(after ? a - hit.user - hit.size : hit.user - a);
+  b.str(after ? " past its end)" : " before its start)");
+  return true;
+}
+
+static const char *const NO_DEREF =
+    ": on a GPU host code cannot dereference a device pointer; copy with cudaMemcpy";
+
+/* A fault in a guarded allocation's mapping, by a kernel thread (w and f set) or host code. */
+static void sig_guard_fault(SigBuf &b, const GuardHit &hit, uintptr_t a, int access, const Worker *w,
+                            const ::uint3 *t) {
+  b.str("emu: ");
+  if (w) {
+    b.str("kernel ");
+    b.str(w->launch->info.name);
+    b.str(", block ");
+    b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
+    b.str(", thread ");
+    b.dim(t->x, t->y, t->z);
+    b.str(": ");
+    b.str(access == 'w' ? "write " : access == 'r' ? "read " : "access ");
+    if (!sig_outside(b, hit, a)) {
+      /* the runtime could not open it (out of memory mappings?) */
+      b.str("at offset ");
+      b.num(a - hit.user);
+      b.str(" of a device allocation of ");
+      b.num(hit.size);
+      b.str(" bytes that the emulator could not make accessible");
+    }
+    b.str("\nemu: ");
+    sig_describe_launch(b, w->launch->info);
+    b.str(" failed\n");
+    return;
+  }
+  b.str("host code ");
+  b.str(access == 'w' ? "wrote " : access == 'r' ? "read " : "read or wrote ");
+  if (hit.kind == 2) { /* managed memory is the host's too: only its fences fault */
+    sig_outside(b, hit, a);
+    b.str("\n");
+    return;
+  }
+  b.str("device memory ");
+  if (!sig_outside(b, hit, a)) {
+    b.str("at offset ");
+    b.num(a - hit.user);
+    b.str(" of a device allocation of ");
+    b.num(hit.size);
+    b.str(" bytes");
+  }
+  b.str(NO_DEREF);
+  b.str("\n");
+}
+
+/* The thread index of f from its place in the block, not from the Fiber record, which a stray
+ * write may have damaged. */
+static ::uint3 fiber_thread(const Worker *w, const Fiber *f) {
+  const dim3 bd = w->launch->info.block;
+  const long long i = f - w->fibers.data();
+  if (i >= 0 && i < (long long)w->fibers.size() && bd.x && bd.y)
+    return ::uint3{(unsigned)i % bd.x, ((unsigned)i / bd.x) % bd.y, (unsigned)i / (bd.x * bd.y)};
+  return f->tidx;
+}
+
+static void fault_handler(int sig, siginfo_t *si, void *uc) {
+  const int saved_errno = errno;
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
-  if (w && f && w->launch) {
-    char msg[1400];
-    Buf k;
-    describe_launch(k, w->launch->info);
+  const bool kernel = w && f && w->launch;
+  const uintptr_t a = (uintptr_t)si->si_addr;
+  GuardHit hit;
+  const bool guarded = sig == SIGSEGV && guard_find(si->si_addr, &hit);
+  /* a kernel's first touch of a cudaMalloc allocation in this launch: open it, and retry */
+  if (kernel && guarded && guard_open_for_kernel(hit)) {
+    errno = saved_errno;
+    return;
+  }
+  SigBuf b;
+  if (guarded) {
+    const ::uint3 t = kernel ? fiber_thread(w, f) : ::uint3{0, 0, 0};
+    sig_guard_fault(b, hit, a, fault_access(uc), kernel ? w : nullptr, &t);
+  } else if (kernel) {
+    const ::uint3 t = fiber_thread(w, f);
     const char *addr = (const char *)si->si_addr;
-    /* the thread index from the fiber's place in the block, not from the Fiber record, which a
-     * stray write may have damaged */
-    const dim3 bd = w->launch->info.block;
-    const long long i = f - w->fibers.data();
-    ::uint3 t = f->tidx;
-    if (i >= 0 && i < (long long)w->fibers.size() && bd.x && bd.y)
-      t = ::uint3{(unsigned)i % bd.x, ((unsigned)i / bd.x) % bd.y, (unsigned)i / (bd.x * bd.y)};
-    const char *what = "invalid memory access";
-    char sm[200];
     const size_t page = fence_size();
+    b.str("emu: ");
+    b.str(sig == SIGSEGV ? "segmentation fault" : "bus error");
+    b.str(" in block ");
+    b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
+    b.str(", thread ");
+    b.dim(t.x, t.y, t.z);
+    b.str(": ");
     if (addr >= f->stack.map && addr < f->stack.lo) {
-      what = "fiber stack overflow (raise SCANLAB_EMU_STACK_KB)";
+      b.str("fiber stack overflow (raise SCANLAB_EMU_STACK_KB)");
     } else if (w->arena && addr >= (const char *)w->arena + w->arena_mapped - page &&
                addr < (const char *)w->arena + w->arena_mapped) {
-      snprintf(sm, sizeof sm, "access far past the end of its %zu bytes of dynamic shared memory (offset %zu)",
-               w->dyn_size, (size_t)(addr - (const char *)w->dyn));
-      what = sm;
+      b.str("access far past the end of its ");
+      b.num(w->dyn_size);
+      b.str(" bytes of dynamic shared memory (offset ");
+      b.num((size_t)(addr - (const char *)w->dyn));
+      b.str(")");
     } else if (w->arena && addr >= (const char *)w->arena && addr < (const char *)w->arena + page) {
-      snprintf(sm, sizeof sm, "access far before the start of its %zu bytes of dynamic shared memory (offset -%zu)",
-               w->dyn_size, (size_t)((const char *)w->dyn - addr));
-      what = sm;
+      b.str("access far before the start of its ");
+      b.num(w->dyn_size);
+      b.str(" bytes of dynamic shared memory (offset -");
+      b.num((size_t)((const char *)w->dyn - addr));
+      b.str(")");
+    } else {
+      b.str("invalid memory access");
     }
-    int len = snprintf(msg, sizeof msg,
-                       "emu: %s in block (%u,%u,%u), thread (%u,%u,%u): %s at address %p\nemu: %s failed\n",
-                       sig == SIGSEGV ? "segmentation fault" : "bus error", w->bidx.x, w->bidx.y, w->bidx.z,
-                       t.x, t.y, t.z, what, si->si_addr, k.s);
-    if (len > 0) {
-      ssize_t wr = write(2, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1);
-      (void)wr;
-    }
+    b.str(" at address ");
+    b.ptr(si->si_addr);
+    b.str("\nemu: ");
+    sig_describe_launch(b, w->launch->info);
+    b.str(" failed\n");
+  }
+  if (b.n) {
+    ssize_t wr = write(2, b.s, b.n);
+    (void)wr;
   }
   /* let the default action end the process, as a crash on the GPU ends the context */
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-static void install_fault_handler() {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = fault_handler;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old;
-  /* keep a handler the program (or a sanitizer) installed */
-  if (sigaction(SIGSEGV, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGSEGV, &sa, nullptr);
-  if (sigaction(SIGBUS, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGBUS, &sa, nullptr);
+/* Installed at the first guarded allocation or launch, whichever comes first. A handler the
+ * program (or a sanitizer) installed is kept; launches then open every device allocation at
+ * their start (see fault_handler_active). No SA_RESETHAND: a kernel's first touch of each
+ * allocation comes through here, and the handler resets itself before a fatal fault. */
+void install_fault_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old;
+    if (sigaction(SIGSEGV, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGSEGV, &sa, nullptr);
+    if (sigaction(SIGBUS, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+static bool fault_handler_active() {
+  struct sigaction cur;
+  return sigaction(SIGSEGV, nullptr, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fault_handler;
 }
 
 }  // namespace scanlab_emu
