@@ -30,7 +30,7 @@ help: ## list the targets
 	@echo "  SUBMISSION=p   folder or handin tarball with a student's files (default skeletons/)"
 	@echo "  BACKEND=b      cuda (a GPU) or emu (kernels on the CPU); default: cuda if a GPU answers"
 	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"
-	@echo "  T=name         run only the named test(s)"
+	@echo "  T=a,b          run only the named tests (T=a, T=a,b or T=\"a b\")"
 	@echo "  SCANLAB_EMU_SCHEDULE=forward|reverse|random:SEED   thread order on emu"
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json

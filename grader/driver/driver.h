@@ -48,12 +48,13 @@ const void *drv_bytes(drv_call *c, int k, size_t *len);
 typedef int64_t (*drv_fn)(drv_call *c);
 /** An entry of the call table. */
 typedef struct {
-  const char *name;
-  drv_fn fn;
+  const char *name; /**< the name tests call it by */
+  drv_fn fn;        /**< the wrapper */
 } drv_entry;
 
 /** The lab's call table, ending with `{NULL, NULL}` (defined with DRV_TABLE()). */
 extern const drv_entry drv_table[];
+/** Defines the call table: `DRV_TABLE({"name", fn}, ...)`. */
 #define DRV_TABLE(...) const drv_entry drv_table[] = {__VA_ARGS__, {NULL, NULL}}
 
 /** Ends the driver with a message for the test (a wrong argument from the test, say). */
@@ -73,8 +74,11 @@ int drv_dev_init(char *err, size_t cap);
 void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total);
 /** Allocates @p bytes of device memory. */
 int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap);
+/** Frees drv_dev_alloc()'s memory. */
 void drv_dev_free(void *p);
+/** Copies @p bytes from host @p src to device @p dst. */
 int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap);
+/** Copies @p bytes from device @p src to host @p dst. */
 int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap);
 /** Fills @p bytes (a multiple of 4) with HXP_POISON. */
 int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap);

@@ -211,10 +211,11 @@ typedef struct {
   hx_buf *buf;           /**< buffers */
   long long i;           /**< HX_ARG_I64 */
   double d;              /**< HX_ARG_F64 */
-  uint64_t seed;         /**< HX_ARG_GEN */
-  int64_t lo, hi;        /**< HX_ARG_GEN */
-  unsigned nbytes;       /**< HX_ARG_BYTES */
-  unsigned char bytes[32];
+  uint64_t seed;         /**< HX_ARG_GEN: the generator's seed */
+  int64_t lo;            /**< HX_ARG_GEN: smallest value */
+  int64_t hi;            /**< HX_ARG_GEN: largest value */
+  unsigned nbytes;       /**< HX_ARG_BYTES: how many */
+  unsigned char bytes[32]; /**< HX_ARG_BYTES: the bytes */
 } hx_arg;
 /** An input: copied to the device before the call, checked unchanged after it. */
 hx_arg hx_in(hx_buf *b);
@@ -280,15 +281,17 @@ const hx_device_info *hx_device(void);
 
 /** A timed function: `fn(in, out, extra...)` with `in` n generated 32-bit ints. */
 typedef struct hx_timed hx_timed;
+/** A timed function and how to check its output (see hx_time_calls()). */
 struct hx_timed {
   const char *fn;       /**< the call table's name */
   const char *ctx;      /**< for messages */
   size_t n;             /**< elements of the input and of the output */
   size_t out_elem;      /**< bytes per output element (0: 4) */
   uint64_t seed;        /**< inputs are generated from seeds derived from this one */
-  int64_t lo, hi;       /**< input values */
+  int64_t lo;           /**< smallest input value */
+  int64_t hi;           /**< largest input value */
   const hx_arg *extra;  /**< arguments after (in, out) */
-  int nextra;
+  int nextra;           /**< how many */
   /** Checks one output against the input generated from @p seed; returns the number of
    *  mismatches (and records a failure naming @p ctx). */
   size_t (*check)(const hx_timed *t, uint64_t seed, const void *out, const char *ctx);

@@ -204,28 +204,23 @@ static void describe_end(const proc *p, char *out, size_t cap) {
   }
 }
 
-/* The driver's last lines worth showing: the emulator's and the sandbox's diagnostics first. */
-static void tail_lines(const proc *p, char *out, size_t cap, int max) {
-  out[0] = '\0';
+/* Ends the running test after a failure the driver cannot recover from: the reason, then the
+ * driver's last lines worth showing, each a failure line of its own (the emulator's and the
+ * sandbox's diagnostics first, then the rest of its output). */
+static void fatal(proc *p, const char *ctx, const char *why) {
+  drain(p, 50);
+  hx_fail_at(__FILE__, __LINE__, "%s: %s", ctx, why);
   int shown = 0;
-  for (int pass = 0; pass < 2 && shown < max; pass++) {
-    for (int k = 0; k < p->tail_count && shown < max; k++) {
+  for (int pass = 0; pass < 2 && shown < 4; pass++) {
+    for (int k = 0; k < p->tail_count && shown < 4; k++) {
       const char *l = p->tail[(p->tail_next - p->tail_count + k + TAIL_LINES) % TAIL_LINES];
       const int diag = strncmp(l, "emu: ", 5) == 0 || strncmp(l, "sandbox: ", 9) == 0 ||
                        strncmp(l, "driver: ", 8) == 0 || strstr(l, "CUDA error") != NULL;
-      if (!*l || diag != (pass == 0)) continue;
-      snprintf(out + strlen(out), cap - strlen(out), "\n%s", l);
+      if (!*l || diag != (pass == 0) || strstr(why, l)) continue;
+      hx_fail_at(__FILE__, __LINE__, "%s", l);
       shown++;
     }
   }
-}
-
-/* Ends the running test after a failure the driver cannot recover from. */
-static void fatal(proc *p, const char *ctx, const char *why) {
-  char tail[4 * (LINE_CAP + 2)];
-  drain(p, 50);
-  tail_lines(p, tail, sizeof tail, 4);
-  hx_fail_at(__FILE__, __LINE__, "%s: %s%s", ctx, why, tail);
   hx_internal_abort_test();
 }
 

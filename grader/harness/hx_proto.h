@@ -18,11 +18,17 @@
 
 #include <stdint.h>
 
-#define HXP_MAGIC 0x5343414Eu /* "SCAN" */
+/** First word of every message ("SCAN"). */
+#define HXP_MAGIC 0x5343414Eu
+/** Version of this format. */
 #define HXP_VERSION 1u
+/** Most arguments of a call. */
 #define HXP_MAX_ARGS 12
+/** Longest name in a call table, with its terminating zero. */
 #define HXP_NAME_MAX 64
+/** Longest text of a reply. */
 #define HXP_TEXT_MAX 1024
+/** Call slots: the most calls one timed batch holds. */
 #define HXP_MAX_SLOTS 16
 /** Guard band on each side of a shared buffer, in bytes (16384 words). */
 #define HXP_GUARD_BYTES ((uint64_t)65536)
@@ -43,7 +49,13 @@ enum hxp_type {
 };
 
 /** Argument kinds. */
-enum hxp_kind { HXA_NONE = 0, HXA_BUF, HXA_I64, HXA_F64, HXA_BYTES };
+enum hxp_kind {
+  HXA_NONE = 0, /**< no argument */
+  HXA_BUF,      /**< a shared buffer */
+  HXA_I64,      /**< an integer */
+  HXA_F64,      /**< a number */
+  HXA_BYTES     /**< up to 32 raw bytes */
+};
 
 /** What the driver does with a buffer argument. */
 enum hxp_flags {
@@ -56,10 +68,12 @@ enum hxp_flags {
 /** A generated input: element i is `lo + h(seed, i) mod (hi - lo + 1)`, 32-bit ints (see
  *  hx_gen_value()); the test recomputes any element from the formula. */
 typedef struct {
-  uint64_t seed;
-  int64_t lo, hi;
+  uint64_t seed; /**< the generator's seed */
+  int64_t lo;    /**< smallest value */
+  int64_t hi;    /**< largest value */
 } hxp_gen;
 
+/** One argument of a call. */
 typedef struct {
   uint32_t kind;   /**< hxp_kind */
   uint32_t flags;  /**< hxp_flags, for HXA_BUF */
@@ -68,36 +82,47 @@ typedef struct {
   int64_t i;       /**< HXA_I64 */
   double d;        /**< HXA_F64 */
   hxp_gen gen;     /**< HXF_GEN */
-  uint8_t bytes[32];
+  uint8_t bytes[32]; /**< HXA_BYTES */
 } hxp_arg;
 
+/** A request, test to driver. */
 typedef struct {
-  uint32_t magic, version, type;
+  uint32_t magic;      /**< HXP_MAGIC */
+  uint32_t version;    /**< HXP_VERSION */
+  uint32_t type;       /**< hxp_type */
   uint32_t id;         /**< HXP_BUF_NEW / HXP_BUF_FREE: buffer id */
-  uint64_t n, elem;    /**< HXP_BUF_NEW: elements and element size */
-  uint32_t slot, count;
-  uint32_t spin;       /**< HXP_RUN: poll instead of sleeping while waiting (timing) */
-  uint32_t nargs;
-  char fn[HXP_NAME_MAX];
-  hxp_arg args[HXP_MAX_ARGS];
+  uint64_t n;          /**< HXP_BUF_NEW: elements */
+  uint64_t elem;       /**< HXP_BUF_NEW: bytes per element */
+  uint32_t slot;       /**< HXP_PREP, HXP_FINISH: the call slot; HXP_RUN: the first slot */
+  uint32_t count;      /**< HXP_RUN: slots to run */
+  uint32_t spin;       /**< poll, do not sleep, while waiting for the next request (timing) */
+  uint32_t nargs;      /**< HXP_PREP: arguments */
+  char fn[HXP_NAME_MAX];        /**< HXP_PREP: the call table's name */
+  hxp_arg args[HXP_MAX_ARGS];   /**< HXP_PREP: the arguments */
 } hxp_request;
 
 /** Reply status. */
 enum hxp_status {
-  HXS_OK = 0,
+  HXS_OK = 0,      /**< done */
   HXS_ERROR = 1,   /**< the request failed: `text` says why (a CUDA error, an unknown name...) */
   HXS_FATAL = 2    /**< as HXS_ERROR, and the driver cannot go on (a sticky CUDA error) */
 };
 
+/** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {
-  uint32_t magic, type, status;
-  uint32_t pad;
+  uint32_t magic;        /**< HXP_MAGIC */
+  uint32_t type;         /**< the request's hxp_type (0 for a driver that gives up) */
+  uint32_t status;       /**< hxp_status */
+  uint32_t pad;          /**< zero */
   int64_t ret;           /**< HXP_RUN: the last call's return value */
-  uint64_t d2h, h2d;     /**< HXP_RUN: bytes the student's code copied device->host, host->device */
-  uint64_t l2_bytes, free_bytes, total_bytes;  /**< HXP_HELLO */
-  char backend[16];      /**< HXP_HELLO */
-  char device[96];       /**< HXP_HELLO */
-  char text[HXP_TEXT_MAX];
+  uint64_t d2h;          /**< HXP_RUN: bytes copied device to host during the calls */
+  uint64_t h2d;          /**< HXP_RUN: bytes copied host to device during the calls */
+  uint64_t l2_bytes;     /**< HXP_HELLO: L2 cache size */
+  uint64_t free_bytes;   /**< HXP_HELLO: free device memory */
+  uint64_t total_bytes;  /**< HXP_HELLO: device memory */
+  char backend[16];      /**< HXP_HELLO: "cuda", "emu" or "cpu" */
+  char device[96];       /**< HXP_HELLO: the device's name */
+  char text[HXP_TEXT_MAX];  /**< why a request failed */
 } hxp_reply;
 
 /** Element @p i of a generated input (splitmix64 of the seed and the index, scaled to the
