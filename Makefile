@@ -15,7 +15,7 @@ LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test check check-gpu deps docs slides handin student-kit autograder bench profile clean
+.PHONY: help grade grade-class test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
 help: ## list the targets
 	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
@@ -36,6 +36,12 @@ help: ## list the targets
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
 	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
+
+grade-class: ## grade every student in CLASS=dir (JOBS=N, REGRADE=1) into build/class/gradebook.csv
+	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
+	@grader/deps.sh grade
+	@$(PYTHON) grader/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade)
 
 test: ## run one lab's tests on your working copy with every message: make test LAB=02
 	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }

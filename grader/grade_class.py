@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Grades a whole class: `make grade-class CLASS=dir [LAB=NN] [JOBS=N] [REGRADE=1]`.
+
+Each entry of CLASS is one student: a folder (a flat upload, a folder by lab, or the student's
+whole kit) or a handin tarball, named after the student. Students are graded in parallel, one
+grade.py each, every one under a cap (each of its builds and tests at its timeout, plus a
+margin), so a hung submission costs its own time and nothing else. Writes:
+
+    build/class/gradebook.csv          student, lab, score, max, tests failed, seconds, handin from
+    build/class/<student>/results.json one student's results (Gradescope's format)
+    build/class/<student>/grade.log    what the grader printed for them
+
+A rerun grades only the students whose submission changed (by content), unless REGRADE=1.
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grade  # noqa: E402
+
+ROOT = grade.ROOT
+OUT = os.path.join(ROOT, "build", "class")
+
+
+def student_name(entry):
+    base = os.path.basename(entry.rstrip("/"))
+    for ext in (".tar.gz", ".tgz"):
+        if base.endswith(ext):
+            base = base[:-len(ext)]
+    return re.sub(r"[^A-Za-z0-9_.@-]", "_", base) or "student"
+
+
+def content_key(entry, labs, backend):
+    """A hash of what was handed in (every file's path and bytes) and of how it is graded."""
+    h = hashlib.sha256(f"{backend}\0{','.join(labs)}\0".encode())
+    for m in grade.all_manifests():
+        h.update(grade.kit_fingerprint(m, backend).encode())
+    if os.path.isfile(entry):
+        with open(entry, "rb") as f:
+            h.update(f.read())
+    else:
+        for dirpath, dirnames, filenames in os.walk(entry):
+            dirnames[:] = sorted(d for d in dirnames if d not in (".git", "build"))
+            for f in sorted(filenames):
+                p = os.path.join(dirpath, f)
+                if os.path.islink(p) or not os.path.isfile(p) or os.path.getsize(p) > 1 << 20:
+                    continue
+                h.update(os.path.relpath(p, entry).encode() + b"\0" + open(p, "rb").read())
+    return h.hexdigest()
+
+
+def handin_from(entry):
+    """The name a `make handin` tarball records (HANDIN.json), if any."""
+    if not os.path.isfile(entry):
+        return ""
+    try:
+        with tarfile.open(entry) as tar:
+            member = tar.getmember("HANDIN.json")
+            if member.size > 4096:
+                return ""
+            return grade.clean(json.load(tar.extractfile(member)).get("student", ""), 80)
+    except (tarfile.TarError, KeyError, ValueError, OSError, AttributeError):
+        return ""
+
+
+def cap_seconds(manifests, backend):
+    """The most one student may take: every build and every test at its timeout, plus a margin."""
+    total = 60.0
+    for m in manifests:
+        lb = grade.lab_backend(m, backend)
+        total += m["limits"]["build_timeout"]
+        total += sum(grade.test_settings(m, t, lb if lb != "cpu" else backend)[0] + 2
+                     for t in m["test"] if grade.graded_here(t, m, backend))
+    return total
+
+
+def grade_one(entry, name, labs, backend, cap, jobs):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    results = os.path.join(folder, "results.json")
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend,
+           "--submission", entry, "--results", results]
+    for lab in labs:
+        cmd += ["--lab", lab]
+    env = dict(os.environ, NO_COLOR="1")
+    # Share the cores between the students graded at once.
+    env.setdefault("SCANLAB_EMU_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs)))
+    t0 = time.monotonic()
+    if os.path.exists(results):
+        os.remove(results)
+    with open(os.path.join(folder, "grade.log"), "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=ROOT, start_new_session=True)
+        try:
+            proc.wait(timeout=cap)
+            capped = False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            capped = True
+    seconds = time.monotonic() - t0
+    data = None
+    if os.path.exists(results):
+        try:
+            data = json.load(open(results))
+        except ValueError:
+            data = None
+    return {"student": name, "entry": entry, "seconds": seconds, "capped": capped, "results": data,
+            "handin_from": handin_from(entry)}
+
+
+def rows_of(outcome, manifests, backend):
+    """Gradebook rows, one per lab, from one student's results.json."""
+    rows = []
+    by_lab = {}
+    for t in (outcome["results"] or {}).get("tests", []):
+        lab = t["name"][3:5]
+        by_lab.setdefault(lab, []).append(t)
+    for m in manifests:
+        maximum = sum(t["points"] for t in m["test"] if grade.graded_here(t, m, backend))
+        tests = by_lab.get(m["lab"], [])
+        failed = [t["name"].split(":")[0].split(" ", 1)[1] for t in tests if t["status"] == "failed"]
+        note = ""
+        if outcome["capped"]:
+            note = "stopped at the class cap"
+        elif outcome["results"] is None:
+            note = "no results"
+        elif tests and all("does not compile" in t.get("output", "") or "does not build" in t.get("output", "")
+                           for t in tests):
+            note = "did not build"
+        elif tests and all("missing student file" in t.get("output", "") for t in tests):
+            note = "missing"
+        rows.append({"student": outcome["student"], "lab": m["lab"],
+                     "score": sum(t["score"] for t in tests), "max": maximum,
+                     "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
+                     "handin_from": outcome["handin_from"], "note": note})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Grade a whole class into a gradebook.")
+    ap.add_argument("--class", dest="klass", required=True, help="folder with one entry per student")
+    ap.add_argument("--lab", action="append", default=[], help="labs (default: every lab)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students at once")
+    ap.add_argument("--backend", default=os.environ.get("BACKEND") or None)
+    ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
+    args = ap.parse_args(argv)
+    if not os.path.isdir(args.klass):
+        print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
+        return 2
+    backend = args.backend or grade.detect_backend()
+    try:
+        manifests = grade.all_manifests()
+    except grade.ManifestError as e:
+        print(f"grade-class: manifest error: {e}", file=sys.stderr)
+        return 2
+    labs = []
+    for item in args.lab:
+        labs += [f"{int(x):02d}" for x in re.split(r"[,\s]+", item) if x.strip()]
+    if labs:
+        unknown = set(labs) - {m["lab"] for m in manifests}
+        if unknown:
+            print(f"grade-class: no lab {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        manifests = [m for m in manifests if m["lab"] in labs]
+    entries = sorted(os.path.join(args.klass, e) for e in os.listdir(args.klass)
+                     if not e.startswith(".") and (os.path.isdir(os.path.join(args.klass, e)) or
+                                                   e.endswith((".tar.gz", ".tgz"))))
+    names = {}
+    for e in entries:
+        n = student_name(e)
+        if n in names:
+            print(f"grade-class: {e} and {names[n]} are both student '{n}': rename one", file=sys.stderr)
+            return 2
+        names[n] = e
+    jobs = max(1, min(args.jobs, len(entries) or 1))
+    cap = cap_seconds(manifests, backend)
+    os.makedirs(OUT, exist_ok=True)
+    # Build the kit once, before the students race for it.
+    for m in manifests:
+        grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
+
+    todo, kept = [], []
+    for name, entry in names.items():
+        key = content_key(entry, [m["lab"] for m in manifests], backend)
+        keyfile = os.path.join(OUT, name, "key")
+        old = os.path.join(OUT, name, "outcome.json")
+        if not args.regrade and os.path.exists(keyfile) and open(keyfile).read() == key and os.path.exists(old):
+            kept.append(json.load(open(old)))
+        else:
+            todo.append((name, entry, key))
+    print(f"grade-class: {len(names)} students, {len(todo)} to grade ({len(kept)} unchanged), "
+          f"{jobs} at a time, {backend} backend, at most {cap:.0f} s each", flush=True)
+
+    done, failing, lock, t0 = [], [0], threading.Lock(), time.monotonic()
+
+    def one(item):
+        name, entry, key = item
+        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, jobs)
+        json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
+        open(os.path.join(OUT, name, "key"), "w").write(key)
+        with lock:
+            done.append(out)
+            r = out["results"]
+            if not r or r.get("score") != r.get("max_score"):
+                failing[0] += 1
+            elapsed = time.monotonic() - t0
+            left = elapsed / len(done) * (len(todo) - len(done)) / 1
+            print(f"  graded {len(done)}/{len(todo)}: {name} "
+                  f"{r['score'] if r else '-'}/{r['max_score'] if r else '-'} ({out['seconds']:.0f}s); "
+                  f"{failing[0]} below full marks; about {left:.0f}s left", flush=True)
+        return out
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, todo))
+    outcomes = sorted(done + kept, key=lambda o: o["student"])
+
+    rows = [row for o in outcomes for row in rows_of(o, manifests, backend)]
+    path = os.path.join(OUT, "gradebook.csv")
+    with open(path + ".tmp", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["student", "lab", "score", "max", "tests_failed", "seconds",
+                                          "handin_from", "note"])
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(path + ".tmp", path)
+
+    print(f"\n{'lab':<5}{'students':>9}{'mean':>8}{'max':>6}   full / partial / zero")
+    for m in manifests:
+        rs = [r for r in rows if r["lab"] == m["lab"]]
+        mx = rs[0]["max"] if rs else 0
+        mean = sum(r["score"] for r in rs) / len(rs) if rs else 0
+        full = sum(1 for r in rs if r["score"] == mx)
+        zero = sum(1 for r in rs if r["score"] == 0)
+        print(f"{m['lab']:<5}{len(rs):>9}{mean:>8.1f}{mx:>6}   {full} / {len(rs) - full - zero} / {zero}")
+    slow = sorted(outcomes, key=lambda o: -o["seconds"])[:3]
+    print("slowest: " + ", ".join(f"{o['student']} ({o['seconds']:.0f}s)" for o in slow))
+    broken = sorted({r["student"] for r in rows if r["note"] in ("did not build", "stopped at the class cap",
+                                                                 "no results")})
+    if broken:
+        print("did not build or did not finish: " + ", ".join(broken))
+    print(f"total {time.monotonic() - t0:.0f}s; gradebook: {os.path.relpath(path, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
