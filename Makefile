@@ -14,6 +14,8 @@ GRADE       := $(PYTHON) grader/grade.py --backend $(BACKEND) --sm $(SM)
 LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
+# Targets that need the reference solutions: not listed in the student kit, which has none.
+KIT_ONLY    := check|check-gpu|deps|bench|student-kit
 .DEFAULT_GOAL := help
 .PHONY: help grade grade-class test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
@@ -23,10 +25,11 @@ help: ## list the targets
 	@echo "Usage: make TARGET [LAB=NN] [SUBMISSION=path] [BACKEND=cuda|emu] [SM=90] [T=test]"
 	@echo
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1|\2/' | \
+	  $(if $(wildcard solutions),cat,grep -vE '^  ($(KIT_ONLY))\|') | \
 	  awk -F'|' '{printf "  %-14s %s\n", $$1, $$2}' | sed 's/^    /  /'
 	@echo
 	@echo "Variables:"
-	@echo "  LAB=NN         one lab (01..05); default every lab"
+	@echo "  LAB=NN         one lab ($(shell ls grader/manifests | sed -n 's/lab\([0-9]*\).toml/\1/p' | head -1)..$(shell ls grader/manifests | sed -n 's/lab\([0-9]*\).toml/\1/p' | tail -1)); default every lab"
 	@echo "  SUBMISSION=p   folder or handin tarball with a student's files (default skeletons/)"
 	@echo "  BACKEND=b      cuda (a GPU) or emu (kernels on the CPU); default: cuda if a GPU answers"
 	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"

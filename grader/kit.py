@@ -105,6 +105,7 @@ def student_kit(out):
         data = note.encode()
         info = tarfile.TarInfo("scanlab/STUDENT-KIT.txt")
         info.size = len(data)
+        info.mtime = int(time.time())
         tar.addfile(info, io.BytesIO(data))
     print(f"student-kit: {len(files)} files in {os.path.relpath(out, ROOT)} (no solutions/)")
     return 0
@@ -121,7 +122,7 @@ def autograder(labs, out):
         print(f"autograder: no lab {', '.join(unknown)}", file=sys.stderr)
         return 2
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, strict_timestamps=False) as z:
         for name in ("setup.sh", "run_autograder"):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16

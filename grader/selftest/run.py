@@ -291,9 +291,16 @@ def student_kit():
         results = os.path.join(kit, "build", "grade")
         if not any(f == "results.json" for _, _, fs in os.walk(results) for f in fs):
             raise CheckFailed("the student kit's grade wrote no results.json")
+        code, out = sh(["make", "--no-print-directory", "help"], cwd=kit)
+        listed = re.findall(r"^  ([a-z-]+) ", out, re.M)
+        if code or {"check", "bench", "check-gpu"} & set(listed) or "grade" not in listed:
+            raise CheckFailed("the student kit's `make help` should list only what works there:\n" + out)
+        code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
+        if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
+            raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return f"{len(names)} files, no solutions; grades (score 0 on the skeletons)"
+    return f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help and autograder work"
 
 
 def autograder_layout(work, labs):
@@ -354,6 +361,25 @@ def gradescope_autograder():
         return ", ".join(scores)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def github_classroom():
+    """Runs the student kit's workflow steps here, as GitHub would (its install step is what
+    `make check` installed already): the summary must carry the score and a row per test."""
+    wf = open(os.path.join(ROOT, ".github", "workflows", "scanlab.yml")).read()
+    steps = re.findall(r"^\s+run: (.*)$", wf, re.M)
+    grade_steps = [s_ for s_ in steps if "classroom.py" in s_]
+    if len(steps) != 2 or len(grade_steps) != 1:
+        raise CheckFailed(f"the workflow should have an install step and a grading step: {steps}")
+    summary = os.path.join(BUILD, "classroom-summary.md")
+    if os.path.exists(summary):
+        os.remove(summary)
+    code, out = sh(["bash", "-c", grade_steps[0]], env={"GITHUB_STEP_SUMMARY": summary})
+    text = open(summary).read() if os.path.exists(summary) else ""
+    m = re.search(r"Score: (\d+)/(\d+)", text)
+    if code or not m or text.count("| lab0") < 40:
+        raise CheckFailed("the workflow's grading step gave no usable summary:\n" + (text or out)[-1500:])
+    return f"summary: Score {m.group(1)}/{m.group(2)}, {text.count('| lab0')} test rows"
 
 
 def sanitizer(lab, tool):
@@ -421,7 +447,7 @@ def checks():
         out.append((f"lab {lab} skeletons fail", lambda lab=lab: skeletons_fail(lab)))
     out.append(("binaries list exactly the manifests' tests", binaries_match_manifests))
     out += [("handin round trip", handin_roundtrip), ("student kit", student_kit),
-            ("Gradescope autograder", gradescope_autograder),
+            ("Gradescope autograder", gradescope_autograder), ("GitHub Classroom workflow", github_classroom),
             ("docs build clean", docs), ("slides build", slides)]
     return out
 
