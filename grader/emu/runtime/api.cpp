@@ -213,15 +213,20 @@ static const ErrName ERR_NAMES[] = {
  * too, instead of landing in the next allocation.
  *
  * On a GPU host code cannot dereference a device pointer, so the data of a cudaMalloc
- * allocation is PROT_NONE outside kernels: a launch makes an allocation accessible when one of
- * its threads first touches it (the fault handler calls guard_open_for_kernel; a launch that
- * touches one buffer of many pays for one), and the runtime's copies open just the pages they
- * copy. Managed memory is the host's too: always accessible, fenced all the same.
- * AddressSanitizer builds keep plain mallocs of exactly the size asked for, which ASan fences. */
+ * allocation is PROT_NONE outside kernels. A launch opens it a chunk (DEV_CHUNK) at a time, when
+ * one of its threads first touches the chunk (the fault handler calls guard_open_for_kernel),
+ * and closes what it opened when it ends: what a launch pays follows what its kernel touches,
+ * not the number or the size of the buffers alive (changing the protection of a page takes
+ * tens of nanoseconds, so opening a whole 64 MiB buffer for a kernel that reads one flag in it
+ * would cost more than the kernel). The runtime's copies open just the pages they copy.
+ * Managed memory is the host's too: always accessible, fenced all the same.
+ * AddressSanitizer builds keep allocations of exactly the size asked for (256-byte aligned),
+ * which ASan fences itself. */
 static const size_t DEV_FENCE_BYTES = 64 * 1024;
+static const size_t DEV_CHUNK = 256 * 1024; /* a multiple of the page */
 static const size_t DEV_ALIGN = 256;
 static const unsigned char GUARD_FILL = 0xFD;
-static const int MAX_GUARDED = 1 << 15; /* later allocations are plain mallocs */
+static const int MAX_GUARDED = 1 << 15; /* allocations beyond are not guarded */
 
 struct Alloc {
   size_t size;
@@ -245,7 +250,8 @@ struct GuardSlot {
   uintptr_t user;
   size_t size;
   int kind;
-  std::atomic<bool> kernel_open; /* a thread of the running launch made it accessible */
+  std::atomic<bool> kernel_open;   /* the running launch opened chunks of it */
+  std::atomic<uint64_t> *chunks;   /* which chunks (a bit each) */
 };
 static GuardSlot g_slots[MAX_GUARDED];
 static std::atomic<int> g_slot_top{0};  /* slots at or above are unused */
@@ -355,8 +361,10 @@ static void *map_guarded(size_t size, int kind, int *slot_out) {
   s.size = size;
   s.kind = kind;
   s.kernel_open.store(false);
+  s.chunks = new std::atomic<uint64_t>[(data_len / DEV_CHUNK + 64) / 64]();
   if (mprotect((void *)s.data, data_len, PROT_READ | PROT_WRITE) != 0) {
     munmap(m, mapped);
+    delete[] s.chunks;
     return nullptr;
   }
   fill_guards(s);
@@ -373,23 +381,27 @@ static void unmap_guarded(const Alloc &a) {
   GuardSlot &s = g_slots[a.slot];
   const uintptr_t m = s.map.exchange(0, std::memory_order_acq_rel);
   munmap((void *)m, s.mapped);
+  delete[] s.chunks;
+  s.chunks = nullptr;
   g_free_slots.push_back(a.slot);
   if (a.kind == 2) g_managed--;
 }
 
-/* Checks the head and slack of a readable guarded allocation; on damage describes it (from
- * "past the end" or "before the start" on) in @p out, fills them again and returns false. The
+/* Checks the slack and the head (where readable) of a guarded allocation; on damage describes it
+ * (from "past the end" or "before the start" on) in @p out, fills it again and returns false. The
  * damaged byte named is the lowest, as for the dynamic shared memory: past the end, where the
  * overrun starts; before the start, the start of the lowest element written there. */
-static bool guards_intact(const GuardSlot &s, char *out, size_t cap) {
+static bool guards_intact(const GuardSlot &s, char *out, size_t cap, bool head_readable = true,
+                          bool slack_readable = true) {
   const unsigned char *head = (const unsigned char *)s.data, *slack = (const unsigned char *)(s.user + s.size);
-  const size_t head_len = s.user - s.data, slack_len = round_up(s.size, DEV_ALIGN) - s.size;
+  const size_t head_len = head_readable ? s.user - s.data : 0;
+  const size_t slack_len = slack_readable ? round_up(s.size, DEV_ALIGN) - s.size : 0;
   size_t i = 0;
   while (i < slack_len && slack[i] == GUARD_FILL) i++;
   if (i < slack_len) {
     snprintf(out, cap, "past the end of a %s of %zu bytes (first damaged byte at byte offset %zu past its end)",
              alloc_noun(s.kind), s.size, i);
-    fill_guards(s);
+    memset((void *)slack, GUARD_FILL, slack_len);
     return false;
   }
   /* the head is up to a page: compare words, and look for the damaged byte only on damage */
@@ -407,7 +419,7 @@ static bool guards_intact(const GuardSlot &s, char *out, size_t cap) {
   const size_t back = head_len - k;
   snprintf(out, cap, "before the start of a %s of %zu bytes (first damaged byte at byte offset %zu before its start)",
            alloc_noun(s.kind), s.size, back);
-  fill_guards(s);
+  memset((void *)head, GUARD_FILL, head_len);
   return false;
 }
 
@@ -423,15 +435,40 @@ bool guard_find(const void *addr, GuardHit *hit) {
     hit->size = s.size;
     hit->kind = s.kind;
     hit->in_data = a >= s.data && a - s.data < s.data_len;
+    hit->addr = a;
     return true;
   }
   return false;
 }
 
+static bool chunk_open(const GuardSlot &s, size_t c) { return (s.chunks[c / 64].load() >> (c % 64)) & 1; }
+static size_t chunk_count(const GuardSlot &s) { return (s.data_len + DEV_CHUNK - 1) / DEV_CHUNK; }
+
+/* Closes the chunks the running launch opened in s, a run of neighbours at a time. */
+static void close_chunks(GuardSlot &s) {
+  const size_t n = chunk_count(s);
+  for (size_t c = 0; c < n;) {
+    if (!chunk_open(s, c)) {
+      c++;
+      continue;
+    }
+    size_t e = c;
+    while (e < n && chunk_open(s, e)) e++;
+    const uintptr_t lo = s.data + c * DEV_CHUNK, hi = e == n ? s.data + s.data_len : s.data + e * DEV_CHUNK;
+    mprotect((void *)lo, hi - lo, PROT_NONE);
+    c = e;
+  }
+  for (size_t w = 0; w < (n + 63) / 64; w++) s.chunks[w].store(0);
+}
+
 bool guard_open_for_kernel(const GuardHit &hit) {
   if (hit.kind != 0 || !hit.in_data) return false;
   GuardSlot &s = g_slots[hit.slot];
-  if (mprotect((void *)s.data, s.data_len, PROT_READ | PROT_WRITE) != 0) return false;
+  const size_t c = (hit.addr - s.data) / DEV_CHUNK;
+  const uintptr_t lo = s.data + c * DEV_CHUNK;
+  const size_t len = s.data_len - c * DEV_CHUNK < DEV_CHUNK ? s.data_len - c * DEV_CHUNK : DEV_CHUNK;
+  if (mprotect((void *)lo, len, PROT_READ | PROT_WRITE) != 0) return false;
+  s.chunks[c / 64].fetch_or(1ull << (c % 64));
   if (!s.kernel_open.exchange(true)) {
     const int n = g_opened_n.fetch_add(1);
     if (n < MAX_GUARDED) g_opened[n] = hit.slot;
@@ -472,8 +509,9 @@ bool launch_memory_begin(bool open_all, const char *kernel) {
   if (!open_all) return true;
   for (auto &e : g_allocs) {
     if (e.second.slot < 0 || e.second.kind != 0) continue;
-    GuardHit h{e.first, e.second.size, 0, e.second.slot, true};
-    guard_open_for_kernel(h);
+    const GuardSlot &s = g_slots[e.second.slot];
+    for (size_t c = 0; c < chunk_count(s); c++)
+      guard_open_for_kernel(GuardHit{e.first, e.second.size, 0, e.second.slot, true, s.data + c * DEV_CHUNK});
   }
   return true;
 }
@@ -483,8 +521,8 @@ bool launch_memory_end(const char *kernel, char *msg, size_t cap) {
   g_launch_running = false;
   bool intact = true;
   char what[300];
-  auto check = [&](const GuardSlot &s) {
-    if (guards_intact(s, what, sizeof what) || !intact) return;
+  auto check = [&](const GuardSlot &s, bool head_readable, bool slack_readable) {
+    if (guards_intact(s, what, sizeof what, head_readable, slack_readable) || !intact) return;
     snprintf(msg, cap, "emu: kernel %s wrote %s, found when the launch ended", kernel, what);
     intact = false;
   };
@@ -494,14 +532,15 @@ bool launch_memory_end(const char *kernel, char *msg, size_t cap) {
     GuardSlot &s = g_slots[g_opened[i]];
     s.kernel_open.store(false);
     if (!s.map.load()) continue;
-    check(s);
+    /* the kernel can only have written the head or the slack through a chunk it opened */
+    check(s, chunk_open(s, 0), chunk_open(s, chunk_count(s) - 1));
     auto it = g_allocs.find(s.user);
     if (it == g_allocs.end()) continue;
     Alloc &a = it->second;
     if (a.copies == 0) {
-      mprotect((void *)s.data, s.data_len, PROT_NONE);
-      a.close_after_launch = false;
+      close_chunks(s);
     } else {
+      for (size_t w = 0; w < (chunk_count(s) + 63) / 64; w++) s.chunks[w].store(0);
       a.open_lo = s.data; /* the last copy to end closes all of it */
       a.open_hi = s.data + s.data_len;
     }
@@ -510,7 +549,7 @@ bool launch_memory_end(const char *kernel, char *msg, size_t cap) {
     for (auto &e : g_allocs) {
       Alloc &a = e.second;
       if (a.slot < 0) continue;
-      if (a.kind == 2) check(g_slots[a.slot]);
+      if (a.kind == 2) check(g_slots[a.slot], true, true);
       if (a.close_after_launch && a.copies == 0) {
         mprotect((void *)a.open_lo, a.open_hi - a.open_lo, PROT_NONE);
         a.close_after_launch = false;
@@ -584,7 +623,8 @@ static cudaError_t do_alloc(void **p, size_t size, int kind, const char *fn) {
   }
   int slot = -1;
   void *m = guard ? map_guarded(size, kind, &slot) : nullptr;
-  if (!m) m = malloc(size); /* under ASan: exactly the size asked for, so ASan sees overruns */
+  /* under ASan: exactly the size asked for, so ASan sees overruns */
+  if (!m && posix_memalign(&m, DEV_ALIGN, size) != 0) m = nullptr;
   if (!m) {
     set_error(cudaErrorMemoryAllocation);
     return cudaErrorMemoryAllocation;

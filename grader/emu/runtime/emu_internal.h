@@ -158,10 +158,12 @@ struct GuardHit {
   int kind;         /* 0 cudaMalloc, 2 cudaMallocManaged */
   int slot;
   bool in_data;     /* in its pages (the allocation, its head or its slack), not in a fence */
+  uintptr_t addr;   /* the address looked up */
 };
 /* Async-signal-safe: the guarded allocation whose mapping holds addr. */
 bool guard_find(const void *addr, GuardHit *hit);
-/* Async-signal-safe: makes a cudaMalloc allocation accessible until the launch ends. */
+/* Async-signal-safe: makes the chunk of a cudaMalloc allocation around hit.addr accessible
+ * until the launch ends. */
 bool guard_open_for_kernel(const GuardHit &hit);
 /* Around each launch; open_all when the fault handler cannot open allocations on demand. The
  * beginning fails (with a diagnostic and a sticky error) where host code damaged the guard

@@ -12,8 +12,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -1052,7 +1052,7 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
   /* the kernel's threads open device allocations as they touch them, through the fault
-   * handler; where the program replaced it, all of them open now */
+   * handler; where the program replaced that handler, all of them open now */
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return;
 
   LaunchState L;
@@ -1248,7 +1248,8 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
   const uintptr_t a = (uintptr_t)si->si_addr;
   GuardHit hit;
   const bool guarded = sig == SIGSEGV && guard_find(si->si_addr, &hit);
-  /* a kernel's first touch of a cudaMalloc allocation in this launch: open it, and retry */
+  /* a kernel's first touch of a chunk of a cudaMalloc allocation in this launch: open the
+   * chunk, and let the access run again */
   if (kernel && guarded && guard_open_for_kernel(hit)) {
     errno = saved_errno;
     return;
