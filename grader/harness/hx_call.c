@@ -369,9 +369,16 @@ static int await(proc *p, uint32_t type, int spin, const char *ctx) {
 static uint32_t exchange(proc *p, hxp_request *q, int fd, const char *ctx) {
   char why[HXP_TEXT_MAX + 128];
   if (send_request(p, q, fd) != 0 || await(p, q->type, (int)q->spin, ctx) != 0) {
-    for (int i = 0; i < 20 && !p->dead; i++) {
+    /* The channel closed: the driver is ending (the sandbox reports how once it has cleaned
+     * up). Wait for that a few seconds, then stop it. */
+    const double until = hx_now() + 5.0;
+    while (!p->dead && hx_now() < until) {
       drain(p, 10);
       collect(p, 0);
+    }
+    if (!p->dead) {
+      kill(p->pid, SIGKILL);
+      collect(p, 1);
     }
     describe_end(p, why, sizeof why);
     fatal(p, ctx, why);
