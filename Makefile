@@ -40,11 +40,12 @@ grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes resu
 	@grader/deps.sh grade
 	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
 
-grade-class: ## grade every student in CLASS=dir (JOBS=N, REGRADE=1) into build/class/gradebook.csv
+grade-class: ## grade every student in CLASS=dir (JOBS=N, REGRADE=1, RUNNER=slurm) into build/class/gradebook.csv
 	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh grade
 	@$(PYTHON) grader/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) \
-	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade)
+	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(RUNNER),--runner $(RUNNER)) \
+	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)")
 
 test: ## run one lab's tests on your working copy with every message: make test LAB=02
 	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }

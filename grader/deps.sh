@@ -3,7 +3,8 @@
 # packages when it can (root or sudo), and otherwise prints the exact command to run.
 #
 #   grader/deps.sh grade    CUnit (and a C compiler, make, python3)
-#   grader/deps.sh check    grade's, plus Doxygen and doxygen-awesome-css, plus slides'
+#   grader/deps.sh check    grade's, plus Doxygen and doxygen-awesome-css, plus slides', plus
+#                           Slurm and munge (a one-node cluster for the class-grading check)
 #   grader/deps.sh docs     Doxygen and doxygen-awesome-css
 #   grader/deps.sh slides   pdflatex with beamer, rsvg-convert
 #
@@ -46,6 +47,11 @@ fi
 if [ "$task" = check ] || [ "$task" = docs ]; then
   need doxygen command -v doxygen
   need doxygen-awesome-css test -f /usr/share/doxygen-awesome-css/doxygen-awesome.css
+fi
+if [ "$task" = check ]; then
+  # The class-grading check starts a one-node Slurm cluster.
+  need slurm-wlm command -v slurmctld
+  need munge command -v munged
 fi
 if [ "$task" = check ] || [ "$task" = slides ]; then
   need texlive-latex-recommended kpsewhich beamer.cls

@@ -1068,6 +1068,20 @@ def main(argv=None):
             return 2
     else:
         sub_dir = sub
+        # A folder that holds only a handin tarball (an upload of `make handin`'s file).
+        tars = [e for e in os.listdir(sub) if e.endswith((".tar.gz", ".tgz")) and os.path.isfile(os.path.join(sub, e))]
+        def has_files():
+            try:
+                return any(find_student_file(sub, m, f) for m in manifests for f in m["student_files"])
+            except SubmissionError:
+                return True  # a link: the build reports it
+        if len(tars) == 1 and not has_files():
+            try:
+                unpacked = tempfile.mkdtemp(prefix="unpacked-", dir=os.path.join(BUILD))
+                sub_dir = unpack_tarball(os.path.join(sub, tars[0]), unpacked)
+            except SubmissionError as e:
+                print(f"grader: cannot read submission: {e}", file=sys.stderr)
+                return 2
 
     say(f"Grading {sub} on the {backend} backend" + (f" (emu schedule {schedule})" if backend == "emu" else ""))
     with KitLock():

@@ -11,6 +11,11 @@ margin), so a hung submission costs its own time and nothing else. Writes:
     build/class/<student>/grade.log    what the grader printed for them
 
 A rerun grades only the students whose submission changed (by content), unless REGRADE=1.
+
+With RUNNER=slurm the students go to a Slurm job array instead (`sbatch --array`, one task per
+JOBS share of the class, SLURM_ARGS passed on, e.g. "--gres=gpu:1 --partition=gpu"); each task
+grades its students as above, on its node, into the same folder (which must be shared), and
+the gradebook is made from their results when the array has ended.
 """
 import argparse
 import csv
@@ -119,6 +124,45 @@ def grade_one(entry, name, labs, backend, cap, jobs):
             "handin_from": handin_from(entry)}
 
 
+def run_slurm(todo, args, labs, backend, jobs):
+    """Submits the students to a Slurm job array and waits for it; returns when it has ended."""
+    folder = os.path.join(OUT, "slurm")
+    os.makedirs(folder, exist_ok=True)
+    tasks = max(1, min(jobs, len(todo)))
+    json.dump([list(t) for t in todo], open(os.path.join(folder, "todo.json"), "w"))
+    script = os.path.join(folder, "task.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n# One task of a class grading array (written by grade_class.py).\n"
+                f"cd {ROOT}\n"
+                f"exec {sys.executable} grader/grade_class.py --class {args.klass} --backend {backend} "
+                + "".join(f"--lab {lab} " for lab in labs)
+                + f"--task-of {tasks} --task-index \"$SLURM_ARRAY_TASK_ID\"\n")
+    os.chmod(script, 0o755)
+    cmd = ["sbatch", "--wait", f"--array=0-{tasks - 1}", "--job-name=scanlab-grade",
+           f"--output={folder}/task-%a.log"] + args.slurm_args.split() + [script]
+    print("grade-class: " + " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"grade-class: sbatch failed ({r.returncode}): {grade.clean(r.stderr.strip() or r.stdout.strip(), 300)}",
+              file=sys.stderr)
+        return False
+    return True
+
+
+def run_task(args, labs, backend):
+    """One task of a Slurm array: the students of the shared list whose position is index mod count."""
+    todo = json.load(open(os.path.join(OUT, "slurm", "todo.json")))
+    manifests = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]
+    mine = [t for i, t in enumerate(todo) if i % args.task_of == args.task_index]
+    cap = cap_seconds(manifests, backend)
+    for name, entry, key in mine:
+        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, 1)
+        json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
+        open(os.path.join(OUT, name, "key"), "w").write(key)
+        print(f"graded {name} in {out['seconds']:.0f}s", flush=True)
+    return 0
+
+
 def rows_of(outcome, manifests, backend):
     """Gradebook rows, one per lab, from one student's results.json."""
     rows = []
@@ -154,6 +198,10 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students at once")
     ap.add_argument("--backend", default=os.environ.get("BACKEND") or None)
     ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
+    ap.add_argument("--runner", default="local", choices=("local", "slurm"))
+    ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
+    ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--task-index", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if not os.path.isdir(args.klass):
         print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
@@ -173,6 +221,8 @@ def main(argv=None):
             print(f"grade-class: no lab {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
         manifests = [m for m in manifests if m["lab"] in labs]
+    if args.task_of:
+        return run_task(args, [m["lab"] for m in manifests] if labs else [], backend)
     entries = sorted(os.path.join(args.klass, e) for e in os.listdir(args.klass)
                      if not e.startswith(".") and (os.path.isdir(os.path.join(args.klass, e)) or
                                                    e.endswith((".tar.gz", ".tgz"))))
@@ -221,8 +271,17 @@ def main(argv=None):
                   f"{failing[0]} below full marks; about {left:.0f}s left", flush=True)
         return out
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        list(pool.map(one, todo))
+    if args.runner == "slurm" and todo:
+        if not run_slurm(todo, args, [m["lab"] for m in manifests], backend, jobs):
+            return 1
+        for name, entry, key in todo:
+            p = os.path.join(OUT, name, "outcome.json")
+            done.append(json.load(open(p)) if os.path.exists(p) else
+                        {"student": name, "entry": entry, "seconds": 0.0, "capped": False, "results": None,
+                         "handin_from": handin_from(entry)})
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(one, todo))
     outcomes = sorted(done + kept, key=lambda o: o["student"])
 
     rows = [row for o in outcomes for row in rows_of(o, manifests, backend)]

@@ -382,6 +382,120 @@ def github_classroom():
     return f"summary: Score {m.group(1)}/{m.group(2)}, {text.count('| lab0')} test rows"
 
 
+def make_class(folder):
+    """A class of 30 students for lab 01, by kind: the expected score (None: partial) of each."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    sol = open(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")).read()
+    skel = open(os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c")).read()
+    loop = "  for (size_t i = 0; i < n; i++) {\n    op(acc, acc, src"
+    kinds = {
+        "solution": (sol, 15), "skeleton": (skel, 0),
+        "off_by_one": (sol.replace(loop, loop.replace("i < n", "i + 1 < n")), None),
+        "compile_error": (sol.replace(loop, "  this is not C;\n" + loop), 0),
+        "hang": (sol.replace(loop, "  volatile int spin = n == 100003;\n  while (spin) {}\n" + loop), None),
+    }
+    plan = ([("solution", "lab")] * 4 + [("solution", "flat")] * 3 + [("solution", "kit")] * 3 +
+            [("skeleton", "lab")] * 6 + [("off_by_one", "flat")] * 4 + [("compile_error", "lab")] * 3 +
+            [("hang", "flat")] + [("solution", "wrong_layout")] * 2 + [("solution", "handin_in_folder")] * 2 +
+            [("solution", "tarball")] * 2)
+    expected = {}
+    for i, (kind, layout) in enumerate(plan):
+        name = f"s{i:02d}_{kind}"
+        text, score = kinds[kind]
+        rel = {"lab": "01-serial/scan_serial.c", "flat": "scan_serial.c",
+               "kit": "scanlab/skeletons/01-serial/scan_serial.c", "wrong_layout": "lab1/serial.c"}.get(layout)
+        if rel:
+            os.makedirs(os.path.join(folder, name, os.path.dirname(rel)), exist_ok=True)
+            open(os.path.join(folder, name, rel), "w").write(text)
+        else:
+            stage = os.path.join(BUILD, "class-stage", name)
+            shutil.rmtree(stage, ignore_errors=True)
+            os.makedirs(os.path.join(stage, "01-serial"))
+            open(os.path.join(stage, "01-serial", "scan_serial.c"), "w").write(text)
+            if layout == "tarball":
+                out = os.path.join(folder, name + ".tar.gz")
+            else:
+                out = os.path.join(folder, name, "handin.tar.gz")
+            code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out", out, "--name", name])
+            if code:
+                raise CheckFailed("handin failed:\n" + log)
+        expected[name] = 0 if layout == "wrong_layout" else score
+    return expected
+
+
+def read_gradebook():
+    import csv
+    with open(os.path.join(ROOT, "build", "class", "gradebook.csv")) as f:
+        return {r["student"]: r for r in csv.DictReader(f)}
+
+
+def class_grading():
+    """30 generated students graded with one command, in parallel; every score right, none
+    taken from another; the run no longer than the one-job time over the jobs, plus the
+    slowest student; a rerun grades nothing."""
+    folder = os.path.join(BUILD, "class")
+    expected = make_class(folder)
+    t0 = time.monotonic()
+    code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
+                    "BACKEND=emu"], env={"NO_COLOR": "1"})
+    wall = time.monotonic() - t0
+    if code:
+        raise CheckFailed("make grade-class failed:\n" + out[-2000:])
+    book = read_gradebook()
+    bad = []
+    partial = {}
+    for name, score in expected.items():
+        row = book.get(name)
+        if row is None:
+            bad.append(f"{name}: not in the gradebook")
+        elif score is not None and int(row["score"]) != score:
+            bad.append(f"{name}: {row['score']}/{row['max']}, expected {score}")
+        elif score is None:
+            partial.setdefault(name.split("_", 1)[1], set()).add(row["score"])
+            if not 0 < int(row["score"]) < 15:
+                bad.append(f"{name}: {row['score']}/{row['max']}, expected a partial score")
+        if row and row["max"] != "15":
+            bad.append(f"{name}: out of {row['max']}, not 15")
+    bad += [f"students of kind {k} scored differently: {v}" for k, v in partial.items() if len(v) > 1]
+    seconds = [float(r["seconds"]) for r in book.values()]
+    jobs = os.cpu_count() or 1
+    bound = sum(seconds) / jobs + max(seconds) + 15  # + the kit's checks and the summary
+    if wall > bound:
+        bad.append(f"took {wall:.0f}s, more than {sum(seconds):.0f}s / {jobs} jobs + {max(seconds):.0f}s")
+    code, again = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "BACKEND=emu"])
+    if "0 to grade" not in again:
+        bad.append("a rerun graded again: " + again.splitlines()[0])
+    if bad:
+        raise CheckFailed("\n    ".join(["class grading:"] + bad))
+    return f"{len(book)} students in {wall:.0f}s (one job: {sum(seconds):.0f}s; slowest {max(seconds):.0f}s)"
+
+
+def class_grading_slurm():
+    """The same class through a one-node Slurm cluster started here: the same gradebook."""
+    sys.path.insert(0, HERE)
+    import slurm  # noqa: E402
+    why = slurm.available()
+    if why:
+        return f"skipped: {why}"
+    folder = os.path.join(BUILD, "class")
+    if not os.path.exists(os.path.join(ROOT, "build", "class", "gradebook.csv")):
+        class_grading()
+    local = read_gradebook()
+    with slurm.Cluster() as cluster:
+        code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
+                        "BACKEND=emu", "RUNNER=slurm", "JOBS=3"], env=dict(cluster.env, NO_COLOR="1"))
+    if code:
+        raise CheckFailed("grade-class through Slurm failed:\n" + out[-2000:])
+    remote = read_gradebook()
+    keys = ("score", "max", "tests_failed", "handin_from", "note")
+    diff = [f"{n}: local {[local[n][k] for k in keys]}, slurm {[remote.get(n, {}).get(k) for k in keys]}"
+            for n in local if any(local[n][k] != remote.get(n, {}).get(k) for k in keys)]
+    if diff or len(remote) != len(local):
+        raise CheckFailed("\n    ".join(["the Slurm gradebook differs:"] + diff[:10]))
+    return f"{len(remote)} students through sbatch --array: the same gradebook"
+
+
 def sanitizer(lab, tool):
     """Runs every non-timing test of a lab's solution with its driver under compute-sanitizer
     (GPU only), with the small sizes of the manifest's emu overrides: racecheck and synccheck
@@ -448,6 +562,8 @@ def checks():
     out.append(("binaries list exactly the manifests' tests", binaries_match_manifests))
     out += [("handin round trip", handin_roundtrip), ("student kit", student_kit),
             ("Gradescope autograder", gradescope_autograder), ("GitHub Classroom workflow", github_classroom),
+            ("a class graded with one command", class_grading),
+            ("the class through a one-node Slurm cluster", class_grading_slurm),
             ("docs build clean", docs), ("slides build", slides)]
     return out
 

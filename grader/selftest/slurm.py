@@ -1,0 +1,90 @@
+"""A one-node Slurm cluster on this machine, for the class-grading check: munge and Slurm's
+daemons started with a minimal configuration under build/selftest/slurm, stopped afterwards.
+Needs root and Debian's slurm-wlm and munge (`make check` installs them)."""
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import run as selftest  # noqa: E402
+
+ROOT = selftest.ROOT
+CheckFailed = selftest.CheckFailed
+HERE = os.path.join(ROOT, "build", "selftest", "slurm")
+
+CONF = """# A one-node cluster for ScanLab's self-test.
+ClusterName=scanlab-selftest
+SlurmctldHost={host}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation={dir}/state
+SlurmdSpoolDir={dir}/spool
+SlurmctldPidFile={dir}/slurmctld.pid
+SlurmdPidFile={dir}/slurmd.pid
+SlurmctldLogFile={dir}/slurmctld.log
+SlurmdLogFile={dir}/slurmd.log
+SlurmctldPort={port}
+SlurmdPort={port1}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/builtin
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+SlurmdTimeout=60
+NodeName={host} CPUs={cpus} State=UNKNOWN
+PartitionName=debug Nodes={host} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+def available():
+    if os.geteuid() != 0:
+        return "needs root (a cluster's daemons run as root here)"
+    missing = [t for t in ("munged", "slurmctld", "slurmd", "sbatch", "sinfo") if not shutil.which(t)]
+    return f"not installed: {', '.join(missing)} (Debian's slurm-wlm and munge)" if missing else ""
+
+
+class Cluster:
+    def __enter__(self):
+        shutil.rmtree(HERE, ignore_errors=True)
+        for d in ("state", "spool", "munge"):
+            os.makedirs(os.path.join(HERE, d))
+        host = socket.gethostname().split(".")[0]
+        conf = os.path.join(HERE, "slurm.conf")
+        open(conf, "w").write(CONF.format(host=host, dir=HERE, cpus=os.cpu_count() or 1,
+                                          port=16817, port1=16818))
+        self.env = dict(os.environ, SLURM_CONF=conf)
+        key = os.path.join(HERE, "munge", "munge.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o400)
+        sock = os.path.join(HERE, "munge", "munge.socket")
+        self.env["MUNGE_SOCKET"] = sock  # not read by every tool: slurm.conf's default socket is used too
+        os.makedirs("/run/munge", exist_ok=True)
+        subprocess.run(["munged", "--force", f"--key-file={key}", "--socket=/run/munge/munge.socket.2",
+                        f"--pid-file={HERE}/munge/munged.pid", f"--log-file={HERE}/munge/munged.log",
+                        f"--seed-file={HERE}/munge/seed"], check=True)
+        subprocess.run(["slurmctld", "-f", conf], env=self.env, check=True)
+        subprocess.run(["slurmd", "-f", conf], env=self.env, check=True)
+        for _ in range(60):
+            r = subprocess.run(["sinfo", "-h", "-o", "%T"], env=self.env, capture_output=True, text=True)
+            if r.stdout.strip() in ("idle", "mixed"):
+                return self
+            time.sleep(1)
+        raise CheckFailed("the one-node Slurm cluster did not come up: "
+                          + open(os.path.join(HERE, "slurmctld.log")).read()[-800:])
+
+    def __exit__(self, *exc):
+        for pid_file in ("slurmd.pid", "slurmctld.pid", "munge/munged.pid"):
+            p = os.path.join(HERE, pid_file)
+            if os.path.exists(p):
+                try:
+                    os.kill(int(open(p).read().strip()), 15)
+                except (ValueError, ProcessLookupError):
+                    pass
+        time.sleep(1)
