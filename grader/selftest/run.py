@@ -363,6 +363,44 @@ def gradescope_autograder():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def manifest_mistakes():
+    """Each mistake an instructor may make in a manifest is an error naming the file, the test
+    and the key, and nothing is graded; T= takes several names and refuses unknown ones."""
+    src = open(os.path.join(ROOT, "grader", "manifests", "lab01.toml")).read()
+    first = 'name = "inc_example"\ntitle = "inclusive scan of the worked example {3,1,7,0,4,1,6,3}"\npoints = 1\n'
+    if first not in src:
+        raise CheckFailed("self-test fixture: lab01.toml's first test is not as expected")
+    cases = {
+        "points = 2.5": (first.replace("points = 1", "points = 2.5"), r"test 'inc_example': 'points' must be a whole number"),
+        "points = -3": (first.replace("points = 1", "points = -3"), r"test 'inc_example': 'points' must be a whole number above 0"),
+        'points = "5"': (first.replace("points = 1", 'points = "5"'), r"test 'inc_example': 'points' must be a whole number"),
+        'timeout = "30s"': (first + 'timeout = "30s"\n', r"test 'inc_example': 'timeout' must be a number"),
+        "timout": (first + "timout = 30\n", r"test 'inc_example': unknown key 'timout' \(did you mean 'timeout'\?\)"),
+        "no points": (first.replace("points = 1\n", ""), r"test 'inc_example': missing 'points'"),
+        "threshhold": (None, r"parameter 'threshhold'|a timing test needs a 'threshold'"),
+    }
+    folder = os.path.join(BUILD, "manifests")
+    done = []
+    for label, (block, want) in cases.items():
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        text = src.replace(first, block) if block else src.replace("threshold = 0.03", "threshhold = 0.03")
+        open(os.path.join(folder, "lab01.toml"), "w").write(text)
+        code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--submission", "solutions",
+                        "--backend", "emu"], env={"SCANLAB_MANIFESTS": folder})
+        if code != 2 or not re.search(want, out) or "lab01.toml" not in out or "Score" in out:
+            raise CheckFailed(f"manifest with {label}: exit {code}, expected /{want}/:\n{out[-600:]}")
+        done.append(label)
+    code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--submission", "solutions", "--backend",
+                    "emu", "--test", "nosuch"])
+    if code != 2 or "no test named nosuch" not in out or "inc_example" not in out:
+        raise CheckFailed("T=nosuch should be an error listing the lab's tests:\n" + out[-600:])
+    code, out, data = run_grader("solutions", ["01"], tests=("inc_example,exc_example",), tag="t-two")
+    if code != 0 or len(data["tests"]) != 2:
+        raise CheckFailed("T=inc_example,exc_example should run exactly those two tests:\n" + out[-600:])
+    return f"{len(done)} mistakes refused with the file, test and key; T= checked"
+
+
 def github_classroom():
     """Runs the student kit's workflow steps here, as GitHub would (its install step is what
     `make check` installed already): the summary must carry the score and a row per test."""
@@ -541,7 +579,7 @@ def gpu_checks():
 # ---- the list ----------------------------------------------------------------------------
 
 def checks():
-    out = [("manifests", manifests), ("regions", regions)]
+    out = [("manifests", manifests), ("manifest mistakes are errors", manifest_mistakes), ("regions", regions)]
     sys.modules.setdefault("run", sys.modules[__name__])  # one module, whichever way it was started
     import bad_submissions  # noqa: E402  (grader/selftest/bad_submissions.py)
     import isolation  # noqa: E402  (grader/selftest/isolation.py)
