@@ -1,16 +1,19 @@
 /**
  * @file bench.cu
- * @brief `make bench`: times every solution variant of labs 02-05 beside the device copy, CUB
+ * @brief `make bench`: times every solution variant of labs 02-06 beside the device copy, CUB
  *        and Thrust, over sizes 2^16 .. 2^28 (and beyond where memory allows).
  *
  * bench.py builds this file together with the solutions (`-DBENCH_LAB02` ... when a lab's
  * solution file exists) and reads what it prints: `PLAN <measurements>`, `DEVICE <json>`,
  * `BEGIN <variant>\t<log2 n>` before each measurement, and `RESULT <json>` after it.
  *
- * Every variant reads n ints and writes n ints; bandwidth counts those 8n bytes, whatever the
- * variant moves in between (the handout compares the bytes each one really moves). Each
- * result is checked before it is timed: full scans against CUB's, tile-wise scans (labs 02-04
- * and the block scan of lab 05 scan each tile on its own) against a reference kernel.
+ * Every variant of labs 02-05 reads n ints and writes n ints; bandwidth counts those 8n bytes,
+ * whatever the variant moves in between (the handout compares the bytes each one really moves).
+ * Lab 06's segmented scans also read a flag byte per element: they count 9n bytes, and the
+ * library scans by key (int keys) 12n. Each result is checked before it is timed: full scans
+ * against CUB's, tile-wise scans (labs 02-04 and the block scan of lab 05 scan each tile on its
+ * own) against a reference kernel, segmented scans element by element against their
+ * definition (each output from the previous one, the flag and the input).
  *
  * Adding a variant is one line in VARIANTS below.
  *
@@ -40,6 +43,13 @@
 #include "warp_scan.h"
 #define HAVE_LAB04 1
 #endif
+#if defined(BENCH_LAB06) && __has_include("seg_scan.h")
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include "seg_scan.h"
+#define HAVE_LAB06 1
+#endif
 
 #define CK(x)                                                                                   \
   do {                                                                                          \
@@ -66,7 +76,10 @@ enum Check {
   FULL_EXC,  /**< exclusive scan of the whole array */
   TILES_INC, /**< every tile of `tile` elements scanned on its own, inclusive */
   TILES_EXC, /**< the same, exclusive */
-  NONE       /**< the copy */
+  NONE,      /**< the copy */
+  SEG_INC,   /**< segmented inclusive sum of the whole array, with the variant's flags */
+  SEG_EXC,   /**< segmented exclusive sum */
+  SEG_TILES  /**< every tile of `tile` elements scanned on its own, segmented, inclusive */
 };
 
 typedef void (*run_fn)(const int32_t *d_in, int32_t *d_out, size_t n);
@@ -79,6 +92,8 @@ struct Variant {
   size_t tile;        /**< tile size for TILES_* checks */
   double bytes;       /**< bytes per element it moves through device memory (model) */
   int max_log2;       /**< largest size it is timed at */
+  int flags = 0;      /**< segmented: the head flags' mean segment length (0: none) */
+  double counted = 0; /**< bytes per element the bandwidth counts (0: 8) */
 };
 
 /* ---- the yardsticks -------------------------------------------------------------------------- */
@@ -131,6 +146,88 @@ static void runWarpSmem(const int32_t *in, int32_t *out, size_t n) {
 #endif
 static void runBlockTiles(const int32_t *in, int32_t *out, size_t n) { scanIncBlockTiles(in, out, n, 1024); }
 
+/* ---- lab 06: head flags (one byte per element) at three mean segment lengths ----------------- */
+
+#ifdef HAVE_LAB06
+static const int SEG_MEANS[3] = {1, 32, 1 << 20};
+static uint8_t *g_flags[3];  /* flags of each mean length, for the current size */
+static int32_t *g_keys;      /* segment numbers at mean 32 (the inclusive sum of its flags) */
+static const uint8_t *flagsOf(int mean) {
+  for (int k = 0; k < 3; k++)
+    if (SEG_MEANS[k] == mean) return g_flags[k];
+  return g_flags[1];
+}
+static void runSegInc1(const int32_t *in, int32_t *out, size_t n) {
+  segScanIncGlobal<int32_t, Add>(in, flagsOf(1), out, n, Add());
+}
+static void runSegInc32(const int32_t *in, int32_t *out, size_t n) {
+  segScanIncGlobal<int32_t, Add>(in, flagsOf(32), out, n, Add());
+}
+static void runSegIncM(const int32_t *in, int32_t *out, size_t n) {
+  segScanIncGlobal<int32_t, Add>(in, flagsOf(1 << 20), out, n, Add());
+}
+static void runSegExc32(const int32_t *in, int32_t *out, size_t n) {
+  segScanExcGlobal<int32_t, Add>(in, flagsOf(32), out, n, Add(), 0);
+}
+static void runSegWarpOp(const int32_t *in, int32_t *out, size_t n) {
+  CK((segScanBatch<int32_t, Add>(SEG_WARP_OP_INC, in, flagsOf(32), out, n, 256, Add(), 0)));
+}
+static void runSegWarpDirect(const int32_t *in, int32_t *out, size_t n) {
+  CK((segScanBatch<int32_t, Add>(SEG_WARP_INC, in, flagsOf(32), out, n, 256, Add(), 0)));
+}
+
+static void *g_bykey_temp = nullptr;
+static size_t g_bykey_bytes = 0;
+static void *growTemp(size_t bytes) { /* grows only on a first, untimed call */
+  if (bytes > g_bykey_bytes) {
+    if (g_bykey_temp) CK(cudaFree(g_bykey_temp));
+    CK(cudaMalloc(&g_bykey_temp, bytes));
+    g_bykey_bytes = bytes;
+  }
+  return g_bykey_temp;
+}
+static void runCubByKey(const int32_t *in, int32_t *out, size_t n) {
+  size_t bytes = 0;
+  CK(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, g_keys, in, out, (int64_t)n));
+  CK(cub::DeviceScan::InclusiveSumByKey(growTemp(bytes), bytes, g_keys, in, out, (int64_t)n));
+}
+static void runThrustByKey(const int32_t *in, int32_t *out, size_t n) {
+  thrust::inclusive_scan_by_key(thrust::device, g_keys, g_keys + n, in, out);
+}
+/* CUB's generic scan over (flag, value) pairs with the segmented operator, read from the flags
+ * and the values and written back as values alone (9 bytes per element, as lab 06's). */
+struct SegPair {
+  int f, v;
+};
+struct SegPairAdd {
+  __host__ __device__ SegPair operator()(SegPair a, SegPair b) const {
+    SegPair c;
+    c.f = a.f | b.f;
+    c.v = b.f ? b.v : a.v + b.v;
+    return c;
+  }
+};
+struct ToSegPair {
+  __host__ __device__ SegPair operator()(const thrust::tuple<uint8_t, int32_t> &t) const {
+    SegPair p;
+    p.f = thrust::get<0>(t);
+    p.v = thrust::get<1>(t);
+    return p;
+  }
+};
+struct SegPairValue {
+  __host__ __device__ int32_t operator()(const SegPair &p) const { return p.v; }
+};
+static void runCubPairs(const int32_t *in, int32_t *out, size_t n) {
+  auto first = thrust::make_transform_iterator(thrust::make_zip_iterator(thrust::make_tuple(flagsOf(32), in)),
+                                               ToSegPair());
+  auto dst = thrust::make_transform_output_iterator(out, SegPairValue());
+  size_t bytes = 0;
+  CK(cub::DeviceScan::InclusiveScan(nullptr, bytes, first, dst, SegPairAdd(), (int64_t)n));
+  CK(cub::DeviceScan::InclusiveScan(growTemp(bytes), bytes, first, dst, SegPairAdd(), (int64_t)n));
+}
+#endif
+
 /* ---- the table: one line per variant --------------------------------------------------------- */
 
 static const Variant VARIANTS[] = {
@@ -156,6 +253,18 @@ static const Variant VARIANTS[] = {
     {"05b reduce-then-scan",             "05", scanIncReduceThenScan, FULL_INC,  0,    12,   40},
     {"05c decoupled look-back",          "05", scanIncLookback,       FULL_INC,  0,    8,    40},
     {"05c decoupled look-back, exclusive","05", scanExcLookback,      FULL_EXC,  0,    8,    40},
+#ifdef HAVE_LAB06
+    /* segmented: flags of mean segment length 32 unless the name says otherwise            flags counted */
+    {"CUB InclusiveSumByKey (segmented, int keys)","-", runCubByKey,  SEG_INC,   0,    12,   40, 32,   12},
+    {"Thrust inclusive_scan_by_key (segmented)","-", runThrustByKey,  SEG_INC,   0,    12,   40, 32,   12},
+    {"CUB InclusiveScan, segmented pairs","-", runCubPairs,           SEG_INC,   0,    9,    40, 32,   9},
+    {"06 segmented single pass",         "06", runSegInc32,           SEG_INC,   0,    9,    40, 32,   9},
+    {"06 segmented single pass, exclusive","06", runSegExc32,         SEG_EXC,   0,    9,    40, 32,   9},
+    {"06 segmented single pass, mean 1", "06", runSegInc1,            SEG_INC,   0,    9,    40, 1,    9},
+    {"06 segmented single pass, mean 2^20","06", runSegIncM,          SEG_INC,   0,    9,    40, 1 << 20, 9},
+    {"06 segmented warp (operator form), tiles of 32","06", runSegWarpOp, SEG_TILES, 32, 9,   40, 32,   9},
+    {"06 segmented warp (direct form), tiles of 32","06", runSegWarpDirect, SEG_TILES, 32, 9, 40, 32,   9},
+#endif
 };
 static const int NVARIANTS = (int)(sizeof VARIANTS / sizeof VARIANTS[0]);
 
@@ -171,10 +280,25 @@ __global__ void fillKernel(int32_t *a, size_t n, unsigned long long seed) {
   }
 }
 
+/* Head flags: 1 in `mean` elements (byte 1), element 0 always; `keys`, if given, gets them as ints. */
+__global__ void flagsKernel(uint8_t *f, int32_t *keys, size_t n, int mean, unsigned long long seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned long long z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const int head = i == 0 || mean <= 1 || (z >> 20) % (unsigned)mean == 0;
+    f[i] = (uint8_t)head;
+    if (keys) keys[i] = head;
+  }
+}
+
 /* Counts the elements of `out` that differ from what `check` asks for. `ref` is CUB's
- * inclusive scan of `in`. Tile-wise references: one thread per tile, serially. */
+ * inclusive scan of `in`. Tile-wise references: one thread per tile, serially. Segmented scans:
+ * each element against its definition from the one before (a head starts again), which fixes
+ * the whole output by induction. */
 __global__ void checkKernel(const int32_t *in, const int32_t *ref, const int32_t *out, size_t n, int check,
-                            size_t tile, unsigned long long *bad) {
+                            size_t tile, const uint8_t *flags, unsigned long long *bad) {
   unsigned long long count = 0;
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   const size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -192,6 +316,14 @@ __global__ void checkKernel(const int32_t *in, const int32_t *ref, const int32_t
         if (check == TILES_EXC) run += in[i];
       }
     }
+  } else if (check == SEG_INC || check == SEG_EXC || check == SEG_TILES) {
+    for (size_t i = first; i < n; i += stride) {
+      const bool head = i == 0 || flags[i] || (check == SEG_TILES && i % tile == 0);
+      int32_t want;
+      if (check == SEG_EXC) want = head ? 0 : out[i - 1] + in[i - 1];
+      else want = head ? in[i] : out[i - 1] + in[i];
+      count += out[i] != want;
+    }
   } else {
     for (size_t i = first; i < n; i += stride) count += out[i] != in[i];
   }
@@ -201,7 +333,12 @@ __global__ void checkKernel(const int32_t *in, const int32_t *ref, const int32_t
 static unsigned long long countBad(const int32_t *in, const int32_t *ref, const int32_t *out, size_t n,
                                    const Variant &v, unsigned long long *d_bad) {
   CK(cudaMemset(d_bad, 0, sizeof *d_bad));
-  checkKernel<<<2048, 256>>>(in, ref, out, n, v.check, v.tile, d_bad);
+#ifdef HAVE_LAB06
+  const uint8_t *flags = v.flags ? flagsOf(v.flags) : nullptr;
+#else
+  const uint8_t *flags = nullptr;
+#endif
+  checkKernel<<<2048, 256>>>(in, ref, out, n, v.check, v.tile, flags, d_bad);
   CK(cudaGetLastError());
   unsigned long long bad = 0;
   CK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
@@ -267,7 +404,12 @@ int main(int argc, char **argv) {
   CK(cudaMemGetInfo(&free_b, &total_b));
   /* Sizes past max_log2 run while in, out and the reference fit with room to spare. */
   int top = max_log2;
-  while (top < extra_log2 && 4.0 * 4.0 * (double)((size_t)1 << (top + 1)) < 0.8 * (double)free_b) top++;
+#ifdef HAVE_LAB06
+  const double per_elem = 4.0 * 4.0 + 3.0 + 4.0; /* and three flag arrays and the keys */
+#else
+  const double per_elem = 4.0 * 4.0;
+#endif
+  while (top < extra_log2 && per_elem * (double)((size_t)1 << (top + 1)) < 0.8 * (double)free_b) top++;
   printf("DEVICE {\"name\": \"%s\", \"sms\": %d, \"l2_mb\": %d, \"memory_gb\": %.1f, \"reps\": %d}\n",
          jsonEscape(prop.name).c_str(), prop.multiProcessorCount, prop.l2CacheSize >> 20, total_b / 1e9, reps);
   std::vector<int> chosen;
@@ -286,12 +428,22 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&d_out, nmax * sizeof(int32_t)));
   CK(cudaMalloc(&d_ref, nmax * sizeof(int32_t)));
   CK(cudaMalloc(&d_bad, sizeof *d_bad));
+#ifdef HAVE_LAB06
+  for (int k = 0; k < 3; k++) CK(cudaMalloc(&g_flags[k], nmax));
+  CK(cudaMalloc(&g_keys, nmax * sizeof(int32_t)));
+#endif
 
   for (int lg = min_log2; lg <= top; lg++) {
     const size_t n = (size_t)1 << lg;
     fillKernel<<<2048, 256>>>(d_in, n, 0x5CA11AB5ull + (unsigned)lg);
     CK(cudaGetLastError());
     runCub(d_in, d_ref, n);
+#ifdef HAVE_LAB06
+    for (int k = 0; k < 3; k++)
+      flagsKernel<<<2048, 256>>>(g_flags[k], k == 1 ? g_keys : nullptr, n, SEG_MEANS[k], 0xF1A65ull + (unsigned)lg);
+    CK(cudaGetLastError());
+    runCub(g_keys, g_keys, n); /* segment numbers: the inclusive sum of the flags */
+#endif
     CK(cudaDeviceSynchronize());
     double t_copy = 0, t_cub = 0;
     for (int k : chosen) {
@@ -307,18 +459,27 @@ int main(int argc, char **argv) {
       const double ms = medianMs(v, d_in, d_out, n, 3, reps);
       if (k == 0) t_copy = ms;
       if (k == 1) t_cub = ms;
-      const double gbps = 8.0 * (double)n / (ms * 1e-3) * 1e-9;
+      const double counted = v.counted > 0 ? v.counted : 8.0; /* bytes per element counted */
+      const double gbps = counted * (double)n / (ms * 1e-3) * 1e-9;
       printf("RESULT {\"variant\": \"%s\", \"lab\": \"%s\", \"log2n\": %d, \"n\": %zu, \"ms\": %.6f, "
              "\"gbps\": %.1f, \"frac_copy\": %.4f, \"x_cub\": %.4f, \"bytes_per_elem\": %.0f, "
              "\"check\": \"%s\", \"ok\": %s, \"bad\": %llu}\n",
-             jsonEscape(v.name).c_str(), v.lab, lg, n, ms, gbps, t_copy / ms, t_cub > 0 ? t_cub / ms : 1.0,
+             jsonEscape(v.name).c_str(), v.lab, lg, n, ms, gbps, t_copy / ms * counted / 8.0, t_cub > 0 ? t_cub / ms : 1.0,
              v.bytes, v.check == FULL_INC ? "inclusive" : v.check == FULL_EXC ? "exclusive"
-                      : v.check == TILES_INC ? "tiles, inclusive" : v.check == TILES_EXC ? "tiles, exclusive" : "copy",
+                      : v.check == TILES_INC ? "tiles, inclusive" : v.check == TILES_EXC ? "tiles, exclusive"
+                      : v.check == SEG_INC ? "segmented, inclusive" : v.check == SEG_EXC ? "segmented, exclusive"
+                      : v.check == SEG_TILES ? "tiles, segmented" : "copy",
              bad ? "false" : "true", bad);
       fflush(stdout);
     }
   }
   scanGlobalRelease();
+#ifdef HAVE_LAB06
+  segScanGlobalRelease();
+  for (int k = 0; k < 3; k++) CK(cudaFree(g_flags[k]));
+  CK(cudaFree(g_keys));
+  if (g_bykey_temp) CK(cudaFree(g_bykey_temp));
+#endif
   CK(cudaFree(d_in));
   CK(cudaFree(d_out));
   CK(cudaFree(d_ref));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`: every solution variant of labs 02-05 against the device copy, CUB and Thrust.
+"""`make bench`: every solution variant of labs 02-06 against the device copy, CUB and Thrust.
 
 Builds grader/bench/bench.cu with the solution files that exist (one nvcc per source, linked
 once, rebuilt only when a source is newer than the binary), runs it on the GPU, shows a
@@ -29,11 +29,11 @@ sys.path.insert(0, os.path.dirname(HERE))
 import grade  # noqa: E402  (manifests, backend detection)
 
 # The labs whose solutions are benched, and the macro that tells bench.cu each one is there.
-LABS = ("02", "03", "04", "05")
+LABS = ("02", "03", "04", "05", "06")
 
 
 def solution_sources():
-    """(lab, path) of every solution file of labs 02-05 that exists."""
+    """(lab, path) of every solution file of labs 02-06 that exists."""
     out = []
     for m in grade.all_manifests():
         if m["lab"] not in LABS:
@@ -254,7 +254,8 @@ def report(results, device, out_dir, run):
     sizes = sorted({r["log2n"] for r in results})
     print()
     print(table(results, variants, sizes, "frac_copy",
-                "Fraction of copy bandwidth (8 bytes per element over the time; 1.0 = the copy):",
+                "Fraction of copy bandwidth (8 bytes per element over the time, 9 for segmented scans, 12 by key; "
+                "1.0 = the copy):",
                 lambda x: f"{x:.2f}"))
     print()
     print(table(results, variants, sizes, "x_cub",
