@@ -210,9 +210,7 @@ static void close_other_fds(void) {
 /* The program, opened before the mounts, so it runs even where --hide covers its folder. */
 static int program_fd = -1;
 
-static void exec_child(char **argv, int pidns, int mountns) {
-  (void)pidns;
-  (void)mountns;
+static void exec_child(char **argv) {
   if (got.uid) {
     gid_t gid = (gid_t)got.run_uid;
     if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(got.run_uid) != 0)
@@ -296,7 +294,6 @@ static void enter_namespaces(void) {
 }
 
 static int run(char **argv) {
-  const uid_t outer_uid = getuid();
   if (opt.want_uid && geteuid() == 0) {
     got.uid = 1;
     got.run_uid = UID_BASE + (uid_t)getpid();
@@ -328,14 +325,14 @@ static int run(char **argv) {
   if (child == 0) {
     if (!got.pidns) {
       if (getppid() != parent) _exit(125);
-      exec_child(argv, 0, got.mountns);
+      exec_child(argv);
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* (getppid() is 0 here: the parent is outside) */
     close(status_pipe[0]);
     if (got.mountns) mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
     pid_t cmd = fork();
     if (cmd < 0) _exit(125);
-    if (cmd == 0) exec_child(argv, 1, got.mountns);
+    if (cmd == 0) exec_child(argv);
     int st = 0;
     while (waitpid(cmd, &st, 0) < 0 && errno == EINTR) {
     }
@@ -357,7 +354,6 @@ static int run(char **argv) {
   for (int i = 0; i < opt.nown; i++)
     if (got.uid) chown_tree(opt.own[i], own_st[i].st_uid, own_st[i].st_gid);
   if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns && !tmp_shared);
-  (void)outer_uid;
   mirror(status);
   return 0;
 }
