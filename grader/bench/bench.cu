@@ -146,14 +146,14 @@ static void runWarpSmem(const int32_t *in, int32_t *out, size_t n) {
 #endif
 static void runBlockTiles(const int32_t *in, int32_t *out, size_t n) { scanIncBlockTiles(in, out, n, 1024); }
 
-/* ---- lab 06: head flags (one byte per element) at three mean segment lengths ----------------- */
+/* ---- lab 06: head flags (one byte per element) at four mean segment lengths ----------------- */
 
 #ifdef HAVE_LAB06
-static const int SEG_MEANS[3] = {1, 32, 1 << 20};
-static uint8_t *g_flags[3];  /* flags of each mean length, for the current size */
+static const int SEG_MEANS[4] = {1, 32, 1000, 1 << 20};
+static uint8_t *g_flags[4];  /* flags of each mean length, for the current size */
 static int32_t *g_keys;      /* segment numbers at mean 32 (the inclusive sum of its flags) */
 static const uint8_t *flagsOf(int mean) {
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     if (SEG_MEANS[k] == mean) return g_flags[k];
   return g_flags[1];
 }
@@ -162,6 +162,9 @@ static void runSegInc1(const int32_t *in, int32_t *out, size_t n) {
 }
 static void runSegInc32(const int32_t *in, int32_t *out, size_t n) {
   segScanIncGlobal<int32_t, Add>(in, flagsOf(32), out, n, Add());
+}
+static void runSegInc1000(const int32_t *in, int32_t *out, size_t n) {
+  segScanIncGlobal<int32_t, Add>(in, flagsOf(1000), out, n, Add());
 }
 static void runSegIncM(const int32_t *in, int32_t *out, size_t n) {
   segScanIncGlobal<int32_t, Add>(in, flagsOf(1 << 20), out, n, Add());
@@ -261,6 +264,7 @@ static const Variant VARIANTS[] = {
     {"06 segmented single pass",         "06", runSegInc32,           SEG_INC,   0,    9,    40, 32,   9},
     {"06 segmented single pass, exclusive","06", runSegExc32,         SEG_EXC,   0,    9,    40, 32,   9},
     {"06 segmented single pass, mean 1", "06", runSegInc1,            SEG_INC,   0,    9,    40, 1,    9},
+    {"06 segmented single pass, mean 1000","06", runSegInc1000,        SEG_INC,   0,    9,    40, 1000, 9},
     {"06 segmented single pass, mean 2^20","06", runSegIncM,          SEG_INC,   0,    9,    40, 1 << 20, 9},
     {"06 segmented warp (operator form), tiles of 32","06", runSegWarpOp, SEG_TILES, 32, 9,   40, 32,   9},
     {"06 segmented warp (direct form), tiles of 32","06", runSegWarpDirect, SEG_TILES, 32, 9, 40, 32,   9},
@@ -405,7 +409,7 @@ int main(int argc, char **argv) {
   /* Sizes past max_log2 run while in, out and the reference fit with room to spare. */
   int top = max_log2;
 #ifdef HAVE_LAB06
-  const double per_elem = 4.0 * 4.0 + 3.0 + 4.0; /* and three flag arrays and the keys */
+  const double per_elem = 4.0 * 4.0 + 4.0 + 4.0; /* and four flag arrays and the keys */
 #else
   const double per_elem = 4.0 * 4.0;
 #endif
@@ -429,7 +433,7 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&d_ref, nmax * sizeof(int32_t)));
   CK(cudaMalloc(&d_bad, sizeof *d_bad));
 #ifdef HAVE_LAB06
-  for (int k = 0; k < 3; k++) CK(cudaMalloc(&g_flags[k], nmax));
+  for (int k = 0; k < 4; k++) CK(cudaMalloc(&g_flags[k], nmax));
   CK(cudaMalloc(&g_keys, nmax * sizeof(int32_t)));
 #endif
 
@@ -439,7 +443,7 @@ int main(int argc, char **argv) {
     CK(cudaGetLastError());
     runCub(d_in, d_ref, n);
 #ifdef HAVE_LAB06
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
       flagsKernel<<<2048, 256>>>(g_flags[k], k == 1 ? g_keys : nullptr, n, SEG_MEANS[k], 0xF1A65ull + (unsigned)lg);
     CK(cudaGetLastError());
     runCub(g_keys, g_keys, n); /* segment numbers: the inclusive sum of the flags */
@@ -476,7 +480,7 @@ int main(int argc, char **argv) {
   scanGlobalRelease();
 #ifdef HAVE_LAB06
   segScanGlobalRelease();
-  for (int k = 0; k < 3; k++) CK(cudaFree(g_flags[k]));
+  for (int k = 0; k < 4; k++) CK(cudaFree(g_flags[k]));
   CK(cudaFree(g_keys));
   if (g_bykey_temp) CK(cudaFree(g_bykey_temp));
 #endif

@@ -263,10 +263,11 @@ def report(results, device, out_dir, run):
     big = max(sizes)
     print()
     print(f"At N = 2^{big}:")
-    print(f"  {'variant':<40}{'moves B/elem':>13}{'median ms':>11}{'GB/s':>8}{'of copy':>9}{'x CUB':>7}")
+    w = max(len(v) for v in variants) + 2
+    print(f"  {'variant':<{w}}{'moves B/elem':>13}{'median ms':>11}{'GB/s':>8}{'of copy':>9}{'x CUB':>7}")
     for r in results:
         if r["log2n"] == big:
-            print(f"  {r['variant']:<40}{r['bytes_per_elem']:>13.0f}{r['ms']:>11.3f}{r['gbps']:>8.0f}"
+            print(f"  {r['variant']:<{w}}{r['bytes_per_elem']:>13.0f}{r['ms']:>11.3f}{r['gbps']:>8.0f}"
                   f"{r['frac_copy']:>9.2f}{r['x_cub']:>7.2f}")
     wrong = [r for r in results if not r["ok"]]
     for r in wrong:
