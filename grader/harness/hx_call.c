@@ -848,7 +848,9 @@ double hx_time_calls(const hx_timed *t, int batches, int per_batch) {
     if (isnan(secs[b]) || check_copies(&rep, t->fn, t->ctx)) ok = 0;
     for (int k = 0; ok && k < per_batch; k++) {
       finish(p, (uint32_t)k, 1, t->ctx);
-      if (after_call(1, &args[k][1], t->ctx) || t->check(t, seeds[k], hx_buf_data(out[k]), t->ctx)) ok = 0;
+      /* the output's guards, and the extra inputs (flags, keys) unchanged by every call */
+      if (after_call(1 + t->nextra, &args[k][1], t->ctx) || t->check(t, seeds[k], hx_buf_data(out[k]), t->ctx))
+        ok = 0;
     }
   }
   if (ok) {

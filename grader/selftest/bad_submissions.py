@@ -529,6 +529,19 @@ def case_slowed_unpadded():
                   max_timeout=200, backend="cuda")
 
 
+def case_flags_modified_when_timed():
+    """Lab 06: a single pass that writes its flags (element 0's, to 0x80: still a head, so no
+    result changes) only from its third call on, that is only in the timed batches: the harness checks the extra
+    inputs of timed calls unchanged too."""
+    rel = "06-segmented-scan/seg_scan.cu"
+    head = "                        ss_status *status, unsigned *counter, unsigned epoch, bool stream) {\n  /* STUDENT-BEGIN(lab06) */\n"
+    poke = ("  if (epoch > 2 && blockIdx.x == 0 && threadIdx.x == 0 && n > ((size_t)1 << 20))\n"
+            "    ((uint8_t *)flags)[0] = 0x80;\n")
+    sub = make_submission("flags_modified_when_timed", rel, head, head + poke, outside_ok=True)
+    return expect("flags_modified_when_timed", sub, "06", ("timing_global",),
+                  {"timing_global": r"the input was modified \(it is const\)"}, max_timeout=240, backend="cuda")
+
+
 CASES = [
     ("wrong answer", case_wrong_answer),
     ("segmentation fault", case_segfault),
@@ -569,4 +582,5 @@ CASES = [
 GPU_CASES = [
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
+    ("flags written only in timed calls", case_flags_modified_when_timed),
 ]
