@@ -4,7 +4,9 @@
 #
 #   grader/deps.sh grade    CUnit (and a C compiler, make, python3)
 #   grader/deps.sh check    grade's, plus Doxygen and doxygen-awesome-css, plus slides', plus
-#                           Slurm and munge (a one-node cluster for the class-grading check)
+#                           Slurm and munge (a one-node cluster for the class-grading check),
+#                           headless Chromium (the docs rendered in a real browser) and
+#                           poppler-utils (the slides' text checked in the built PDFs)
 #   grader/deps.sh docs     Doxygen and doxygen-awesome-css
 #   grader/deps.sh slides   pdflatex with beamer, rsvg-convert
 #
@@ -52,6 +54,9 @@ if [ "$task" = check ]; then
   # The class-grading check starts a one-node Slurm cluster.
   need slurm-wlm command -v slurmctld
   need munge command -v munged
+  # The docs check renders every handout in a real browser; the slides check reads the PDFs.
+  need chromium command -v chromium
+  need poppler-utils command -v pdftotext
 fi
 if [ "$task" = check ] || [ "$task" = slides ]; then
   need texlive-latex-recommended kpsewhich beamer.cls

@@ -28,6 +28,39 @@ STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "g
                        ".ci/")
 
 
+# Slide frames between these two comment lines hold solution code: they are in the instructor's
+# deck (build/slides/instructor/) and left out of the student's deck and of the student kit.
+INSTRUCTOR_BEGIN = "% INSTRUCTOR-BEGIN"
+INSTRUCTOR_END = "% INSTRUCTOR-END"
+
+
+def student_deck(text, name="deck"):
+    """A slide deck's source without its instructor-only blocks; unbalanced markers are an error."""
+    out, inside = [], None
+    for no, line in enumerate(text.splitlines(keepends=True), 1):
+        if line.startswith(INSTRUCTOR_BEGIN):
+            if inside is not None:
+                raise ValueError(f"{name}:{no}: INSTRUCTOR-BEGIN inside an instructor block")
+            inside = no
+        elif line.startswith(INSTRUCTOR_END):
+            if inside is None:
+                raise ValueError(f"{name}:{no}: INSTRUCTOR-END without INSTRUCTOR-BEGIN")
+            inside = None
+        elif inside is None:
+            out.append(line)
+    if inside is not None:
+        raise ValueError(f"{name}:{inside}: INSTRUCTOR-BEGIN without INSTRUCTOR-END")
+    return "".join(out)
+
+
+def kit_bytes(rel):
+    """A file as the student kit ships it: slide decks without their instructor blocks."""
+    data = open(os.path.join(ROOT, rel), "rb").read()
+    if rel.startswith("slides/") and rel.endswith(".tex"):
+        data = student_deck(data.decode(), rel).encode()
+    return data
+
+
 def student_name(given):
     """Who a handin is from: --name, else the kit's record of it (.scanlab-student, asked once),
     else git's user.name and user.email."""
@@ -99,7 +132,13 @@ def student_kit(out):
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with tarfile.open(out, "w:gz") as tar:
         for rel in files:
-            tar.add(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}", recursive=False)
+            info = tar.gettarinfo(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
+            if info.isfile():
+                data = kit_bytes(rel)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            else:
+                tar.addfile(info)
         note = ("This is the student kit: the reference solutions are not included.\n"
                 "Edit the files under skeletons/, then run `make test LAB=NN` and `make grade`.\n")
         data = note.encode()
@@ -135,7 +174,13 @@ def autograder(labs, out):
                                                        if grade.graded_here(t, m, "emu")) for m in ms)
         z.writestr("LIMIT", f"{int(limit) + 120}\n")
         for rel in files:
-            z.write(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
+            if os.path.isfile(os.path.join(ROOT, rel)) and not os.path.islink(os.path.join(ROOT, rel)):
+                info = zipfile.ZipInfo.from_file(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}",
+                                                 strict_timestamps=False)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                z.writestr(info, kit_bytes(rel))
+            else:
+                z.write(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
     what = ("lab " if len(labs) == 1 else "labs ") + ", ".join(labs) if labs else "every lab"
     print(f"autograder: {os.path.relpath(out, ROOT)} grades {what} on the emu backend "
           "(upload it as a Gradescope autograder; students upload their lab files)")
@@ -157,20 +202,39 @@ def slides():
     env = dict(os.environ)
     env["TEXINPUTS"] = os.pathsep.join([os.path.join(ROOT, "slides"), fig, ""])
     failed = []
+    # The student's deck (no instructor blocks) in build/slides/, and where the source has
+    # instructor blocks, the instructor's deck (the whole source) in build/slides/instructor/.
+    src_dir = os.path.join(out, "student-src")
+    os.makedirs(src_dir, exist_ok=True)
+    jobs = []
     for tex in decks:
         name = os.path.splitext(os.path.basename(tex))[0]
-        log = os.path.join(out, name + ".build.log")
+        text = open(tex).read()
+        try:
+            student = student_deck(text, os.path.relpath(tex, ROOT))
+        except ValueError as e:
+            print(f"slides: {e}", file=sys.stderr)
+            failed.append(name)
+            continue
+        student_tex = os.path.join(src_dir, name + ".tex")
+        open(student_tex, "w").write(student)
+        jobs.append((name, student_tex, out))
+        if student != text:
+            jobs.append((name, tex, os.path.join(out, "instructor")))
+    for name, tex, dest in jobs:
+        os.makedirs(dest, exist_ok=True)
+        log = os.path.join(dest, name + ".build.log")
         ok = True
         with open(log, "w") as f:
             for _ in range(2):  # twice, for the page numbers and the outline
                 r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                                    "-output-directory", out, tex], stdout=f, stderr=subprocess.STDOUT,
+                                    "-output-directory", dest, tex], stdout=f, stderr=subprocess.STDOUT,
                                    env=env, cwd=ROOT)
                 if r.returncode != 0:
                     ok = False
                     break
         if ok:
-            print(f"slides: build/slides/{name}.pdf")
+            print(f"slides: {os.path.relpath(os.path.join(dest, name + '.pdf'), ROOT)}")
         else:
             failed.append(name)
             print(f"slides: {name} failed; see {os.path.relpath(log, ROOT)}", file=sys.stderr)

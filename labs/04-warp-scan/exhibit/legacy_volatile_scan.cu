@@ -38,24 +38,24 @@ __global__ void legacyVolatileScanKernel(const int *in, int *out) {
   out[lane] = s[lane];
 }
 
-/* The same steps with the ordering made explicit: every lane reads before any lane writes,
- * and every write is visible before the next step's reads. No volatile needed. */
+/* The same steps with the ordering made explicit, written with two buffers (lab 02's double
+ * buffer, at warp level): each step reads one buffer and writes the other, so a step's writes
+ * can never clobber a value another lane has yet to read, and one __syncwarp() per step makes
+ * every write visible before the next step's reads. No volatile needed. (Your
+ * scanIncWarpSmem works in one buffer: it needs more orderings per step.) */
 __global__ void syncwarpScanKernel(const int *in, int *out) {
-  __shared__ int s[LANES];
+  __shared__ int buf[2][LANES];
   const int lane = threadIdx.x;
-  int x = in[lane];
-  s[lane] = x;
+  int from = 0;
+  buf[from][lane] = in[lane];
   __syncwarp();
   for (int d = 1; d < LANES; d *= 2) {
-    int y = lane >= d ? s[lane - d] : 0;
-    __syncwarp();
-    if (lane >= d) {
-      x += y;
-      s[lane] = x;
-    }
+    const int mine = buf[from][lane];
+    buf[1 - from][lane] = lane >= d ? buf[from][lane - d] + mine : mine;
+    from = 1 - from;
     __syncwarp();
   }
-  out[lane] = x;
+  out[lane] = buf[from][lane];
 }
 
 static void check(cudaError_t err, const char *what) {
