@@ -96,6 +96,25 @@ def mask(src):
     return ''.join(out)
 
 
+def mask_defines(src):
+    """Like mask(), but the bodies of #define directives are kept (their comments and literal
+    contents blanked, line continuations turned to blanks) and all other code is blanked."""
+    out = [' ' if c != '\n' else '\n' for c in src]
+    for mt in re.finditer(r'^[ \t]*#[ \t]*define\b', src, re.M):
+        i = mt.start()
+        j = i
+        while j < len(src) and not (src[j] == '\n' and (j == 0 or src[j - 1] != '\\')):
+            j += 1
+        body = src[i:j]
+        flat = body.replace('\\\n', '  ').replace('#', ' ', 1)
+        mb = mask(flat)
+        for k, c in enumerate(mb):
+            out[i + k] = '\n' if body[k] == '\n' else c
+        # directive name and `#` kept
+        out[i + body.index('#')] = '#'
+    return ''.join(out)
+
+
 def match_forward(m, i, open_c, close_c):
     """Index of the bracket closing the one at m[i]."""
     depth = 0
@@ -115,50 +134,86 @@ def skip_ws_back(m, i):
     return i
 
 
+KEYWORDS = {'if', 'while', 'for', 'switch', 'return', 'else', 'do', 'case', 'sizeof', 'decltype'}
+
+
+def match_back(m, k, open_c, close_c):
+    """Index of the bracket opening the one that closes at m[k] (-1 if none)."""
+    depth = 0
+    while k >= 0:
+        if m[k] == close_c:
+            depth += 1
+        elif m[k] == open_c:
+            depth -= 1
+            if depth == 0:
+                return k
+        k -= 1
+    return -1
+
+
+def template_args_start(m, j):
+    """Start of the template argument list that ends at m[j - 1] == '>'."""
+    depth = 0
+    k = j - 1
+    while k >= 0:
+        if m[k] == '>':
+            depth += 1
+        elif m[k] == '<':
+            depth -= 1
+            if depth == 0:
+                break
+        elif m[k] == ')':
+            k = match_back(m, k, '(', ')')
+        k -= 1
+    return k
+
+
 def kernel_expr_start(m, i):
-    """Start of the kernel expression that ends just before position i (`<<<`)."""
+    """Start of the kernel expression that ends just before position i (`<<<`).
+
+    A postfix expression: a qualified name with template arguments, followed by any number of
+    subscripts, calls and member accesses (`kernels[k]`, `table.fn`, `(*fp)`, `pick(k)`).
+    """
     j = skip_ws_back(m, i)
-    if j > 0 and m[j - 1] == '>':
-        depth = 0
-        k = j - 1
-        while k >= 0:
-            if m[k] == '>':
-                depth += 1
-            elif m[k] == '<':
-                depth -= 1
-                if depth == 0:
-                    break
-            elif m[k] == ')':
-                k2 = k
-                d2 = 0
-                while k2 >= 0:
-                    if m[k2] == ')':
-                        d2 += 1
-                    elif m[k2] == '(':
-                        d2 -= 1
-                        if d2 == 0:
-                            break
-                    k2 -= 1
-                k = k2
-            k -= 1
-        j = skip_ws_back(m, k)
-    # qualified identifier
     while True:
+        if j > 0 and m[j - 1] in ')]':
+            k = match_back(m, j - 1, '(' if m[j - 1] == ')' else '[', m[j - 1])
+            if k < 0:
+                return j
+            before = skip_ws_back(m, k)
+            w = before
+            while w > 0 and (m[w - 1].isalnum() or m[w - 1] == '_'):
+                w -= 1
+            if m[k] == '(' and (m[w:before] in KEYWORDS
+                                or not (before > 0 and (m[before - 1].isalnum() or m[before - 1] in '_)]>'))):
+                # `if (c) k<<<`: the parentheses are not part of the expression; `(*fp)<<<`: they are
+                return j if m[w:before] in KEYWORDS else k
+            j = before
+            continue
+        if j > 0 and m[j - 1] == '>' and not (j > 1 and m[j - 2] == '-'):
+            j = skip_ws_back(m, template_args_start(m, j))
+        # qualified identifier
         k = j
         while k > 0 and (m[k - 1].isalnum() or m[k - 1] == '_'):
             k -= 1
         if k == j:
-            break
+            return j
         j = k
         k2 = skip_ws_back(m, j)
         if k2 >= 2 and m[k2 - 2:k2] == '::':
             k3 = skip_ws_back(m, k2 - 2)
-            if k3 > 0 and (m[k3 - 1].isalnum() or m[k3 - 1] == '_'):
+            if k3 > 0 and (m[k3 - 1].isalnum() or m[k3 - 1] in '_>'):
                 j = k3  # ns::name: go on with ns
                 continue
-            j = k2 - 2  # a leading :: (global namespace)
-        break
-    return j
+            return k2 - 2  # a leading :: (global namespace)
+        if k2 >= 1 and m[k2 - 1] == '.' and not (k2 >= 2 and m[k2 - 2].isdigit()):
+            j = k2 - 1
+            j = skip_ws_back(m, j)
+            continue
+        if k2 >= 2 and m[k2 - 2:k2] == '->':
+            j = skip_ws_back(m, k2 - 2)
+            continue
+        return j
 
 
 def find_closing_launch(m, i):
@@ -248,47 +303,69 @@ class Rewriter:
             defs[name] = defs.get(name, 0) + 1
         return templates, defs
 
+    def launch_edits(self, src, m, defs, templates, edits, macro):
+        """Adds the edits that turn each `k<<<...>>>(args)` of m into a launcher call.
+
+        macro: None for code, or (start, end, parameter names) of a #define body, where the
+        replacement keeps every line continuation.
+        """
+        lo, hi = (macro[0], macro[1]) if macro else (0, len(m))
+        nl = '\\\n' if macro else '\n'
+        for mt in re.finditer(r'<<<', m[lo:hi]):
+            i = lo + mt.start()
+            if any(s <= i < e for s, e, _ in edits):
+                continue
+            start = max(lo, kernel_expr_start(m, i))
+            end_cfg = find_closing_launch(m, i + 3)
+            if end_cfg < 0 or start == i or end_cfg >= hi:
+                continue
+            p = end_cfg + 3
+            while p < hi and m[p].isspace():
+                p += 1
+            if p >= hi or m[p] != '(':
+                continue
+            close = match_forward(m, p, '(', ')')
+            if close < 0 or close >= hi:
+                continue
+            expr = ' '.join(src[start:i].replace('\\\n', ' ').split())
+            cfg = src[i + 3:end_cfg]
+            args = src[p + 1:close]
+            base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
+            named = re.match(r'^(::)?\s*[A-Za-z_][\w\s:]*(<.*>)?$', expr, re.S) is not None
+            if macro and expr in macro[2]:
+                name, kaddr = '#' + expr, 'nullptr'  # a macro parameter: name what it expands to
+            else:
+                name = '"%s"' % expr.replace('"', '\\"')
+                if named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
+                    kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
+                else:
+                    kaddr = 'nullptr'
+            gap = nl * src[end_cfg + 3:p].count('\n')
+            text = ('::scanlab_emu::launch(%s, __FILE__, __LINE__, %s, %s)%s('
+                    '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }'
+                    % (name, kaddr, cfg, gap, expr))
+            if m[p + 1:close].strip():
+                text += ', ' + args
+            text += ')'
+            orig_nl = src[start:close + 1].count('\n')
+            text += nl * max(0, orig_nl - text.count('\n'))
+            edits.append((start, close + 1, text))
+
     def rewrite(self, path, src):
         m = mask(src)
         edits = []  # (start, end, text)
         templates, defs = self.kernels(m)
         kinds = scope_kinds(m)
 
-        # -- kernel launches
-        for mt in re.finditer(r'<<<', m):
-            i = mt.start()
-            if any(s <= i < e for s, e, _ in edits):
-                continue
-            start = kernel_expr_start(m, i)
-            end_cfg = find_closing_launch(m, i + 3)
-            if end_cfg < 0 or start == i:
-                continue
-            p = end_cfg + 3
-            while p < len(m) and m[p].isspace():
-                p += 1
-            if p >= len(m) or m[p] != '(':
-                continue
-            close = match_forward(m, p, '(', ')')
-            if close < 0:
-                continue
-            expr = ' '.join(src[start:i].split())
-            cfg = src[i + 3:end_cfg]
-            args = src[p + 1:close]
-            base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
-            if '<' in expr or (defs.get(base) == 1 and base not in templates):
-                kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
-            else:
-                kaddr = 'nullptr'
-            gap = '\n' * src[end_cfg + 3:p].count('\n')
-            text = ('::scanlab_emu::launch("%s", __FILE__, __LINE__, %s, %s)%s('
-                    '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }'
-                    % (expr.replace('"', '\\"'), kaddr, cfg, gap, expr))
-            if m[p + 1:close].strip():
-                text += ', ' + args
-            text += ')'
-            orig_nl = src[start:close + 1].count('\n')
-            text += '\n' * max(0, orig_nl - text.count('\n'))
-            edits.append((start, close + 1, text))
+        # -- kernel launches, in code and in the bodies of #define directives
+        self.launch_edits(src, m, defs, templates, edits, None)
+        mm = mask_defines(src)
+        for mt in re.finditer(r'^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]\w*(\([^)]*\))?', mm, re.M):
+            end = mt.end()
+            while end < len(src) and not (src[end] == '\n' and src[end - 1] != '\\'):
+                end += 1
+            params = set(re.findall(r'[A-Za-z_]\w*', mt.group(1) or ''))
+            self.launch_edits(src, mm, defs, templates, edits, (mt.end(), end, params))
 
         # -- __shared__ declarations
         for mt in re.finditer(r'\b__shared__\b', m):
