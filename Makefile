@@ -70,6 +70,7 @@ docs: ## build the HTML docs (Doxygen) into build/docs/html
 	  { cat build/docs/warnings.log; echo "docs: doxygen failed"; exit 1; }
 	@if [ -s build/docs/warnings.log ]; then cat build/docs/warnings.log; \
 	  echo "docs: warnings (above)"; exit 1; fi
+	@$(PYTHON) grader/docs_check.py build/docs/html
 	@echo "docs: build/docs/html/index.html"
 
 slides: ## build every lab's slide deck into build/slides/*.pdf

@@ -17,7 +17,8 @@ the indented block that quotes the output:
 a student file into a scratch submission with one text replaced (the quote shows a known bug)
 and points SUBMISSION= at it. Every quoted line must appear in the output, in order, after
 the lines that start with `$ ` (the commands) and `...` (left out) are dropped; times such as
-`(0.2s)` match any time; `(exit status N)` must be the command's exit status. A failure shows
+`(0.2s)` match any time; a line that ends in ` \\` goes on in the next (long output wrapped to
+fit the page); `(exit status N)` must be the program's exit status. A failure shows
 the block and the real output, so the quote can be corrected by hand.
 
     quotes.py [--gpu] [--list] [FILE...]
@@ -73,7 +74,14 @@ def parse(path):
             block.append(line)
         while block and not block[-1].strip():
             block.pop()
-        spec["lines"] = [b.strip() for b in block if b.strip()]
+        # A line that ends in ` \\` goes on in the next one (long output wrapped to fit the page).
+        joined = []
+        for b in block:
+            if joined and joined[-1].endswith(" \\"):
+                joined[-1] = joined[-1][:-2] + " " + b.strip()
+            elif b.strip():
+                joined.append(b.strip())
+        spec["lines"] = joined
         if not spec["lines"]:
             raise ValueError(f"{spec['file']}:{spec['line']}: a quote with no indented block after it")
         out.append(spec)

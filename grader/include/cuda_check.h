@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-/** Checks a CUDA runtime call: `file:line: CUDA error cudaErrorName (description) in 'expr'`. */
+/** Checks a CUDA runtime call; on an error it prints the file and line, the error's name and
+ *  description, and the expression, then exits. */
 #define CUDA_CHECK(expr) scanlab_cuda_check((expr), #expr, __FILE__, __LINE__)
 
 /** Checks the launch just made (`cudaGetLastError`): a bad configuration fails here. */

@@ -125,7 +125,7 @@ struct Segmented {
 };
 /** @} */
 
-/** @name What students write (in `seg_scan.cu`)
+/** @name What students write (in seg_scan.cu)
  *  Warp functions follow lab 04's lane contract; block functions need a block of whole warps.
  *  A lane's @p head is its element's flag (the caller turns the byte into a bool). The first
  *  lane (or thread) of the calling group starts a segment whether or not its @p head is set.
@@ -244,7 +244,7 @@ void segScanExcGlobal(const T *d_in, const uint8_t *d_flags, T *d_out, size_t n,
 void segScanGlobalRelease(void);
 /** @} */
 
-/** @name The launches the tests call (kit code in `seg_scan.cu`)
+/** @name The launches the tests call (kit code in seg_scan.cu)
  *  @{ */
 
 /** Which scan segScanBatch() runs. */

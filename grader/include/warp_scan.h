@@ -124,7 +124,7 @@ __host__ __device__ inline unsigned warpPrefixMask(int k) {
 }
 /** @} */
 
-/** @name What students write (in `warp_scan.cu`)
+/** @name What students write (in warp_scan.cu)
  *  @{ */
 
 /**

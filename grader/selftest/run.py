@@ -557,6 +557,14 @@ def sanitizer(lab, tool):
     return f"{len(data['tests'])} tests clean"
 
 
+def gpu_quotes():
+    """The handouts' output quoted from GPU runs (racecheck, ...) is what the GPU prints today."""
+    code, out = sh([sys.executable, "grader/quotes.py", "--gpu"])
+    if code:
+        raise CheckFailed(out[-3000:])
+    return out.strip().splitlines()[-1]
+
+
 def gpu_checks():
     """`make check-gpu`: the checks that need a GPU."""
     out = []
@@ -569,6 +577,7 @@ def gpu_checks():
         out.append((f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda")))
         for tool in ("racecheck", "synccheck", "memcheck"):
             out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
+    out.append(("quoted GPU output matches real runs", gpu_quotes))
     sys.modules.setdefault("run", sys.modules[__name__])
     import bad_submissions  # noqa: E402
     for name, fn in bad_submissions.GPU_CASES:
