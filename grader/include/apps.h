@@ -1,0 +1,174 @@
+/**
+ * @file apps.h
+ * @brief Lab 07: scan as a building block (`skeletons/07-applications/apps.cu`): stream
+ *        compaction and stable partition, line of sight, the sparse matrix-vector product with
+ *        a segmented sum, and string comparison.
+ *
+ * Every application here is a scan with something around it: a map that makes the values the
+ * scan combines, and a step after it that uses each element's prefix. The lab gives the scan
+ * machinery of labs 05 and 06 as one reusable toolkit (in `apps.cu`, outside the student
+ * regions): a block scan of APP_ITEMS values per thread for any associative operator, a
+ * decoupled look-back that gives each tile the combination of every tile before it, and a
+ * device-wide exclusive sum appScanExc(). Students write the maps, the operators and the
+ * kernels that put them together:
+ *
+ * 1. **Stream compaction** (seeds 002, 003): keep the elements greater than a pivot, in order.
+ *    (a) flags, an exclusive sum of the flags, a scatter: three passes (compactScan());
+ *    (b) one pass: each tile counts its kept elements, looks back for the count before it, and
+ *    stages its kept elements in shared memory so that the writes stay coalesced
+ *    (compactSinglePass()). **Partition** (partitionStable()) puts the kept elements first and
+ *    the others after them, both in their input order.
+ * 2. **Line of sight** (002): from altitudes along a ray, each point's slope from the observer,
+ *    an exclusive max-scan of the slopes, and a point is visible when its slope is greater than
+ *    every slope before it; one pass that reads the altitudes once and writes one byte per
+ *    point (lineOfSight()).
+ * 3. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, 000 section 1.9): the
+ *    products, head flags where rows start, a segmented sum, each row's total at its last
+ *    element; one pass that balances work by non-zeros, not by rows (spmvCsr()).
+ * 4. **String comparison** (002): the lexicographic order of two byte strings from an
+ *    associative, non-commutative "first difference wins" operator (FirstDiff,
+ *    strCompare()).
+ *
+ * Sizes are `size_t`; the single passes take tiles of APP_TILE elements.
+ */
+#ifndef SCANLAB_APPS_H
+#define SCANLAB_APPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Threads in a warp. */
+#define APP_WARP 32
+/** Threads per block of every tile kernel. */
+#define APP_THREADS 256
+/** Elements per thread of a tile (a multiple of 4). */
+#define APP_ITEMS 16
+/** Elements per tile: one block handles one tile. */
+#define APP_TILE (APP_THREADS * APP_ITEMS)
+
+/** @name The operators of this lab
+ *  @{ */
+
+/** Sum of unsigned counts (identity 0). */
+struct AddU {
+  __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a + b; }
+};
+/** Sum of floats (identity 0.0f). */
+struct AddF {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+/** Maximum of floats (identity -infinity); the inputs hold no NaN. */
+struct MaxF {
+  __host__ __device__ float operator()(float a, float b) const { return a > b ? a : b; }
+};
+
+/**
+ * "The first difference wins": on comparison codes -1, 0, +1 of consecutive ranges of
+ * positions, @p a (the earlier range) decides unless it is 0 (its positions are all equal).
+ * Associative, not commutative; identity 0. Written by you in `apps.cu`.
+ */
+struct FirstDiff {
+  __host__ __device__ int32_t operator()(int32_t a, int32_t b) const;
+};
+
+/** A (flag, value) pair of a segmented scan: `flag` non-zero means a segment starts in it. */
+template <typename T>
+struct FlagVal {
+  uint32_t flag; /**< head flag */
+  T value;       /**< the value */
+};
+
+/** Lab 06's segmented operator on FlagVal pairs (given): @p b's value alone when @p b holds a
+ *  head, otherwise `op(a.value, b.value)`; the flag is the OR of both. */
+template <typename Op>
+struct Seg {
+  Op op; /**< the operator on values */
+  template <typename T>
+  __host__ __device__ FlagVal<T> operator()(FlagVal<T> a, FlagVal<T> b) const {
+    FlagVal<T> r;
+    r.flag = a.flag | b.flag;
+    r.value = b.flag ? b.value : op(a.value, b.value);
+    return r;
+  }
+};
+/** @} */
+
+/** @name Part 1: stream compaction and partition (keep `x > pivot`)
+ *  @{ */
+
+/**
+ * Compaction in three passes: compactFlagsKernel() writes 1 where `in[i] > pivot`, the given
+ * appScanExc() sums the flags, compactScatterKernel() writes each kept element at its sum.
+ * Writes the kept elements of @p d_in to @p d_out in order and returns how many.
+ */
+size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+
+/** The same in one pass with decoupled look-back (compactKernel()). */
+size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+
+/**
+ * Stable partition: the elements `> pivot` first, then the others, each group in its input
+ * order, all n of them in @p d_out. Returns the size of the first group. A counting pass
+ * (partitionCountKernel()) finds the first group's size, then one pass with look-back
+ * (partitionKernel()) writes both groups.
+ */
+size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+/** @} */
+
+/** @name Part 2: line of sight
+ *  @{ */
+
+/**
+ * The observer stands at point 0, at altitude `alt[0]`; point i lies at distance i along the
+ * ray. Its slope is `(alt[i] - alt[0]) / i` computed in float (the tangent of its angle of
+ * elevation: the arctangent is increasing, so comparing slopes decides as comparing angles
+ * does, without a transcendental function). Point i >= 1 is visible (`vis[i] = 1`) when its
+ * slope is strictly greater than the slope of every point 1..i-1 (an exclusive max-scan with
+ * identity -infinity), otherwise `vis[i] = 0`; `vis[0] = 0` (the observer's own point). One
+ * pass (lineOfSightKernel()): 4 bytes read and 1 written per point.
+ */
+void lineOfSight(const float *d_alt, uint8_t *d_vis, size_t n);
+/** @} */
+
+/** @name Part 3: sparse matrix-vector product
+ *  @{ */
+
+/**
+ * `y = A x` for A in CSR form with @p rows rows and @p nnz non-zeros: row r holds the entries
+ * `row_ptr[r] .. row_ptr[r+1]-1` of @p col and @p val (`row_ptr[0] = 0`, `row_ptr[rows] =
+ * nnz`, non-decreasing). Empty rows (several rows may start at one offset, and trailing rows
+ * at nnz) get 0. One pass over the non-zeros (spmvKernel()): the products, the heads where
+ * rows start, a segmented sum (Seg<AddF>) with look-back, each row's total stored once.
+ */
+void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val, const float *d_x,
+             float *d_y, int32_t rows, int32_t nnz);
+/** @} */
+
+/** @name Part 4: string comparison
+ *  @{ */
+
+/**
+ * The lexicographic order of byte strings @p d_a (@p len_a bytes) and @p d_b (@p len_b), bytes
+ * compared as unsigned: -1 when a < b, 0 when equal, +1 when a > b; a proper prefix is the
+ * smaller. Each position below `min(len_a, len_b)` makes a code (-1, 0, +1), FirstDiff
+ * reduces them (strTileKernel() per tile, strFinishKernel() over the tiles), and the lengths
+ * decide a tie.
+ */
+int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_b);
+/** @} */
+
+/** @name Given: the toolkit's host side
+ *  @{ */
+
+/** Device-wide exclusive sum of @p n counts (the kit's single pass; @p d_out may equal
+ *  @p d_in). */
+void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n);
+
+/** out[i] = FirstDiff()(a[i], b[i]) for i < n, on the device (for the tests). */
+void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_out, size_t n);
+
+/** Frees the device memory the lab keeps between calls (safe to call any time). */
+void appRelease(void);
+/** @} */
+
+#endif /* SCANLAB_APPS_H */

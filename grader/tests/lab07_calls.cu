@@ -1,0 +1,67 @@
+/**
+ * @file lab07_calls.cu
+ * @brief Lab 07's call table: compaction, partition, line of sight, the sparse product, string
+ *        comparison, the FirstDiff operator, and appRelease().
+ *
+ * Byte arrays (visibility, strings) travel in buffers of 32-bit elements, four bytes to one.
+ *
+ *     compactScan(in, out, n, pivot)           -> kept count
+ *     compactSinglePass(in, out, n, pivot)     -> kept count
+ *     partitionStable(in, out, n, pivot)       -> size of the first group
+ *     lineOfSight(alt, vis, n)
+ *     lineOfSightBits(alt_bits, vis, n)         the timed form: altitudes generated as float bits
+ *     spmvCsr(row_ptr, col, val, x, y, rows, nnz)
+ *     spmvTimed(val_bits, y, row_ptr, col, x, rows, nnz)   the timed form (values as float bits)
+ *     strCompare(a, b, len_a, len_b, off_a, off_b) -> -1, 0, +1 (strings at byte offsets)
+ *     firstDiffApply(a, b, out, n)              out[i] = FirstDiff()(a[i], b[i]) on the device
+ *     appRelease()
+ */
+#include <stdint.h>
+
+#include "driver.h"
+#include "apps.h"
+
+static int64_t call_compact_scan(drv_call *c) {
+  return (int64_t)compactScan((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                              (int32_t)drv_i64(c, 3));
+}
+static int64_t call_compact_single(drv_call *c) {
+  return (int64_t)compactSinglePass((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                                    (int32_t)drv_i64(c, 3));
+}
+static int64_t call_partition(drv_call *c) {
+  return (int64_t)partitionStable((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                                  (int32_t)drv_i64(c, 3));
+}
+static int64_t call_sight(drv_call *c) {
+  lineOfSight((const float *)drv_ptr(c, 0), (uint8_t *)drv_ptr(c, 1), drv_size(c, 2));
+  return 0;
+}
+static int64_t call_spmv(drv_call *c) {
+  spmvCsr((const int32_t *)drv_ptr(c, 0), (const int32_t *)drv_ptr(c, 1), (const float *)drv_ptr(c, 2),
+          (const float *)drv_ptr(c, 3), (float *)drv_ptr(c, 4), (int32_t)drv_i64(c, 5), (int32_t)drv_i64(c, 6));
+  return 0;
+}
+static int64_t call_spmv_timed(drv_call *c) {
+  spmvCsr((const int32_t *)drv_ptr(c, 2), (const int32_t *)drv_ptr(c, 3), (const float *)drv_ptr(c, 0),
+          (const float *)drv_ptr(c, 4), (float *)drv_ptr(c, 1), (int32_t)drv_i64(c, 5), (int32_t)drv_i64(c, 6));
+  return 0;
+}
+static int64_t call_str(drv_call *c) {
+  const uint8_t *a = (const uint8_t *)drv_ptr(c, 0) + drv_size(c, 4);
+  const uint8_t *b = (const uint8_t *)drv_ptr(c, 1) + drv_size(c, 5);
+  if (drv_size(c, 4) + drv_size(c, 2) > drv_buf_bytes(c, 0) || drv_size(c, 5) + drv_size(c, 3) > drv_buf_bytes(c, 1))
+    drv_die("strCompare: a string runs past its buffer");
+  return (int64_t)strCompare(a, drv_size(c, 2), b, drv_size(c, 3));
+}
+static int64_t call_first_diff(drv_call *c) {
+  firstDiffApply((const int32_t *)drv_ptr(c, 0), (const int32_t *)drv_ptr(c, 1), (int32_t *)drv_ptr(c, 2),
+                 drv_size(c, 3));
+  return 0;
+}
+static int64_t call_release(drv_call *c) { return (void)c, appRelease(), 0; }
+
+DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
+          {"partitionStable", call_partition}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
+          {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str},
+          {"firstDiffApply", call_first_diff}, {"appRelease", call_release});

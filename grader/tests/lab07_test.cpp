@@ -1,0 +1,687 @@
+/**
+ * @file lab07_test.cpp
+ * @brief Lab 07 tests: compaction (three passes and one), stable partition, line of sight, the
+ *        sparse matrix-vector product, the FirstDiff operator and string comparison.
+ *
+ * The applications run in the driver (grader/tests/lab07_calls.cu). The tests make the inputs,
+ * compute every answer on the host (the sparse product in double precision), and name the
+ * input, the seed and the first wrong element. Sizes, patterns, seeds, tolerances and
+ * thresholds come from `grader/manifests/lab07.toml`.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "harness.h"
+
+#define MAX_LIST 64
+
+struct Words {
+  char buf[1024];
+  const char *w[MAX_LIST];
+  int n;
+};
+static Words words(const char *key) {
+  Words out;
+  out.n = 0;
+  snprintf(out.buf, sizeof out.buf, "%s", hx_param_str(key));
+  if (hx_failures()) {
+    out.n = -1;
+    return out;
+  }
+  for (char *save = NULL, *t = strtok_r(out.buf, ", ", &save); t && out.n < MAX_LIST; t = strtok_r(NULL, ", ", &save))
+    out.w[out.n++] = t;
+  return out;
+}
+
+/* A buffer of at least @p bytes bytes (32-bit elements). */
+static hx_buf *byte_buf(size_t bytes) { return hx_buf_new((bytes + 3) / 4 ? (bytes + 3) / 4 : 1, 4); }
+
+/* ==== Part 1: compaction and partition ========================================================= */
+
+/* Inputs by pattern: random values in [0, 999] with a pivot that keeps about 1/2 (r2), 1/10
+ * (r10), none or all; or all zeros but one 1 at the first, middle or last element (pivot 0). */
+static bool make_select(const char *pattern, size_t n, uint64_t seed, int32_t *in, int32_t *pivot) {
+  if (!strcmp(pattern, "r2") || !strcmp(pattern, "r10") || !strcmp(pattern, "none") || !strcmp(pattern, "all")) {
+    for (size_t i = 0; i < n; i++) in[i] = hx_gen_i32(seed, i, 0, 999);
+    *pivot = !strcmp(pattern, "r2") ? 499 : !strcmp(pattern, "r10") ? 899 : !strcmp(pattern, "none") ? 999 : -1;
+    return true;
+  }
+  if (!strcmp(pattern, "first") || !strcmp(pattern, "middle") || !strcmp(pattern, "last")) {
+    memset(in, 0, n * sizeof *in);
+    if (n) in[!strcmp(pattern, "first") ? 0 : !strcmp(pattern, "last") ? n - 1 : n / 2] = 1;
+    *pivot = 0;
+    return true;
+  }
+  HX_FAIL("manifest: no selection pattern '%s' (r2, r10, none, all, first, middle, last)", pattern);
+  return false;
+}
+
+/* Expected output of compaction (first group only) or partition (both groups). */
+static size_t expect_select(const int32_t *in, size_t n, int32_t pivot, bool both, int32_t *exp) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (in[i] > pivot) exp[k++] = in[i];
+  const size_t kept = k;
+  if (both)
+    for (size_t i = 0; i < n; i++)
+      if (in[i] <= pivot) exp[k++] = in[i];
+  return kept;
+}
+
+/* One call of fn ("compactScan", "compactSinglePass" or "partitionStable"); returns problems. */
+static size_t run_select(const char *fn, const char *pattern, size_t n, uint64_t seed) {
+  const bool both = !strcmp(fn, "partitionStable");
+  hx_buf *in = hx_buf_new(n ? n : 1, 4), *out = hx_buf_new(n ? n : 1, 4);
+  std::vector<int32_t> exp(n ? n : 1);
+  size_t bad = 1;
+  int32_t pivot = 0;
+  if (in && out && make_select(pattern, n, seed, (int32_t *)hx_buf_data(in), &pivot)) {
+    const size_t kept = expect_select((const int32_t *)hx_buf_data(in), n, pivot, both, exp.data());
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, keep x > %d, pattern %s, seed=%llu)", fn, n, pivot, pattern,
+             (unsigned long long)seed);
+    long long got = -1;
+    bad = HX_CALL_RET(&got, fn, ctx, hx_in(in), hx_out(out), hx_i64((long long)n), hx_i64(pivot));
+    if (!bad && !HX_CHECK(got == (long long)kept, "%s: returned %lld; %zu elements are greater than %d", ctx, got,
+                          kept, pivot))
+      bad = 1;
+    if (!bad) bad = hx_check_i32(ctx, exp.data(), (const int32_t *)hx_buf_data(out), both ? n : kept);
+  }
+  hx_buf_free(in);
+  hx_buf_free(out);
+  return bad;
+}
+
+static void sweep_select(const char *fn) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  const Words pats = words("patterns");
+  if (hx_failures() || ns < 0 || pats.n < 0) return;
+  for (int p = 0; p < pats.n; p++)
+    for (int s = 0; s < ns; s++)
+      if (run_select(fn, pats.w[p], (size_t)sizes[s], hx_seed() + (uint64_t)(p * 131 + s))) return;
+}
+
+static void test_compact_scan(void) { sweep_select("compactScan"); }
+static void test_compact_single(void) { sweep_select("compactSinglePass"); }
+static void test_partition(void) { sweep_select("partitionStable"); }
+
+/* The seeds' example: keep the odd numbers of {1 3 2 4 8 6 5 4 9 7 3} (002): here x > pivot
+ * on the same values after x -> x odd ? x : -x, pivot 0, so the kept ones are {1 3 5 9 7 3}. */
+static void test_compact_example(void) {
+  static const int32_t A[11] = {1, 3, 2, 4, 8, 6, 5, 4, 9, 7, 3};
+  static const int32_t KEPT[6] = {1, 3, 5, 9, 7, 3};
+  static const int32_t PART[11] = {1, 3, 5, 9, 7, 3, -2, -4, -8, -6, -4};
+  const char *fns[3] = {"compactScan", "compactSinglePass", "partitionStable"};
+  for (int f = 0; f < 3; f++) {
+    hx_buf *in = hx_buf_new(11, 4), *out = hx_buf_new(11, 4);
+    if (!in || !out) return;
+    int32_t *v = (int32_t *)hx_buf_data(in);
+    for (int i = 0; i < 11; i++) v[i] = A[i] % 2 ? A[i] : -A[i];
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s({1 3 -2 -4 -8 -6 5 -4 9 7 3}, keep x > 0)", fns[f]);
+    long long got = -1;
+    if (!HX_CALL_RET(&got, fns[f], ctx, hx_in(in), hx_out(out), hx_i64(11), hx_i64(0)) &&
+        HX_CHECK(got == 6, "%s: returned %lld, expected 6", ctx, got))
+      hx_check_i32(ctx, f == 2 ? PART : KEPT, (const int32_t *)hx_buf_data(out), f == 2 ? 11 : 6);
+    hx_buf_free(in);
+    hx_buf_free(out);
+    if (hx_failures()) return;
+  }
+}
+
+/* Calls in a row, growing and shrinking, each form, then after appRelease(). */
+static void test_repeat(void) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  if (hx_failures() || ns < 0) return;
+  const char *fns[3] = {"compactSinglePass", "compactScan", "partitionStable"};
+  for (int round = 0; round < 2; round++) {
+    for (int s = 0; s < ns; s++)
+      if (run_select(fns[s % 3], "r2", (size_t)sizes[s], hx_seed() + (uint64_t)s)) return;
+    if (round == 0 && HX_CALL("appRelease", "appRelease()", hx_i64(0))) return;
+  }
+}
+
+/* n past 2^31 (GPU): compaction in one pass and partition, values generated by the driver. */
+static void test_huge(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  if (hx_failures()) return;
+  if (!hx_timing_available() && n > ((size_t)1 << 28))
+    HX_SKIP("n=%zu needs %zu GiB of device memory: GPU only (the manifest's emu size is smaller)", n, (8 * n) >> 30);
+  const size_t need = 8 * n + ((size_t)512 << 20);
+  const size_t have = (size_t)hx_device()->free_bytes;
+  if (hx_timing_available() && have < need)
+    HX_SKIP("n=%zu needs %.1f GiB of free device memory; this GPU has %.1f GiB free", n, need / 1073741824.0,
+            have / 1073741824.0);
+  const uint64_t seed = hx_seed();
+  hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+  const char *fns[2] = {"compactSinglePass", "partitionStable"};
+  for (int f = 0; in && out && f < 2; f++) {
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, values in [0, 999], keep x > 499, seed=%llu)", fns[f], n,
+             (unsigned long long)seed);
+    long long got = -1;
+    if (HX_CALL_RET(&got, fns[f], ctx, hx_in_generated(in, seed, 0, 999), hx_out(out), hx_i64((long long)n),
+                    hx_i64(499)))
+      break;
+    const int32_t *o = (const int32_t *)hx_buf_data(out);
+    size_t k = 0, bad = 0;
+    for (size_t i = 0; i < n && !bad; i++) {
+      const int32_t x = hx_gen_i32(seed, i, 0, 999);
+      if (x > 499) {
+        if (o[k] != x) {
+          HX_FAIL("%s: element %zu (kept as number %zu): expected %d, got %d", ctx, i, k, x, o[k]);
+          bad = 1;
+        }
+        k++;
+      }
+    }
+    if (!bad && !HX_CHECK(got == (long long)k, "%s: returned %lld, expected %zu", ctx, got, k)) bad = 1;
+    for (size_t i = 0, m = k; f == 1 && i < n && !bad; i++) {
+      const int32_t x = hx_gen_i32(seed, i, 0, 999);
+      if (x <= 499) {
+        if (o[m] != x) {
+          HX_FAIL("%s: element %zu (not kept, at %zu): expected %d, got %d", ctx, i, m, x, o[m]);
+          bad = 1;
+        }
+        m++;
+      }
+    }
+    if (bad) break;
+  }
+  hx_buf_free(in);
+  hx_buf_free(out);
+}
+
+/* ==== Part 2: line of sight ===================================================================== */
+
+static void expect_sight(const float *alt, size_t n, uint8_t *vis) {
+  float best = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    const float s = i ? (alt[i] - alt[0]) / (float)i : -INFINITY;
+    vis[i] = s > best;
+    if (s > best) best = s;
+  }
+}
+
+/* Terrains: rand (random in [0, 1000)), down (falling: every slope negative), flat (every
+ * slope 2: only point 1 visible), hills (a smooth wave). */
+static bool make_terrain(const char *kind, size_t n, uint64_t seed, float *alt) {
+  hx_rng r = hx_rng_make(seed);
+  for (size_t i = 0; i < n; i++) {
+    if (!strcmp(kind, "rand")) alt[i] = hx_rng_float(&r, 0.0f, 1000.0f);
+    else if (!strcmp(kind, "down")) alt[i] = 5000.0f - (float)(i % 4096) - hx_rng_float(&r, 1.0f, 2.0f);
+    else if (!strcmp(kind, "flat")) alt[i] = 2.0f * (float)(i % 4194304);
+    else if (!strcmp(kind, "hills")) alt[i] = 100.0f * sinf((float)i * 0.001f) + 0.01f * (float)i;
+    else {
+      HX_FAIL("manifest: no terrain '%s' (rand, down, flat, hills)", kind);
+      return false;
+    }
+  }
+  if (!strcmp(kind, "down") && n) alt[0] = 6000.0f;
+  return true;
+}
+
+static void test_sight(void) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  const Words kinds = words("terrains");
+  if (hx_failures() || ns < 0 || kinds.n < 0) return;
+  for (int t = 0; t < kinds.n; t++)
+    for (int s = 0; s < ns; s++) {
+      const size_t n = (size_t)sizes[s];
+      const uint64_t seed = hx_seed() + (uint64_t)(t * 131 + s);
+      hx_buf *alt = hx_buf_new(n ? n : 1, 4), *vis = byte_buf(n);
+      std::vector<uint8_t> exp(n ? n : 1);
+      size_t bad = 1;
+      if (alt && vis && make_terrain(kinds.w[t], n, seed, (float *)hx_buf_data(alt))) {
+        expect_sight((const float *)hx_buf_data(alt), n, exp.data());
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "lineOfSight(n=%zu, terrain %s, seed=%llu)", n, kinds.w[t], (unsigned long long)seed);
+        bad = HX_CALL("lineOfSight", ctx, hx_in(alt), hx_out(vis), hx_i64((long long)n));
+        if (!bad) bad = hx_check_bytes(ctx, exp.data(), hx_buf_data(vis), n, 1);
+      }
+      hx_buf_free(alt);
+      hx_buf_free(vis);
+      if (bad) return;
+    }
+}
+
+/* ==== Part 3: sparse matrix-vector product ===================================================== */
+
+struct Csr {
+  std::vector<int32_t> ptr, col;
+  std::vector<float> val;
+  int32_t rows;
+};
+
+/* Matrices: uniform (row lengths 0..2*mean), power (a few long rows, many short: length
+ * mean/2 * u^-1/2, at most 64 * mean), empty_ends (empty first rows, a run of empty rows in the middle, empty
+ * trailing rows), zero (nnz = 0), one_row (every non-zero in the middle row). */
+static bool make_csr(const char *kind, int32_t rows, int32_t mean, int32_t cols, uint64_t seed, Csr *m) {
+  hx_rng r = hx_rng_make(seed);
+  m->rows = rows;
+  m->ptr.assign((size_t)rows + 1, 0);
+  std::vector<int32_t> len((size_t)rows, 0);
+  for (int32_t i = 0; i < rows; i++) {
+    if (!strcmp(kind, "uniform")) len[i] = (int32_t)(hx_rng_next(&r) % (uint64_t)(2 * mean + 1));
+    else if (!strcmp(kind, "power")) {
+      const double u = ((double)(hx_rng_next(&r) >> 11) + 1.0) / 9007199254740993.0;
+      double l = 0.5 * mean / sqrt(u); /* Pareto, exponent 2: mean about `mean`, a long tail */
+      len[i] = (int32_t)(l > 64.0 * mean ? 64.0 * mean : l);
+    } else if (!strcmp(kind, "empty_ends")) {
+      const bool empty = i < 3 || i >= rows - 5 || (i >= rows / 2 && i < rows / 2 + 7);
+      len[i] = empty ? 0 : (int32_t)(1 + hx_rng_next(&r) % (uint64_t)(2 * mean));
+    } else if (!strcmp(kind, "zero")) len[i] = 0;
+    else if (!strcmp(kind, "one_row")) len[i] = i == rows / 2 ? mean * rows : 0;
+    else {
+      HX_FAIL("manifest: no matrix '%s' (uniform, power, empty_ends, zero, one_row)", kind);
+      return false;
+    }
+  }
+  for (int32_t i = 0; i < rows; i++) m->ptr[i + 1] = m->ptr[i] + len[i];
+  const size_t nnz = (size_t)m->ptr[rows];
+  m->col.resize(nnz ? nnz : 1);
+  m->val.resize(nnz ? nnz : 1);
+  for (size_t k = 0; k < nnz; k++) {
+    m->col[k] = (int32_t)(hx_rng_next(&r) % (uint64_t)cols);
+    m->val[k] = hx_rng_float(&r, -1.0f, 1.0f);
+  }
+  return true;
+}
+
+/* y in double, and the sum of |products| of each row (the scale of its rounding error). */
+static void expect_spmv(const Csr &m, const float *x, std::vector<double> &y, std::vector<double> &mag) {
+  y.assign((size_t)m.rows, 0.0);
+  mag.assign((size_t)m.rows, 0.0);
+  for (int32_t i = 0; i < m.rows; i++)
+    for (int32_t k = m.ptr[i]; k < m.ptr[i + 1]; k++) {
+      const double p = (double)m.val[k] * (double)x[m.col[k]];
+      y[i] += p;
+      mag[i] += fabs(p);
+    }
+}
+
+/* Compares y: |got - y| <= atol + rtol * (sum of |products|); names the row and its length. */
+static size_t check_y(const char *ctx, const Csr &m, const std::vector<double> &y, const std::vector<double> &mag,
+                      const float *got, double rtol, double atol) {
+  size_t bad = 0, first = 0;
+  for (int32_t i = 0; i < m.rows; i++) {
+    const double g = got[i];
+    const bool ok = !isnan(g) && fabs(g - y[i]) <= atol + rtol * mag[i];
+    if (!ok && bad++ == 0) first = (size_t)i;
+  }
+  if (bad)
+    HX_FAIL("%s: first wrong row %zu (non-zeros %d .. %d, %d of them): expected %.9g, got %.9g (tolerance %.1e + "
+            "%.1e * sum|a*x|; %zu wrong rows)", ctx, first, m.ptr[first], m.ptr[first + 1] - 1,
+            m.ptr[first + 1] - m.ptr[first], y[first], (double)got[first], atol, rtol, bad);
+  return bad;
+}
+
+static void test_spmv(void) {
+  long long rows_list[MAX_LIST];
+  const int nr = hx_param_int_list("rows", rows_list, MAX_LIST);
+  const Words kinds = words("matrices");
+  const int32_t mean = (int32_t)hx_param_int("mean");
+  const double rtol = hx_param_double("rtol"), atol = hx_param_double("atol");
+  if (hx_failures() || nr < 0 || kinds.n < 0) return;
+  for (int t = 0; t < kinds.n; t++)
+    for (int s = 0; s < nr; s++) {
+      const int32_t rows = (int32_t)rows_list[s], cols = rows > 0 ? rows : 1;
+      const uint64_t seed = hx_seed() + (uint64_t)(t * 131 + s);
+      Csr m;
+      if (!make_csr(kinds.w[t], rows, mean, cols, seed, &m)) return;
+      const int32_t nnz = m.ptr[rows];
+      hx_buf *bp = hx_buf_new((size_t)rows + 1, 4), *bc = hx_buf_new(nnz ? nnz : 1, 4),
+             *bv = hx_buf_new(nnz ? nnz : 1, 4), *bx = hx_buf_new((size_t)cols, 4), *by = hx_buf_new(rows ? rows : 1, 4);
+      size_t bad = 1;
+      if (bp && bc && bv && bx && by) {
+        memcpy(hx_buf_data(bp), m.ptr.data(), ((size_t)rows + 1) * 4);
+        memcpy(hx_buf_data(bc), m.col.data(), m.col.size() * 4);
+        memcpy(hx_buf_data(bv), m.val.data(), m.val.size() * 4);
+        float *x = (float *)hx_buf_data(bx);
+        hx_rng r = hx_rng_make(seed ^ 0x5eedull);
+        for (int32_t i = 0; i < cols; i++) x[i] = hx_rng_float(&r, -1.0f, 1.0f);
+        std::vector<double> y, mag;
+        expect_spmv(m, x, y, mag);
+        char ctx[200];
+        snprintf(ctx, sizeof ctx, "spmvCsr(rows=%d, nnz=%d, matrix %s, seed=%llu)", rows, nnz, kinds.w[t],
+                 (unsigned long long)seed);
+        bad = HX_CALL("spmvCsr", ctx, hx_in(bp), hx_in(bc), hx_in(bv), hx_in(bx), hx_out(by), hx_i64(rows),
+                      hx_i64(nnz));
+        if (!bad) bad = check_y(ctx, m, y, mag, (const float *)hx_buf_data(by), rtol, atol);
+      }
+      hx_buf_free(bp);
+      hx_buf_free(bc);
+      hx_buf_free(bv);
+      hx_buf_free(bx);
+      hx_buf_free(by);
+      if (bad) return;
+    }
+}
+
+/* ==== Part 4: FirstDiff and string comparison =================================================== */
+
+static int32_t first_diff(int32_t a, int32_t b) { return a != 0 ? a : b; }
+
+/* Every pair and triple of codes: the device's operator against the definition, which is
+ * associative and not commutative. */
+static void test_first_diff(void) {
+  const int32_t codes[3] = {-1, 0, 1};
+  hx_buf *a = hx_buf_new(27, 4), *b = hx_buf_new(27, 4), *ab = hx_buf_new(27, 4), *bc = hx_buf_new(27, 4);
+  hx_buf *l = hx_buf_new(27, 4), *r = hx_buf_new(27, 4), *c = hx_buf_new(27, 4);
+  if (!a || !b || !ab || !bc || !l || !r || !c) return;
+  int32_t *A = (int32_t *)hx_buf_data(a), *B = (int32_t *)hx_buf_data(b), *C = (int32_t *)hx_buf_data(c);
+  for (int i = 0; i < 27; i++) {
+    A[i] = codes[i / 9];
+    B[i] = codes[(i / 3) % 3];
+    C[i] = codes[i % 3];
+  }
+  int32_t exp[27];
+  for (int i = 0; i < 27; i++) exp[i] = first_diff(A[i], B[i]);
+  if (HX_CALL("firstDiffApply", "FirstDiff()(a, b) for a, b in {-1, 0, +1}", hx_in(a), hx_in(b), hx_out(ab), hx_i64(27)))
+    return;
+  if (hx_check_i32("FirstDiff()(a, b), a = -1,0,+1 (9 each), b = -1,0,+1 (3 each)", exp, (const int32_t *)hx_buf_data(ab), 27))
+    return;
+  /* (a op b) op c against a op (b op c) */
+  if (HX_CALL("firstDiffApply", "FirstDiff: b op c", hx_in(b), hx_in(c), hx_out(bc), hx_i64(27)) ||
+      HX_CALL("firstDiffApply", "FirstDiff: (a op b) op c", hx_in(ab), hx_in(c), hx_out(l), hx_i64(27)) ||
+      HX_CALL("firstDiffApply", "FirstDiff: a op (b op c)", hx_in(a), hx_in(bc), hx_out(r), hx_i64(27)))
+    return;
+  hx_check_i32("FirstDiff: (a op b) op c against a op (b op c), every triple", (const int32_t *)hx_buf_data(l),
+               (const int32_t *)hx_buf_data(r), 27);
+  HX_CHECK(first_diff(-1, 1) != first_diff(1, -1), "the definition is not commutative");
+}
+
+static int cmp_bytes(const uint8_t *a, size_t la, const uint8_t *b, size_t lb) {
+  const size_t m = la < lb ? la : lb;
+  for (size_t i = 0; i < m; i++)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+/* One comparison: strings of lengths la and lb at byte offsets oa and ob of their buffers;
+ * `kind` says where they differ: equal, prefix (a a proper prefix of b), first, last (the
+ * first difference at the first or the last common position), high (a difference between a
+ * byte below 0x80 and one above: compared unsigned), rand (random bytes). */
+static size_t run_str(const char *kind, size_t la, size_t lb, size_t oa, size_t ob, uint64_t seed) {
+  hx_buf *ba = byte_buf(oa + la + 1), *bb = byte_buf(ob + lb + 1);
+  size_t bad = 1;
+  if (ba && bb) {
+    uint8_t *a = (uint8_t *)hx_buf_data(ba) + oa, *b = (uint8_t *)hx_buf_data(bb) + ob;
+    hx_rng r = hx_rng_make(seed);
+    for (size_t i = 0; i < la; i++) a[i] = (uint8_t)('a' + hx_rng_next(&r) % 26);
+    const size_t m = la < lb ? la : lb;
+    for (size_t i = 0; i < lb; i++) b[i] = i < m && strcmp(kind, "rand") ? a[i] : (uint8_t)('a' + hx_rng_next(&r) % 26);
+    if (m && !strcmp(kind, "first")) b[0] = (uint8_t)(a[0] == 'z' ? 'a' : a[0] + 1);
+    if (m && !strcmp(kind, "last")) a[m - 1] = (uint8_t)(b[m - 1] == 'a' ? 'z' : b[m - 1] - 1);
+    if (m && !strcmp(kind, "high")) {
+      a[m / 2] = 0x7f;
+      b[m / 2] = 0x80;
+    }
+    const int exp = cmp_bytes(a, la, b, lb);
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "strCompare(len_a=%zu, len_b=%zu, %s, a at byte %zu, b at byte %zu, seed=%llu)", la, lb,
+             kind, oa, ob, (unsigned long long)seed);
+    long long got = 9;
+    bad = HX_CALL_RET(&got, "strCompare", ctx, hx_in(ba), hx_in(bb), hx_i64((long long)la), hx_i64((long long)lb),
+                      hx_i64((long long)oa), hx_i64((long long)ob));
+    if (!bad && !HX_CHECK(got == exp, "%s: returned %lld, expected %d", ctx, got, exp)) bad = 1;
+  }
+  hx_buf_free(ba);
+  hx_buf_free(bb);
+  return bad;
+}
+
+static void test_strings(void) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  if (hx_failures() || ns < 0) return;
+  /* the seed's example: parallax < parallel */
+  {
+    hx_buf *ba = byte_buf(8), *bb = byte_buf(8);
+    if (!ba || !bb) return;
+    memcpy(hx_buf_data(ba), "parallax", 8);
+    memcpy(hx_buf_data(bb), "parallel", 8);
+    long long got = 9;
+    if (!HX_CALL_RET(&got, "strCompare", "strCompare(\"parallax\", \"parallel\")", hx_in(ba), hx_in(bb), hx_i64(8),
+                     hx_i64(8), hx_i64(0), hx_i64(0)))
+      HX_CHECK(got == -1, "strCompare(\"parallax\", \"parallel\") returned %lld, expected -1", got);
+    hx_buf_free(ba);
+    hx_buf_free(bb);
+    if (hx_failures()) return;
+  }
+  const char *kinds[6] = {"equal", "first", "last", "high", "rand", "prefix"};
+  for (int s = 0; s < ns; s++) {
+    const size_t n = (size_t)sizes[s];
+    const uint64_t seed = hx_seed() + (uint64_t)s;
+    for (int k = 0; k < 6; k++) {
+      const bool prefix = !strcmp(kinds[k], "prefix");
+      /* the same length; a prefix (shorter a, then shorter b); offsets 0 and unaligned ones */
+      if (run_str(kinds[k], n, n, 0, 0, seed)) return;
+      if (run_str(kinds[k], n, n, 3, 1, seed + 1)) return;
+      if (prefix && (run_str("equal", n, n + 1, 0, 0, seed) || run_str("equal", n + 1, n, 0, 0, seed) ||
+                     run_str("equal", n, n + 17, 5, 0, seed)))
+        return;
+    }
+  }
+  /* empty strings */
+  if (run_str("equal", 0, 0, 0, 0, hx_seed()) || run_str("equal", 0, 5, 0, 0, hx_seed()) ||
+      run_str("equal", 5, 0, 0, 0, hx_seed()))
+    return;
+}
+
+/* ==== timing ======================================================================================= */
+
+/* The copy yardstick for `moved` bytes read plus written: a copy of moved/2 bytes. */
+static double copy_time(size_t moved, size_t n, int reps, int per_batch) {
+  if (moved < 4 * hx_device()->l2_bytes)
+    hx_note("n=%zu is small next to the %llu MB L2 cache: the timing flatters", n,
+            (unsigned long long)(hx_device()->l2_bytes >> 20));
+  const size_t bytes = moved / 2 / 16 * 16;
+  const double s = hx_time_copy(bytes, reps, per_batch);
+  hx_note("copy of %zu bytes: %.3f ms, %.0f GB/s (read + write)", bytes, s * 1e3, 2.0 * (double)bytes / s * 1e-9);
+  return s;
+}
+
+struct SelectTimed {
+  int32_t pivot;
+};
+static size_t check_compact_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const int32_t pivot = ((const SelectTimed *)t->user)->pivot;
+  const int32_t *o = (const int32_t *)out;
+  size_t k = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    const int32_t x = hx_gen_i32(seed, i, t->lo, t->hi);
+    if (x > pivot && o[k++] != x) {
+      HX_FAIL("%s: a timed call's output is wrong: element %zu (kept as number %zu) expected %d, got %d", ctx, i,
+              k - 1, x, o[k - 1]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void test_timing_compact(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double threshold = hx_param_double("threshold");
+  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
+  if (hx_failures()) return;
+  if (run_select("compactSinglePass", "r2", n, hx_seed())) return; /* correct first */
+  HX_REQUIRE_TIMING();
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "compactSinglePass(n=%zu, values in [0, 999], keep x > 499)", n);
+  SelectTimed st = {499};
+  const hx_arg extra[2] = {hx_i64((long long)n), hx_i64(499)};
+  const hx_timed t = {"compactSinglePass", ctx, n, 4, hx_seed(), 0, 999, extra, 2, check_compact_timed, &st};
+  const size_t moved = 4 * n + 4 * (n / 2); /* read everything, write the kept half */
+  const double copy_s = copy_time(moved, n, reps, per_batch);
+  const double s = hx_time_calls(&t, reps, per_batch);
+  if (s != s) return;
+  const double frac = copy_s / s;
+  hx_metric("fraction_of_copy", frac);
+  hx_note("%s: %.3f ms, %.3f of copy counting 6 bytes per element (threshold %.3f)", ctx, s * 1e3, frac, threshold);
+  HX_CHECK(frac >= threshold, "%s reached %.3f of copy bandwidth; the threshold is %.3f", ctx, frac, threshold);
+}
+
+static size_t check_sight_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  std::vector<float> alt(t->n);
+  std::vector<uint8_t> exp(t->n);
+  for (size_t i = 0; i < t->n; i++) {
+    const int32_t bits = hx_gen_i32(seed, i, t->lo, t->hi);
+    memcpy(&alt[i], &bits, 4);
+  }
+  expect_sight(alt.data(), t->n, exp.data());
+  const uint8_t *o = (const uint8_t *)out;
+  for (size_t i = 0; i < t->n; i++)
+    if (o[i] != exp[i]) {
+      HX_FAIL("%s: a timed call's output is wrong at point %zu: expected %d, got %d", ctx, i, exp[i], o[i]);
+      return 1;
+    }
+  return 0;
+}
+
+static void test_timing_sight(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double threshold = hx_param_double("threshold");
+  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
+  if (hx_failures()) return;
+  /* altitudes in [1, 2) as float bits: 0x3f800000 .. 0x3fffffff */
+  const int64_t lo = 0x3f800000, hi = 0x3fffffff;
+  hx_buf *alt = hx_buf_new(n, 4), *vis = byte_buf(n);
+  if (!alt || !vis) return;
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "lineOfSight(n=%zu, altitudes in [1, 2), seed=%llu)", n, (unsigned long long)hx_seed());
+  size_t bad = HX_CALL("lineOfSightBits", ctx, hx_in_generated(alt, hx_seed(), lo, hi), hx_out(vis), hx_i64((long long)n));
+  if (!bad) {
+    hx_timed probe = {"lineOfSightBits", ctx, n, 1, hx_seed(), lo, hi, NULL, 0, check_sight_timed, NULL};
+    bad = check_sight_timed(&probe, hx_seed(), hx_buf_data(vis), ctx);
+  }
+  hx_buf_free(alt);
+  hx_buf_free(vis);
+  if (bad) return;
+  HX_REQUIRE_TIMING();
+  const hx_arg extra[1] = {hx_i64((long long)n)};
+  const hx_timed t = {"lineOfSightBits", ctx, n, 1, hx_seed(), lo, hi, extra, 1, check_sight_timed, NULL};
+  const double copy_s = copy_time(5 * n, n, reps, per_batch);
+  const double s = hx_time_calls(&t, reps, per_batch);
+  if (s != s) return;
+  const double frac = copy_s / s;
+  hx_metric("fraction_of_copy", frac);
+  hx_note("%s: %.3f ms, %.3f of copy counting 5 bytes per point (threshold %.3f)", ctx, s * 1e3, frac, threshold);
+  HX_CHECK(frac >= threshold, "%s reached %.3f of copy bandwidth; the threshold is %.3f", ctx, frac, threshold);
+}
+
+/* The sparse product, timed: the values are generated per call (float bits in [1, 2)), the
+ * structure and x stay; the output buffer has nnz floats, of which the first `rows` are y. */
+struct SpmvTimed {
+  Csr *m; /* its values are overwritten with each call's */
+  const float *x;
+  double rtol, atol;
+};
+static size_t check_spmv_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const SpmvTimed *st = (const SpmvTimed *)t->user;
+  Csr &m = *st->m;
+  for (size_t k = 0; k < t->n; k++) {
+    const int32_t bits = hx_gen_i32(seed, k, t->lo, t->hi);
+    memcpy(&m.val[k], &bits, 4);
+  }
+  std::vector<double> y, mag;
+  expect_spmv(m, st->x, y, mag);
+  return check_y(ctx, m, y, mag, (const float *)out, st->rtol, st->atol);
+}
+
+static void test_timing_spmv(void) {
+  const int32_t rows = (int32_t)hx_param_int("rows"), mean = (int32_t)hx_param_int("mean");
+  const Words kinds = words("matrices");
+  const double threshold = hx_param_double("threshold"), flat = hx_param_double("flat");
+  const double rtol = hx_param_double("rtol"), atol = hx_param_double("atol");
+  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
+  if (hx_failures() || kinds.n < 0) return;
+  double frac[MAX_LIST], lo = INFINITY, hi = 0;
+  for (int t = 0; t < kinds.n; t++) {
+    Csr m;
+    if (!make_csr(kinds.w[t], rows, mean, rows, hx_seed() + (uint64_t)t, &m)) return;
+    const int32_t nnz = m.ptr[rows];
+    if (nnz < rows) {
+      HX_FAIL("manifest: timing_spmv's matrix %s has %d non-zeros for %d rows; the timed output needs nnz >= rows",
+              kinds.w[t], nnz, rows);
+      return;
+    }
+    hx_buf *bp = hx_buf_new((size_t)rows + 1, 4), *bc = hx_buf_new(nnz, 4), *bx = hx_buf_new(rows, 4);
+    hx_buf *bv = hx_buf_new(nnz, 4), *by = hx_buf_new(nnz, 4);
+    bool ok = bp && bc && bx && bv && by;
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "spmvCsr(rows=%d, nnz=%d, matrix %s, values in [1, 2), seed=%llu)", rows, nnz,
+             kinds.w[t], (unsigned long long)hx_seed());
+    std::vector<float> x((size_t)rows);
+    if (ok) {
+      memcpy(hx_buf_data(bp), m.ptr.data(), ((size_t)rows + 1) * 4);
+      memcpy(hx_buf_data(bc), m.col.data(), (size_t)nnz * 4);
+      hx_rng r = hx_rng_make(hx_seed() ^ 0x5eedull);
+      for (int32_t i = 0; i < rows; i++) x[i] = hx_rng_float(&r, -1.0f, 1.0f);
+      memcpy(hx_buf_data(bx), x.data(), (size_t)rows * 4);
+    }
+    SpmvTimed st = {&m, x.data(), rtol, atol};
+    const hx_arg extra[5] = {hx_in(bp), hx_in(bc), hx_in(bx), hx_i64(rows), hx_i64(nnz)};
+    const hx_timed tm = {"spmvTimed", ctx, (size_t)nnz, 4, hx_seed(), 0x3f800000, 0x3fffffff, extra, 5,
+                         check_spmv_timed, &st};
+    if (ok) { /* correct first */
+      ok = !HX_CALL("spmvTimed", ctx, hx_in_generated(bv, hx_seed(), tm.lo, tm.hi), hx_out(by), hx_in(bp), hx_in(bc),
+                    hx_in(bx), hx_i64(rows), hx_i64(nnz)) &&
+           !check_spmv_timed(&tm, hx_seed(), hx_buf_data(by), ctx);
+    }
+    hx_buf_free(bv);
+    hx_buf_free(by);
+    if (ok && hx_timing_available()) {
+      /* values and column indices once, the row offsets, x once and y */
+      const size_t moved = 8 * (size_t)nnz + 4 * ((size_t)rows + 1) + 8 * (size_t)rows;
+      const double copy_s = copy_time(moved, (size_t)nnz, reps, per_batch);
+      const double s = hx_time_calls(&tm, reps, per_batch);
+      ok = s == s;
+      if (ok) {
+        frac[t] = copy_s / s;
+        hx_note("%s: %.3f ms, %.0f G non-zeros/s, %.3f of copy", ctx, s * 1e3, nnz / s * 1e-9, frac[t]);
+        if (frac[t] < lo) lo = frac[t];
+        if (frac[t] > hi) hi = frac[t];
+      }
+    }
+    hx_buf_free(bp);
+    hx_buf_free(bc);
+    hx_buf_free(bx);
+    if (!ok || hx_failures()) return;
+  }
+  HX_REQUIRE_TIMING();
+  hx_metric("fraction_of_copy_min", lo);
+  hx_metric("flatness", lo / hi);
+  hx_note("slowest %.3f of copy, fastest %.3f: ratio %.3f (thresholds %.3f and %.3f)", lo, hi, lo / hi, threshold, flat);
+  HX_CHECK(lo >= threshold, "spmvCsr: the slowest matrix reached %.3f of copy bandwidth; the threshold is %.3f", lo,
+           threshold);
+  HX_CHECK(lo / hi >= flat, "spmvCsr: the slowest matrix reached %.3f of the fastest's bandwidth; the threshold is %.3f",
+           lo / hi, flat);
+}
+
+static const hx_test TESTS[] = {
+    {"compact_example", test_compact_example},
+    {"compact_scan", test_compact_scan},
+    {"compact_single", test_compact_single},
+    {"partition", test_partition},
+    {"repeat", test_repeat},
+    {"huge", test_huge},
+    {"sight", test_sight},
+    {"spmv", test_spmv},
+    {"first_diff", test_first_diff},
+    {"strings", test_strings},
+    {"timing_compact", test_timing_compact},
+    {"timing_sight", test_timing_sight},
+    {"timing_spmv", test_timing_spmv},
+    {NULL, NULL},
+};
+HX_SUITE("07", TESTS);

@@ -1,0 +1,621 @@
+/**
+ * @file apps.cu
+ * @brief Lab 07: stream compaction and partition, line of sight, the sparse matrix-vector
+ *        product and string comparison, built on one scan toolkit.
+ *
+ * Your code goes between the STUDENT-BEGIN(lab07) and STUDENT-END(lab07) markers. Everything
+ * else is given: the toolkit (shuffles of any 4- or 8-byte type, the block scan, the status
+ * words and the look-back, the tile counter, device-wide exclusive sum), the scratch memory and
+ * the host functions that launch your kernels. Leave it as it is.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "apps.h"
+#include "cuda_check.h"
+
+static_assert(APP_THREADS % APP_WARP == 0 && APP_THREADS <= 1024, "whole warps, at most 1024");
+static_assert(APP_ITEMS % 4 == 0, "16-byte loads of four 4-byte elements");
+
+/** All 32 lanes. */
+#define FULL_MASK 0xffffffffu
+/** Warps in a tile block. */
+#define APP_WARPS (APP_THREADS / APP_WARP)
+/** A shared-memory index with one padding word every 32 (blocked reads without conflicts). */
+#define APP_PAD(i) ((i) + (i) / APP_WARP)
+/** Words of a padded tile in shared memory. */
+#define APP_TILE_SMEM APP_PAD(APP_TILE)
+/** A given device helper: inlined, no "unused" warning while the skeleton does not call it. */
+#define APP_HELPER static __device__ __forceinline__ __attribute__((unused))
+
+/* ==== given: the toolkit ==================================================================== */
+
+/** __shfl_up_sync for any type of 4 or 8 bytes (moved as 32-bit words). */
+template <typename T>
+APP_HELPER T shflUpT(T v, int d) {
+  static_assert(sizeof(T) % 4 == 0 && sizeof(T) <= 8, "4 or 8 bytes");
+  uint32_t w[2] = {0, 0};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_up_sync(FULL_MASK, w[k], d);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+/** __shfl_down_sync for any type of 4 or 8 bytes. */
+template <typename T>
+APP_HELPER T shflDownT(T v, int d) {
+  uint32_t w[2] = {0, 0};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_down_sync(FULL_MASK, w[k], d);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+/** __shfl_sync for any type of 4 or 8 bytes. */
+template <typename T>
+APP_HELPER T shflT(T v, int src) {
+  uint32_t w[2] = {0, 0};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_sync(FULL_MASK, w[k], src);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+
+/** Shared memory of blockScanExc(): one total per warp, and the block's. */
+template <typename T>
+struct BlockScanTemp {
+  T warp[APP_WARPS];
+  T total;
+};
+
+/**
+ * Exclusive scan of a tile held as APP_ITEMS consecutive values per thread (thread t holds
+ * elements t*APP_ITEMS .. t*APP_ITEMS + APP_ITEMS - 1): on return x[k] is the combination of
+ * every element before it in the tile (@p identity for the first), and the function returns
+ * the whole tile's combination. Every thread of the block calls it; it ends with a barrier, so
+ * @p temp may be reused at once. Any associative @p op, earlier elements on the left.
+ */
+template <typename T, typename Op>
+APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T> *temp) {
+  const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
+  T run = x[0];
+#pragma unroll
+  for (int k = 1; k < APP_ITEMS; k++) run = op(run, x[k]);
+  T inc = run; /* inclusive scan of the threads' totals across the warp */
+#pragma unroll
+  for (int d = 1; d < APP_WARP; d *= 2) {
+    const T y = shflUpT(inc, d);
+    if (lane >= d) inc = op(y, inc);
+  }
+  T before = shflUpT(inc, 1);
+  if (lane == 0) before = identity;
+  if (lane == APP_WARP - 1) temp->warp[warp] = inc;
+  __syncthreads();
+  if (warp == 0) {
+    const T w = lane < APP_WARPS ? temp->warp[lane] : identity;
+    T ws = w;
+#pragma unroll
+    for (int d = 1; d < APP_WARPS; d *= 2) {
+      const T y = shflUpT(ws, d);
+      if (lane >= d) ws = op(y, ws);
+    }
+    T wex = shflUpT(ws, 1);
+    if (lane == 0) wex = identity;
+    if (lane < APP_WARPS) temp->warp[lane] = wex;
+    if (lane == APP_WARPS - 1) temp->total = ws;
+  }
+  __syncthreads();
+  T acc = op(temp->warp[warp], before);
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) {
+    const T v = x[k];
+    x[k] = acc;
+    acc = op(acc, v);
+  }
+  const T total = temp->total;
+  __syncthreads();
+  return total;
+}
+
+/* Status words of the look-back (labs 05 and 06). A word holds a 32-bit value, one extra bit
+ * (the head flag of a segmented pair) and a tag: state (AGGREGATE or PREFIX) and the epoch of
+ * the launch that wrote it, so words need no clearing between launches. Each word has a
+ * 32-byte sector to itself (lab 05's PERF.md: shared sectors cost 10 % of copy). */
+#define APP_AGGREGATE 1u
+#define APP_PREFIX 2u
+/** Largest epoch: epoch << 3 must fit in 32 bits. */
+#define APP_EPOCH_MAX 0x1fffffffu
+
+/** One tile's status word, alone in a 32-byte sector. */
+typedef struct __align__(32) {
+  unsigned long long word;
+  unsigned long long unused[3];
+} app_status;
+
+/** How a value travels in a status word: 32 bits and a flag bit. */
+template <typename T>
+struct StatusPack {
+  static_assert(sizeof(T) == 4, "a 4-byte value");
+  static __device__ uint32_t bits(T v) { uint32_t b; memcpy(&b, &v, 4); return b; }
+  static __device__ uint32_t flag(T) { return 0; }
+  static __device__ T make(uint32_t b, uint32_t) { T v; memcpy(&v, &b, 4); return v; }
+};
+template <typename V>
+struct StatusPack<FlagVal<V>> {
+  static_assert(sizeof(V) == 4, "a 4-byte value");
+  static __device__ uint32_t bits(FlagVal<V> p) { uint32_t b; memcpy(&b, &p.value, 4); return b; }
+  static __device__ uint32_t flag(FlagVal<V> p) { return p.flag != 0; }
+  static __device__ FlagVal<V> make(uint32_t b, uint32_t f) {
+    FlagVal<V> p;
+    p.flag = f;
+    memcpy(&p.value, &b, 4);
+    return p;
+  }
+};
+
+template <typename T>
+APP_HELPER void statusStore(app_status *s, unsigned epoch, unsigned state, T v) {
+  const unsigned tag = (epoch << 3) | (StatusPack<T>::flag(v) << 2) | state;
+  *(volatile unsigned long long *)&s->word = ((unsigned long long)StatusPack<T>::bits(v) << 32) | tag;
+}
+APP_HELPER unsigned long long statusLoad(const app_status *s) {
+  return *(const volatile unsigned long long *)&s->word;
+}
+/** 0 (not written by this launch), APP_AGGREGATE or APP_PREFIX. */
+APP_HELPER unsigned statusState(unsigned long long w, unsigned epoch) {
+  const unsigned tag = (unsigned)w;
+  return (tag >> 3) == epoch ? (tag & 3u) : 0u;
+}
+template <typename T>
+APP_HELPER T statusValue(unsigned long long w) {
+  return StatusPack<T>::make((uint32_t)(w >> 32), ((unsigned)w >> 2) & 1u);
+}
+
+/**
+ * Decoupled look-back for tile @p tile, whose own combination is @p aggregate: publishes it,
+ * combines the tiles before it (a window of 32 at a time, nearest first, stopping at the
+ * nearest PREFIX), publishes the tile's inclusive prefix, and returns the exclusive prefix
+ * (@p identity for tile 0) to every thread of the block. A tile whose aggregate is a closed
+ * segmented pair (it holds a head) publishes PREFIX at once. Every thread calls it; it ends
+ * with a barrier.
+ */
+template <typename T, typename Op>
+APP_HELPER T tileLookback(app_status *status, size_t tile, T aggregate, Op op, T identity,
+                          unsigned epoch, T *s_prefix) {
+  const int lane = threadIdx.x % APP_WARP;
+  if (threadIdx.x < APP_WARP) {
+    const bool closed = StatusPack<T>::flag(aggregate) != 0;
+    if (lane == 0) statusStore(&status[tile], epoch, tile == 0 || closed ? APP_PREFIX : APP_AGGREGATE, aggregate);
+    T exclusive = identity;
+    long long end = (long long)tile - 1;
+    while (end >= 0) {
+      const long long j = end - lane;
+      unsigned state = APP_PREFIX; /* before tile 0: a prefix of identity */
+      T value = identity;
+      if (j >= 0) {
+        const unsigned long long w = statusLoad(&status[j]);
+        state = statusState(w, epoch);
+        value = statusValue<T>(w);
+      }
+      const unsigned prefix_lanes = __ballot_sync(FULL_MASK, state == APP_PREFIX);
+      const unsigned invalid_lanes = __ballot_sync(FULL_MASK, state == 0u);
+      const unsigned upto = prefix_lanes ? ((prefix_lanes & (0u - prefix_lanes)) << 1) - 1u : FULL_MASK;
+      if (invalid_lanes & upto) continue; /* a tile in between has not published yet */
+      T v = (upto >> lane) & 1u ? value : identity;
+      /* lane 0 gets v[31] op ... op v[0]: higher lanes are earlier tiles, on the left */
+#pragma unroll
+      for (int o = 1; o < APP_WARP; o *= 2) {
+        const T y = shflDownT(v, o);
+        if (lane + o < APP_WARP) v = op(y, v);
+      }
+      exclusive = op(shflT(v, 0), exclusive);
+      if (prefix_lanes) break;
+      end -= APP_WARP;
+    }
+    if (lane == 0) {
+      if (tile > 0 && !closed) statusStore(&status[tile], epoch, APP_PREFIX, op(exclusive, aggregate));
+      *s_prefix = exclusive;
+    }
+  }
+  __syncthreads();
+  const T p = *s_prefix;
+  __syncthreads();
+  return p;
+}
+
+/** The next tile in launch order (tiles are drawn from @p counter, not from blockIdx, so a
+ *  tile looks back only at tiles already running). Every thread calls it. */
+APP_HELPER size_t nextTile(unsigned *counter, unsigned *s_tile) {
+  if (threadIdx.x == 0) *s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const size_t t = *s_tile;
+  __syncthreads();
+  return t;
+}
+
+/* ---- given: scratch memory, epochs, launches ---------------------------------------------- */
+
+typedef struct {
+  void *ptr;
+  size_t bytes;
+} app_scratch;
+static app_scratch g_status;  /* tile counter (first sector) and status words */
+static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
+static app_scratch g_word;    /* a 64-bit result read back by the host */
+static unsigned g_epoch;
+
+static void *appReserve(app_scratch *s, size_t bytes) {
+  if (bytes > s->bytes) {
+    if (s->ptr) CUDA_CHECK(cudaFree(s->ptr));
+    s->ptr = NULL;
+    s->bytes = 0;
+    CUDA_CHECK(cudaMalloc(&s->ptr, bytes));
+    s->bytes = bytes;
+  }
+  return s->ptr;
+}
+
+void appRelease(void) {
+  app_scratch *all[3] = {&g_status, &g_temp, &g_word};
+  for (int k = 0; k < 3; k++) {
+    if (all[k]->ptr) CUDA_CHECK(cudaFree(all[k]->ptr));
+    all[k]->ptr = NULL;
+    all[k]->bytes = 0;
+  }
+  g_epoch = 0;
+}
+
+/** Status words for @p tiles tiles and a zeroed tile counter, for a launch of epoch *epoch. */
+static app_status *appLaunchState(size_t tiles, unsigned **counter, unsigned *epoch) {
+  const size_t bytes = (tiles + 1) * sizeof(app_status);
+  const bool fresh = bytes > g_status.bytes;
+  app_status *s = (app_status *)appReserve(&g_status, bytes);
+  if (fresh || g_epoch == APP_EPOCH_MAX) {
+    CUDA_CHECK(cudaMemsetAsync(s, 0, g_status.bytes, 0));
+    g_epoch = 0;
+  }
+  *epoch = ++g_epoch;
+  CUDA_CHECK(cudaMemsetAsync(s, 0, sizeof(unsigned), 0));
+  *counter = (unsigned *)s;
+  return s + 1;
+}
+
+/** The 64-bit word the host reads back after a launch (zeroed first). */
+static unsigned long long *appWord(void) {
+  unsigned long long *w = (unsigned long long *)appReserve(&g_word, sizeof(unsigned long long));
+  CUDA_CHECK(cudaMemsetAsync(w, 0, sizeof *w, 0));
+  return w;
+}
+static unsigned long long appReadWord(const unsigned long long *w) {
+  unsigned long long v = 0;
+  CUDA_CHECK(cudaMemcpy(&v, w, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+static unsigned appTiles(size_t n) { return (unsigned)((n + APP_TILE - 1) / APP_TILE); }
+
+/** The kit's exclusive sum of counts in one pass (the toolkit put together as in lab 05). */
+static __global__ void __launch_bounds__(APP_THREADS)
+    appScanExcKernel(const uint32_t *in, uint32_t *out, size_t n, app_status *status, unsigned *counter,
+                     unsigned epoch) {
+  __shared__ BlockScanTemp<uint32_t> temp;
+  __shared__ uint32_t s_prefix;
+  __shared__ unsigned s_tile;
+  const size_t tile = nextTile(counter, &s_tile);
+  const size_t first = tile * APP_TILE + (size_t)threadIdx.x * APP_ITEMS;
+  uint32_t x[APP_ITEMS];
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) x[k] = first + k < n ? in[first + k] : 0u;
+  const uint32_t total = blockScanExc(x, AddU(), 0u, &temp);
+  const uint32_t prefix = tileLookback(status, tile, total, AddU(), 0u, epoch, &s_prefix);
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++)
+    if (first + k < n) out[first + k] = prefix + x[k];
+}
+
+void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
+  if (n == 0) return;
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  appScanExcKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
+/* ==== Part 1: stream compaction and partition ================================================ */
+
+/** flags[i] = 1 when in[i] > pivot, else 0 (i < n). */
+static __global__ void compactFlagsKernel(const int32_t *in, uint32_t *flags, size_t n, int32_t pivot) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): a grid-stride loop (i from blockIdx.x * blockDim.x + threadIdx.x, step
+   * gridDim.x * blockDim.x) writing flags[i] = 1 when in[i] > pivot, else 0 [002: the filter].
+   * Until then: nothing is written. */
+  (void)in, (void)flags, (void)n, (void)pivot;
+  /* STUDENT-END(lab07) */
+}
+
+/** out[offsets[i]] = in[i] for every kept element; *count = the number kept (the last
+ *  element's offset plus its flag). */
+static __global__ void compactScatterKernel(const int32_t *in, const uint32_t *flags, const uint32_t *offsets,
+                                            int32_t *out, size_t n, unsigned long long *count) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): the same grid-stride loop; where flags[i] is set, out[offsets[i]] = in[i]
+   * (offsets holds the exclusive sum of the flags, so kept elements keep their order). The
+   * thread that has i == n - 1 writes *count = offsets[n - 1] + flags[n - 1].
+   * Until then: nothing is written. */
+  (void)in, (void)flags, (void)offsets, (void)out, (void)n, (void)count;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One pass: draw a tile, load it (coalesced, through shared memory), count each thread's kept
+ * elements, scan the counts in the block (blockScanExc), look back for the count before the
+ * tile (tileLookback), stage the tile's kept elements at their ranks in shared memory, and
+ * write them out contiguously. The last tile writes the total to *count.
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    compactKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, app_status *status,
+                  unsigned *counter, unsigned epoch, unsigned long long *count) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): one pass over tile t = nextTile(counter, &s_tile_id) (base = t * APP_TILE,
+   * `valid` = the tile's elements, fewer in the last tile):
+   *   1. load the tile striped, element k * APP_THREADS + threadIdx.x in step k, into a padded
+   *      __shared__ int32_t array (APP_TILE_SMEM words, index APP_PAD(j)); __syncthreads();
+   *   2. read back thread t's APP_ITEMS consecutive elements (j = t * APP_ITEMS + k) and make
+   *      keep[k] = j < valid && v[k] > pivot;
+   *   3. rank = keep, then kept = blockScanExc(rank, AddU(), 0u, &temp): rank[k] becomes the
+   *      number kept before element j in the tile;
+   *   4. before = tileLookback(status, t, kept, AddU(), 0u, epoch, &s_prefix): the number kept
+   *      in every tile before this one;
+   *   5. stage: s_tile[rank[k]] = v[k] for the kept elements; __syncthreads();
+   *   6. write out[before + j] = s_tile[j] for j = threadIdx.x, + APP_THREADS, ... < kept
+   *      (consecutive threads write consecutive words: coalesced);
+   *   7. the thread 0 of the last tile (base + valid == n) writes *count = before + kept.
+   * Until then: nothing is written. */
+  (void)in, (void)out, (void)n, (void)pivot, (void)status, (void)counter, (void)epoch, (void)count;
+  /* STUDENT-END(lab07) */
+}
+
+/** *count += the number of elements > pivot (a block count, then one atomicAdd per block). */
+static __global__ void partitionCountKernel(const int32_t *in, size_t n, int32_t pivot, unsigned long long *count) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): count the elements > pivot in a grid-stride loop, sum the counts of the warp
+   * (__shfl_xor_sync), and let lane 0 of each warp atomicAdd its sum to *count (zero at launch).
+   * Until then: nothing is counted. */
+  (void)in, (void)n, (void)pivot, (void)count;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One pass as compactKernel(), writing every element: a kept element of rank r (kept before it
+ * in the array) goes to out[r]; another element, the m-th not kept, to out[kept_total + m].
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    partitionKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, size_t kept_total,
+                    app_status *status, unsigned *counter, unsigned epoch) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): compactKernel's steps 1-4, then stage every valid element of the tile: a kept
+   * one at rank[k], another at kept + (j - rank[k]) (j - rank[k] elements before it in the tile
+   * were not kept); __syncthreads(); and write staged element j to out[before + j] when j < kept,
+   * otherwise to out[kept_total + (base - before) + (j - kept)]: base - before elements of
+   * earlier tiles were not kept.
+   * Until then: nothing is written. */
+  (void)in, (void)out, (void)n, (void)pivot, (void)kept_total, (void)status, (void)counter, (void)epoch;
+  /* STUDENT-END(lab07) */
+}
+
+/* ---- given: host functions of part 1 ---------------------------------------------------- */
+
+static const unsigned APP_GRID_STRIDE_BLOCKS = 1024;
+
+static unsigned gridFor(size_t n) {
+  const size_t b = (n + APP_THREADS - 1) / APP_THREADS;
+  return (unsigned)(b < APP_GRID_STRIDE_BLOCKS ? (b ? b : 1) : APP_GRID_STRIDE_BLOCKS);
+}
+
+size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
+  if (n == 0) return 0;
+  uint32_t *flags = (uint32_t *)appReserve(&g_temp, 2 * n * sizeof(uint32_t));
+  uint32_t *offsets = flags + n;
+  unsigned long long *count = appWord();
+  compactFlagsKernel<<<gridFor(n), APP_THREADS>>>(d_in, flags, n, pivot);
+  CUDA_CHECK_LAUNCH();
+  appScanExc(flags, offsets, n);
+  compactScatterKernel<<<gridFor(n), APP_THREADS>>>(d_in, flags, offsets, d_out, n, count);
+  CUDA_CHECK_LAUNCH();
+  return (size_t)appReadWord(count);
+}
+
+size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
+  if (n == 0) return 0;
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  unsigned long long *count = appWord();
+  compactKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, status, counter, epoch, count);
+  CUDA_CHECK_LAUNCH();
+  return (size_t)appReadWord(count);
+}
+
+size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
+  if (n == 0) return 0;
+  unsigned long long *count = appWord();
+  partitionCountKernel<<<gridFor(n), APP_THREADS>>>(d_in, n, pivot, count);
+  CUDA_CHECK_LAUNCH();
+  const size_t kept = (size_t)appReadWord(count);
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, kept, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+  return kept;
+}
+
+/* ==== Part 2: line of sight ================================================================== */
+
+/**
+ * One pass: each point's slope (-infinity for point 0 and past n), an exclusive max-scan of
+ * the slopes in the tile (blockScanExc with MaxF), the look-back for the maximum before the
+ * tile, and one byte per point: 1 when the slope beats every slope before it.
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    lineOfSightKernel(const float *alt, uint8_t *vis, size_t n, app_status *status, unsigned *counter,
+                      unsigned epoch) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): as compactKernel, on floats: load the tile striped through shared memory;
+   * thread t makes the slopes of its APP_ITEMS points, (alt[i] - alt[0]) / (float)i, with
+   * -INFINITY for point 0 and past n; keeps a copy; scans the copy with
+   * blockScanExc(before, MaxF(), -INFINITY, &temp) (the maximum before each point in the
+   * tile); gets prefix = tileLookback(..., MaxF(), -INFINITY, ...) (the maximum before the
+   * tile); and writes vis[i] = slope > MaxF()(prefix, before[k]). Pack the 16 bytes of a thread
+   * into one uint4 store when they are all valid and 16-byte aligned.
+   * Until then: nothing is written. */
+  (void)alt, (void)vis, (void)n, (void)status, (void)counter, (void)epoch;
+  /* STUDENT-END(lab07) */
+}
+
+void lineOfSight(const float *d_alt, uint8_t *d_vis, size_t n) {
+  if (n == 0) return;
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  lineOfSightKernel<<<appTiles(n), APP_THREADS>>>(d_alt, d_vis, n, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
+/* ==== Part 3: sparse matrix-vector product =================================================== */
+
+/** The first index r in [lo, hi) with row_ptr[r] >= key (hi when none). */
+APP_HELPER int32_t lowerBound(const int32_t *row_ptr, int32_t lo, int32_t hi, long long key) {
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (row_ptr[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * One pass over the non-zeros, a tile of APP_TILE per block: find the rows that start or end in
+ * the tile (lowerBound), mark the heads in shared memory, load the products, scan the
+ * (flag, product) pairs with Seg<AddF> (blockScanExc), look back for the pair before the tile,
+ * then store each row that ends in the tile (its inclusive sum at its last non-zero) and 0 for
+ * each empty row that starts in it (the last tile also takes the empty rows at nnz).
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    spmvKernel(const int32_t *row_ptr, const int32_t *col, const float *val, const float *x, float *y,
+               int32_t rows, int32_t nnz, app_status *status, unsigned *counter, unsigned epoch) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): one tile of APP_TILE non-zeros, [k0, k1):
+   *   1. thread 0 finds the rows to visit with lowerBound(): from the row that runs into the
+   *      tile (one before the first row starting at or after k0) up to the first row starting
+   *      at or after k1 (the last tile: up to `rows`, to take the trailing empty rows);
+   *   2. a __shared__ byte per non-zero, zeroed; the products val[k] * x[col[k]] loaded striped
+   *      into a padded __shared__ float array; __syncthreads();
+   *   3. the threads, striding over the rows to visit, mark the head of each non-empty row that
+   *      starts in the tile; __syncthreads();
+   *   4. thread t makes FlagVal<float> pairs of its APP_ITEMS consecutive products, keeps a copy,
+   *      and scans with blockScanExc(pairs, Seg<AddF>{AddF()}, {0, 0.0f}, &temp); then
+   *      prefix = tileLookback(...) with the same operator;
+   *   5. the inclusive sum of element j is seg(seg(prefix, exclusive[k]), item[k]).value: store
+   *      it back in shared memory; __syncthreads();
+   *   6. striding over the rows again: a non-empty row whose last non-zero (row_ptr[r+1] - 1)
+   *      is in the tile gets that inclusive sum; an empty row that starts in the tile (or at
+   *      nnz, in the last tile) gets 0.
+   * Until then: nothing is written. */
+  (void)row_ptr, (void)col, (void)val, (void)x, (void)y, (void)rows, (void)nnz, (void)status, (void)counter,
+      (void)epoch;
+  /* STUDENT-END(lab07) */
+}
+
+static __global__ void zeroKernel(float *y, int32_t rows) {
+  for (int32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += gridDim.x * blockDim.x) y[r] = 0.0f;
+}
+
+void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val, const float *d_x, float *d_y,
+             int32_t rows, int32_t nnz) {
+  if (rows <= 0) return;
+  if (nnz == 0) { /* no tiles: every row is empty */
+    zeroKernel<<<gridFor((size_t)rows), APP_THREADS>>>(d_y, rows);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles((size_t)nnz), &counter, &epoch);
+  spmvKernel<<<appTiles((size_t)nnz), APP_THREADS>>>(d_row_ptr, d_col, d_val, d_x, d_y, rows, nnz, status,
+                                                      counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
+/* ==== Part 4: string comparison ============================================================== */
+
+__host__ __device__ int32_t FirstDiff::operator()(int32_t a, int32_t b) const {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): a decides unless it is 0; then b does [002: compact away the zeros and take
+   * the first].
+   * Until then: 0, as if every position were equal. */
+  (void)a, (void)b;
+  return 0;
+  /* STUDENT-END(lab07) */
+}
+
+static __global__ void firstDiffKernel(const int32_t *a, const int32_t *b, int32_t *out, size_t n) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = FirstDiff()(a[i], b[i]);
+}
+
+void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_out, size_t n) {
+  if (n == 0) return;
+  firstDiffKernel<<<gridFor(n), APP_THREADS>>>(d_a, d_b, d_out, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+/** Bytes per tile of strTileKernel(): APP_ITEMS per thread. */
+#define STR_TILE APP_TILE
+
+/**
+ * Tile t compares positions [t*STR_TILE, (t+1)*STR_TILE) below @p m: each thread makes the
+ * codes of its APP_ITEMS positions (-1, 0, +1 as a[i] is below, equal to or above b[i]),
+ * reduces them with FirstDiff, the block reduces the threads' codes in order, and thread 0
+ * writes the tile's code to tile_code[t].
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    strTileKernel(const uint8_t *a, const uint8_t *b, size_t m, int32_t *tile_code) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): thread t takes positions first = blockIdx.x * STR_TILE + t * APP_ITEMS and the
+   * APP_ITEMS after it, below m; its code is the first non-zero of sign(a[i] - b[i]) (bytes
+   * unsigned; a 16-byte load of each string when the run is whole and aligned, byte loads
+   * otherwise). Reduce the codes of the block in order with FirstDiff (the lower thread on the
+   * left: a shuffle-down tree in each warp, then the warps' codes in order) and let thread 0
+   * write tile_code[blockIdx.x].
+   * Until then: nothing is written. */
+  (void)a, (void)b, (void)m, (void)tile_code;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One block: reduce tile_code[0 .. tiles-1] in order with FirstDiff; if every position was
+ * equal, the shorter string is the smaller. Thread 0 writes the result (-1, 0, +1) to *result.
+ */
+static __global__ void strFinishKernel(const int32_t *tile_code, unsigned tiles, size_t len_a, size_t len_b,
+                                       unsigned long long *result) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): reduce tile_code[0 .. tiles-1] in order with FirstDiff (each thread a
+   * contiguous run of tiles, then the threads in order); if the result is 0, the lengths decide
+   * (the shorter string is the smaller). Thread 0 writes the code, as a signed 64-bit value, to
+   * *result.
+   * Until then: *result stays 0 (equal). */
+  (void)tile_code, (void)tiles, (void)len_a, (void)len_b, (void)result;
+  /* STUDENT-END(lab07) */
+}
+
+int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_b) {
+  const size_t m = len_a < len_b ? len_a : len_b;
+  const unsigned tiles = (unsigned)((m + STR_TILE - 1) / STR_TILE);
+  int32_t *codes = (int32_t *)appReserve(&g_temp, (tiles ? tiles : 1) * sizeof(int32_t));
+  unsigned long long *result = appWord();
+  if (tiles) {
+    strTileKernel<<<tiles, APP_THREADS>>>(d_a, d_b, m, codes);
+    CUDA_CHECK_LAUNCH();
+  }
+  strFinishKernel<<<1, APP_THREADS>>>(codes, tiles, len_a, len_b, result);
+  CUDA_CHECK_LAUNCH();
+  return (int)(long long)appReadWord(result);
+}
