@@ -20,6 +20,11 @@ EMU_CPPFLAGS ?= -I$(EMU_DIR)/include -include scanlab_emu.h
 EMU_CFLAGS_C ?= -I$(EMU_DIR)/include
 EMU_LDLIBS   ?= -pthread
 EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
+# added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
+# GCC's ThreadSanitizer instrumentation, whose entry points the runtime defines (no libtsan),
+# and no optimisation that merges or splits a thread's accesses
+EMU_PROBE_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entry-exit=0 -fno-tree-sra \
+  -fno-tree-vectorize -fno-tree-slp-vectorize -fno-store-merging
 EMU_RT_BUILD := build/emu-rt
 EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a
 
@@ -42,8 +47,10 @@ $(EMU_RT_OBJS): $(EMU_RT_BUILD)/%.o: $(EMU_DIR)/runtime/%.cpp $(EMU_RT_HEADERS)
 EMU_RUN_DIR  := build/emu-run
 EMU_RUN_NAME  = $(subst /,_,$(basename $(FILE)))
 EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
-# extra flags for emu-run builds (e.g. EMU_RUN_FLAGS="-Igrader/harness")
+# extra flags for emu-run builds (e.g. EMU_RUN_FLAGS="-Igrader/harness"); EMU_PROBE=1 builds
+# with the memory probes (counters in SCANLAB_EMU_PROFILE, the race detector)
 EMU_RUN_FLAGS ?=
+EMU_PROBE ?=
 
 .PHONY: emu-run emu-test emu-lib emu-clean
 emu-lib: $(EMU_LIB)
@@ -53,7 +60,7 @@ emu-run: $(EMU_LIB)
 	@mkdir -p $(EMU_RUN_DIR)
 	@$(EMU_REWRITE) $(FILE) $(EMU_RUN_BIN).cpp -I$(dir $(FILE)) >&2
 	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -I$(dir $(FILE)) $(EMU_RUN_FLAGS) \
-	  -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
+	  $(if $(filter 1,$(EMU_PROBE)),$(EMU_PROBE_FLAGS)) -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
 	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_RUN_BIN).o $(EMU_LIB) $(EMU_LDLIBS) -o $(EMU_RUN_BIN) >&2
 	@$(EMU_RUN_BIN) $(ARGS)
 
@@ -62,7 +69,7 @@ emu-test: $(EMU_LIB)
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
 	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
-	  --rewrite="$(EMU_REWRITE)" $(EMU_TEST_ARGS)
+	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_TEST_ARGS)
 
 emu-clean:
 	rm -rf $(EMU_RT_BUILD) $(EMU_RUN_DIR) build/emu-test

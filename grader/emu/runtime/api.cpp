@@ -302,6 +302,11 @@ static bool overruns_alloc(const void *p, size_t n) {
   return a && (uintptr_t)p + n > a->first + a->second.size;
 }
 
+void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  for (const auto &a : g_allocs) out.push_back({a.first, a.first + a.second.size});
+}
+
 void register_device_range(const void *p, size_t n) {
   std::lock_guard<std::mutex> g(g_mem_mutex);
   if (!find_alloc(p)) g_allocs[(uintptr_t)p] = Alloc{n, 3};

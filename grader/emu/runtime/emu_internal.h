@@ -119,6 +119,7 @@ struct Worker {
   size_t guard_hi_len;
   bool arena_ready;             /* the layout matches dyn_size and the guards are poisoned */
   std::vector<WarpState> warps;
+  void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
 };
 
 struct LaunchState {
@@ -171,6 +172,18 @@ bool guard_open_for_kernel(const GuardHit &hit);
  * diagnostic in msg if one is damaged. */
 bool launch_memory_begin(bool open_all, const char *kernel);
 bool launch_memory_end(const char *kernel, char *msg, size_t cap);
+
+/* memory probes (probe.cpp): active where .cu files were built with the probe flags */
+extern bool g_probe_on;
+void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
+void probe_launch_begin(const LaunchInfo *in);
+void probe_worker_reset(Worker *w);
+void probe_block_begin(Worker *w);
+void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
+void probe_collective(Worker *w, int tid);
+bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
+const char *probe_race_message();
+void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
 
 /* launches (sched.cpp) */
 bool in_kernel();

@@ -164,6 +164,7 @@ void shared_touch(const volatile void *p, size_t bytes) {
     if (q == p) return;
   memset((void *)p, POISON, bytes);
   w->touched.push_back(p);
+  if (g_probe_on) probe_shared_touch(w, p, bytes);
 }
 
 /* ------------------------------------------------------------------ shared-memory guards */
@@ -388,6 +389,11 @@ static void barrier_all_arrived(Worker *w) {
     g.add(", found at %s (%s:%d)", bar_name(w->bar_kind), base_name(w->bar_file), w->bar_line);
     fail_in_fiber(w, g);
   }
+  if (g_probe_on && !probe_epoch(w)) {
+    Buf r;
+    r.add("%s", probe_race_message());
+    fail_in_fiber(w, r);
+  }
 }
 
 int barrier(int kind, int pred, const char *file, int line) {
@@ -523,6 +529,7 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
     return value;
   }
   const int lane = f->tid & 31, warp = f->tid >> 5;
+  if (g_probe_on) probe_collective(w, f->tid);
   int src = lane;
   if (kind <= COLL_SHFL_XOR) {
     if (width < 1 || width > 32 || (width & (width - 1))) {
@@ -742,6 +749,10 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   for (int i = 0; i < n; i++) w->order[(size_t)i] = cfg.schedule == SCHED_REVERSE ? n - 1 - i : i;
   w->rng = (cfg.seed + 0x9E3779B97F4A7C15ull) * (L->serial * 0x100000001B3ull + 1) ^ ((unsigned long long)b * 0xD6E8FEB86659FD93ull);
   if (!w->rng) w->rng = 1;
+  if (g_probe_on) {
+    probe_block_begin(w);
+    for (const FileSharedRec &r : file_shared()) probe_shared_touch(w, r.addr(), r.bytes);
+  }
 
   while (w->live > 0 && !w->failed) {
     if (L->failed.load(std::memory_order_relaxed)) break;
@@ -771,6 +782,11 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   if (!guards_intact(w, g)) {
     g.add(", found when the block ended");
     report(w, g);
+  }
+  if (g_probe_on && !w->failed && !probe_epoch(w)) {
+    Buf r;
+    r.add("%s", probe_race_message());
+    report(w, r);
   }
 }
 
@@ -1057,6 +1073,10 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
 
   LaunchState L;
   L.info = in;
+  if (g_probe_on) {
+    probe_launch_begin(&L.info);
+    for (Worker *w : p.workers) probe_worker_reset(w);
+  }
   L.thunk = thunk;
   L.closure = closure;
   L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
@@ -1089,6 +1109,7 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;
   }
+  if (g_probe_on) probe_launch_end(in, p.workers);
   char damage[512];
   if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
     L.error.store(cudaErrorLaunchFailure);

@@ -18,6 +18,7 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
     // emu-test: args A B ...      command-line arguments
     // emu-test: max-ms N          the program prints `time_ms: X`; X must be below N
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
+    // emu-test: probe             built with the memory probes (counters, race detector)
 
 Prints one line per run (`name [schedule]: OK (0.12s)` or FAIL with the reason below),
 keeps the output of failed runs in BUILD/logs/, and ends with `N passed, N failed`.
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def parse(path):
     spec = {'expect': 'pass', 'schedules': None, 'stderr': [], 'stdout': [], 'env': {}, 'rc': None,
-            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0}
+            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False}
     with open(path, encoding='utf-8') as fh:
         for line in fh:
             m = re.match(r'\s*//\s*emu-test:\s*(\S+)\s*(.*?)\s*$', line)
@@ -63,6 +64,8 @@ def parse(path):
                 spec['max_ms'] = float(val)
             elif key == 'timeout':
                 spec['timeout'] = float(val)
+            elif key == 'probe':
+                spec['probe'] = True
     if spec['schedules'] is None:
         spec['schedules'] = (['forward', 'random:1'] if spec['expect'] == 'fail'
                              else ['forward', 'reverse', 'random:1', 'random:2'])
@@ -75,6 +78,7 @@ def build(name, spec, opt):
     src = os.path.join(HERE, name + '.cu')
     cmds = [shlex.split(opt.rewrite) + [src, out + '.cpp'],
             shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + ['-Wall', '-Wextra', '-Werror']
+            + (shlex.split(opt.probe_flags) if spec['probe'] else [])
             + shlex.split(opt.cppflags) + ['-I' + HERE, '-c', out + '.cpp', '-o', out + '.o']]
     objs = [out + '.o']
     for extra in spec['extra']:
@@ -137,6 +141,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build', default='build/emu-test')
     ap.add_argument('--cxx', default='g++')
+    ap.add_argument('--probe-flags', default='')
     ap.add_argument('--cxxflags', default='-std=c++17 -O2 -g -pthread -Wno-unknown-pragmas')
     ap.add_argument('--cppflags', default='-Igrader/emu/include -include scanlab_emu.h')
     ap.add_argument('--cflags', default='-Igrader/emu/include')
