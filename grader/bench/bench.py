@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`: every solution variant of labs 02-06 against the device copy, CUB and Thrust.
+"""`make bench`: every solution variant of labs 02-07 against the device copy, CUB, Thrust and cuSPARSE.
 
 Builds grader/bench/bench.cu with the solution files that exist (one nvcc per source, linked
 once, rebuilt only when a source is newer than the binary), runs it on the GPU, shows a
@@ -83,6 +83,29 @@ def build(out_dir, sm):
     r = subprocess.run([nvcc, f"-arch=sm_{sm}", "-o", binary] + objs, capture_output=True, text=True)
     if r.returncode != 0:
         print(f"bench: linking failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+        return None
+    return binary
+
+
+def build_apps(out_dir, sm):
+    """Lab 07's bench (bench_apps.cu with the lab 07 solution, cuSPARSE linked): its path, or
+    None when the solution is not there or the build failed (said on stderr)."""
+    m = [m for m in grade.all_manifests() if m["lab"] == "07"]
+    sol = os.path.join(ROOT, "solutions", m[0]["dir"], m[0]["student_files"][0]) if m else None
+    if not sol or not os.path.isfile(sol):
+        return None
+    nvcc = shutil.which("nvcc")
+    src = os.path.join(HERE, "bench_apps.cu")
+    binary = os.path.join(out_dir, "bench_apps")
+    newest = max(os.path.getmtime(p) for p in (src, sol, __file__, os.path.join(ROOT, "grader/include/apps.h")))
+    if os.path.exists(binary) and os.path.getmtime(binary) >= newest:
+        return binary
+    print(f"bench: building lab 07's bench (nvcc, sm_{sm}) ...", flush=True)
+    inc = ["-I" + os.path.join(ROOT, d) for d in ("grader/include",)]
+    cmd = [nvcc, "-O3", "-std=c++17", "-lineinfo", f"-arch=sm_{sm}"] + inc + [src, sol, "-o", binary, "-lcusparse"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        print(f"bench: building lab 07's bench failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
         return None
     return binary
 
@@ -236,6 +259,25 @@ def main(argv=None):
             results.append(json.loads(rest))
             done += 1
     code = proc.wait()
+    apps = None if args.no_build and not os.path.exists(os.path.join(args.out, "bench_apps")) else (
+        os.path.join(args.out, "bench_apps") if args.no_build else build_apps(args.out, os.environ.get("SM", "90")))
+    if code == 0 and apps:
+        # lab 07: the applications beside their libraries, from 2^20 (the same protocol)
+        acmd = [apps, "--min-log2", str(max(args.min_log2, 20)), "--max-log2", str(args.max_log2),
+                "--reps", str(args.reps)] + (["--only", args.only] if args.only else [])
+        aproc = subprocess.Popen(acmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        base = total
+        for line in aproc.stdout:
+            word, _, rest = line.rstrip("\n").partition(" ")
+            if word == "PLAN":
+                total = base + int(rest)
+            elif word == "BEGIN":
+                name, lg = rest.split("\t")
+                progress(done, total, f"{name}, N = 2^{lg}", tty)
+            elif word == "RESULT":
+                results.append(json.loads(rest))
+                done += 1
+        code = aproc.wait()
     if tty:
         sys.stderr.write("\r" + " " * 110 + "\r")
     if code != 0:

@@ -286,7 +286,7 @@ struct hx_timed {
   const char *fn;       /**< the call table's name */
   const char *ctx;      /**< for messages */
   size_t n;             /**< elements of the input and of the output */
-  size_t out_elem;      /**< bytes per output element (0: 4) */
+  size_t out_elem;      /**< bytes per output element (0: 4; 1 or 2: packed in 32-bit words) */
   uint64_t seed;        /**< inputs are generated from seeds derived from this one */
   int64_t lo;           /**< smallest input value */
   int64_t hi;           /**< largest input value */

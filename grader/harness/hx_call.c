@@ -828,7 +828,9 @@ double hx_time_calls(const hx_timed *t, int batches, int per_batch) {
   int ok = secs != NULL;
   for (int k = 0; ok && k < per_batch; k++) {
     in[k] = hx_buf_new(t->n, 4);
-    out[k] = hx_buf_new(t->n, t->out_elem ? t->out_elem : 4);
+    /* outputs of 1- or 2-byte elements (flags, visibility) travel in 32-bit words */
+    const size_t oe = t->out_elem ? t->out_elem : 4;
+    out[k] = oe % 4 ? hx_buf_new((t->n * oe + 3) / 4 ? (t->n * oe + 3) / 4 : 1, 4) : hx_buf_new(t->n, oe);
     ok = in[k] && out[k];
   }
   for (int b = 0; ok && b < batches; b++) {

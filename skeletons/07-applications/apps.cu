@@ -493,20 +493,37 @@ APP_HELPER int32_t lowerBound(const int32_t *row_ptr, int32_t lo, int32_t hi, lo
 }
 
 /**
- * One pass over the non-zeros, a tile of APP_TILE per block: find the rows that start or end in
- * the tile (lowerBound), mark the heads in shared memory, load the products, scan the
+ * Where each tile's rows begin: tile_row[t] = the first row that starts at or after t*APP_TILE
+ * (lowerBound over row_ptr[0..rows]), for t = 0 .. tiles (tile_row[tiles] = rows, for the last
+ * tile's trailing empty rows). One thread per tile, all searching at once: the searches' latency
+ * stays off the tiles' critical path.
+ */
+static __global__ void spmvTileRowsKernel(const int32_t *row_ptr, int32_t rows, unsigned tiles, int32_t *tile_row) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): thread t (one per tile, t = 0 .. tiles) writes tile_row[t] = lowerBound(row_ptr,
+   * 0, rows + 1, t * APP_TILE): the first row that starts at or after the tile's first
+   * non-zero; tile_row[tiles] = rows.
+   * Until then: nothing is written. */
+  (void)row_ptr, (void)rows, (void)tiles, (void)tile_row;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One pass over the non-zeros, a tile of APP_TILE per block: take the rows that start or end in
+ * the tile (from tile_row), mark the heads in shared memory, load the products, scan the
  * (flag, product) pairs with Seg<AddF> (blockScanExc), look back for the pair before the tile,
  * then store each row that ends in the tile (its inclusive sum at its last non-zero) and 0 for
  * each empty row that starts in it (the last tile also takes the empty rows at nnz).
  */
 static __global__ void __launch_bounds__(APP_THREADS)
     spmvKernel(const int32_t *row_ptr, const int32_t *col, const float *val, const float *x, float *y,
-               int32_t rows, int32_t nnz, app_status *status, unsigned *counter, unsigned epoch) {
+               int32_t rows, int32_t nnz, const int32_t *tile_row, app_status *status, unsigned *counter,
+               unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): one tile of APP_TILE non-zeros, [k0, k1):
-   *   1. thread 0 finds the rows to visit with lowerBound(): from the row that runs into the
-   *      tile (one before the first row starting at or after k0) up to the first row starting
-   *      at or after k1 (the last tile: up to `rows`, to take the trailing empty rows);
+   *   1. the rows to visit, from tile_row: from the row that runs into the tile (one before
+   *      tile_row[t], the first row starting at or after k0) up to tile_row[t + 1] (the last
+   *      tile: up to `rows`, to take the trailing empty rows);
    *   2. a __shared__ byte per non-zero, zeroed; the products val[k] * x[col[k]] loaded striped
    *      into a padded __shared__ float array; __syncthreads();
    *   3. the threads, striding over the rows to visit, mark the head of each non-empty row that
@@ -520,7 +537,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
    *      is in the tile gets that inclusive sum; an empty row that starts in the tile (or at
    *      nnz, in the last tile) gets 0.
    * Until then: nothing is written. */
-  (void)row_ptr, (void)col, (void)val, (void)x, (void)y, (void)rows, (void)nnz, (void)status, (void)counter,
+  (void)row_ptr, (void)col, (void)val, (void)x, (void)y, (void)rows, (void)nnz, (void)tile_row, (void)status, (void)counter,
       (void)epoch;
   /* STUDENT-END(lab07) */
 }
@@ -537,10 +554,14 @@ void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val,
     CUDA_CHECK_LAUNCH();
     return;
   }
+  const unsigned tiles = appTiles((size_t)nnz);
+  int32_t *tile_row = (int32_t *)appReserve(&g_temp, ((size_t)tiles + 1) * sizeof(int32_t));
+  spmvTileRowsKernel<<<(tiles + APP_THREADS) / APP_THREADS, APP_THREADS>>>(d_row_ptr, rows, tiles, tile_row);
+  CUDA_CHECK_LAUNCH();
   unsigned *counter, epoch;
-  app_status *status = appLaunchState(appTiles((size_t)nnz), &counter, &epoch);
-  spmvKernel<<<appTiles((size_t)nnz), APP_THREADS>>>(d_row_ptr, d_col, d_val, d_x, d_y, rows, nnz, status,
-                                                      counter, epoch);
+  app_status *status = appLaunchState(tiles, &counter, &epoch);
+  spmvKernel<<<tiles, APP_THREADS>>>(d_row_ptr, d_col, d_val, d_x, d_y, rows, nnz, tile_row, status, counter,
+                                     epoch);
   CUDA_CHECK_LAUNCH();
 }
 

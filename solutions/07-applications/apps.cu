@@ -563,32 +563,44 @@ APP_HELPER int32_t lowerBound(const int32_t *row_ptr, int32_t lo, int32_t hi, lo
 }
 
 /**
- * One pass over the non-zeros, a tile of APP_TILE per block: find the rows that start or end in
- * the tile (lowerBound), mark the heads in shared memory, load the products, scan the
+ * Where each tile's rows begin: tile_row[t] = the first row that starts at or after t*APP_TILE
+ * (lowerBound over row_ptr[0..rows]), for t = 0 .. tiles (tile_row[tiles] = rows, for the last
+ * tile's trailing empty rows). One thread per tile, all searching at once: the searches' latency
+ * stays off the tiles' critical path.
+ */
+static __global__ void spmvTileRowsKernel(const int32_t *row_ptr, int32_t rows, unsigned tiles, int32_t *tile_row) {
+  /* STUDENT-BEGIN(lab07) */
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < tiles) tile_row[t] = lowerBound(row_ptr, 0, rows + 1, (long long)t * APP_TILE);
+  if (t == tiles) tile_row[t] = rows;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One pass over the non-zeros, a tile of APP_TILE per block: take the rows that start or end in
+ * the tile (from tile_row), mark the heads in shared memory, load the products, scan the
  * (flag, product) pairs with Seg<AddF> (blockScanExc), look back for the pair before the tile,
  * then store each row that ends in the tile (its inclusive sum at its last non-zero) and 0 for
  * each empty row that starts in it (the last tile also takes the empty rows at nnz).
  */
 static __global__ void __launch_bounds__(APP_THREADS)
     spmvKernel(const int32_t *row_ptr, const int32_t *col, const float *val, const float *x, float *y,
-               int32_t rows, int32_t nnz, app_status *status, unsigned *counter, unsigned epoch) {
+               int32_t rows, int32_t nnz, const int32_t *tile_row, app_status *status, unsigned *counter,
+               unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
   __shared__ float s_val[APP_TILE_SMEM];
   __shared__ uint8_t s_head[APP_TILE];
   __shared__ BlockScanTemp<FlagVal<float>> temp;
   __shared__ FlagVal<float> s_prefix;
   __shared__ unsigned s_tile_id;
-  __shared__ int32_t s_rows[2];
   const size_t tile = nextTile(counter, &s_tile_id);
   const long long k0 = (long long)tile * APP_TILE;
   const long long k1 = k0 + APP_TILE < nnz ? k0 + APP_TILE : nnz;
   const bool last = k1 == nnz;
   const int32_t valid = (int32_t)(k1 - k0);
-  if (threadIdx.x == 0) {
-    const int32_t lo = lowerBound(row_ptr, 0, rows + 1, k0);  /* first row starting at or after k0 */
-    s_rows[0] = lo > 0 ? lo - 1 : 0;                         /* the row running into the tile */
-    s_rows[1] = last ? rows : lowerBound(row_ptr, lo, rows + 1, k1); /* first row starting at or after k1 */
-  }
+  const int32_t lo = tile_row[tile];              /* the first row starting at or after k0 */
+  const int32_t r_first = lo > 0 ? lo - 1 : 0;     /* and the row running into the tile */
+  const int32_t r_end = last ? rows : tile_row[tile + 1]; /* the first row starting at or after k1 */
   for (int j = threadIdx.x; j < APP_TILE; j += APP_THREADS) s_head[j] = 0;
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) {
@@ -598,7 +610,6 @@ static __global__ void __launch_bounds__(APP_THREADS)
     s_val[APP_PAD(j)] = p;
   }
   __syncthreads();
-  const int32_t r_first = s_rows[0], r_end = s_rows[1];
   for (int32_t r = r_first + (int32_t)threadIdx.x; r < r_end; r += APP_THREADS) {
     const long long p = row_ptr[r];
     if (p >= k0 && p < k1 && p < row_ptr[r + 1]) s_head[p - k0] = 1;
@@ -645,10 +656,14 @@ void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val,
     CUDA_CHECK_LAUNCH();
     return;
   }
+  const unsigned tiles = appTiles((size_t)nnz);
+  int32_t *tile_row = (int32_t *)appReserve(&g_temp, ((size_t)tiles + 1) * sizeof(int32_t));
+  spmvTileRowsKernel<<<(tiles + APP_THREADS) / APP_THREADS, APP_THREADS>>>(d_row_ptr, rows, tiles, tile_row);
+  CUDA_CHECK_LAUNCH();
   unsigned *counter, epoch;
-  app_status *status = appLaunchState(appTiles((size_t)nnz), &counter, &epoch);
-  spmvKernel<<<appTiles((size_t)nnz), APP_THREADS>>>(d_row_ptr, d_col, d_val, d_x, d_y, rows, nnz, status,
-                                                      counter, epoch);
+  app_status *status = appLaunchState(tiles, &counter, &epoch);
+  spmvKernel<<<tiles, APP_THREADS>>>(d_row_ptr, d_col, d_val, d_x, d_y, rows, nnz, tile_row, status, counter,
+                                     epoch);
   CUDA_CHECK_LAUNCH();
 }
 
