@@ -51,14 +51,17 @@
 
 /** Sum of unsigned counts (identity 0). */
 struct AddU {
+  /** @p a + @p b (wraps modulo 2^32) */
   __host__ __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a + b; }
 };
 /** Sum of floats (identity 0.0f). */
 struct AddF {
+  /** @p a + @p b */
   __host__ __device__ float operator()(float a, float b) const { return a + b; }
 };
 /** Maximum of floats (identity -infinity); the inputs hold no NaN. */
 struct MaxF {
+  /** the larger of @p a and @p b */
   __host__ __device__ float operator()(float a, float b) const { return a > b ? a : b; }
 };
 
@@ -68,6 +71,7 @@ struct MaxF {
  * Associative, not commutative; identity 0. Written by you in `apps.cu`.
  */
 struct FirstDiff {
+  /** @p a unless it is 0, then @p b (@p a the earlier range) */
   __host__ __device__ int32_t operator()(int32_t a, int32_t b) const;
 };
 
@@ -83,6 +87,7 @@ struct FlagVal {
 template <typename Op>
 struct Seg {
   Op op; /**< the operator on values */
+  /** @p a, then @p b (the earlier range on the left) */
   template <typename T>
   __host__ __device__ FlagVal<T> operator()(FlagVal<T> a, FlagVal<T> b) const {
     FlagVal<T> r;
