@@ -24,10 +24,12 @@ static_assert(APP_ITEMS % 4 == 0, "16-byte loads of four 4-byte elements");
 #define FULL_MASK 0xffffffffu
 /** Warps in a tile block. */
 #define APP_WARPS (APP_THREADS / APP_WARP)
-/** A shared-memory index with one padding word every 32 (blocked reads without conflicts). */
-#define APP_PAD(i) ((i) + (i) / APP_WARP)
-/** Words of a padded tile in shared memory. */
-#define APP_TILE_SMEM APP_PAD(APP_TILE)
+/** Elements of a tile that one warp holds: APP_ITEMS / 4 rows of 4 * 32. */
+#define APP_WARP_TILE (APP_WARP * APP_ITEMS)
+/** Elements in a row: each lane holds 4 consecutive ones (one 16-byte access). */
+#define APP_ROW (4 * APP_WARP)
+/** Rows per warp. */
+#define APP_ROWS (APP_ITEMS / 4)
 /** A given device helper: inlined, no "unused" warning while the skeleton does not call it. */
 #define APP_HELPER static __device__ __forceinline__ __attribute__((unused))
 
@@ -62,58 +64,95 @@ APP_HELPER T shflT(T v, int src) {
   return v;
 }
 
-/** Shared memory of blockScanExc(): one total per warp, and the block's. */
+/**
+ * Where a thread's items lie in its tile (the layout of every tile kernel here). Warp w holds
+ * elements [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE) as APP_ROWS rows of APP_ROW; in row r,
+ * lane l holds the 4 consecutive elements at r * APP_ROW + 4 * l. Item k of a thread is element
+ * 4 * l + (k % 4) of its warp's row k / 4. A warp's 32 lanes read a row with one 16-byte access
+ * each: 512 consecutive bytes, the best a load can do.
+ */
+APP_HELPER unsigned tilePos(int k) {
+  return (threadIdx.x / APP_WARP) * APP_WARP_TILE + (unsigned)(k / 4) * APP_ROW + (threadIdx.x % APP_WARP) * 4 +
+         (unsigned)(k % 4);
+}
+
+/**
+ * Loads the thread's APP_ITEMS elements of the tile that starts at p[base] and holds @p valid
+ * elements (4-byte T): 16-byte loads, marked evict-first, when the tile is whole and p is
+ * 16-byte aligned; one element at a time otherwise, @p fill past the end.
+ */
+template <typename T>
+APP_HELPER void loadTile(const T *p, size_t base, unsigned valid, T fill, T (&v)[APP_ITEMS]) {
+  static_assert(sizeof(T) == 4, "4-byte elements");
+  if (valid == APP_TILE && ((uintptr_t)p & 15u) == 0) {
+#pragma unroll
+    for (int r = 0; r < APP_ROWS; r++) {
+      const int4 w = __ldcs((const int4 *)(p + base + tilePos(4 * r)));
+      memcpy(&v[4 * r], &w, 16);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < APP_ITEMS; k++) {
+      const unsigned j = tilePos(k);
+      v[k] = j < valid ? p[base + j] : fill;
+    }
+  }
+}
+
+/** Shared memory of blockScanExc(): one total per warp. */
 template <typename T>
 struct BlockScanTemp {
   T warp[APP_WARPS];
-  T total;
 };
 
 /**
- * Exclusive scan of a tile held as APP_ITEMS consecutive values per thread (thread t holds
- * elements t*APP_ITEMS .. t*APP_ITEMS + APP_ITEMS - 1): on return x[k] is the combination of
- * every element before it in the tile (@p identity for the first), and the function returns
- * the whole tile's combination. Every thread of the block calls it; it ends with a barrier, so
- * @p temp may be reused at once. Any associative @p op, earlier elements on the left.
+ * Exclusive scan of a tile in the layout of tilePos(): on return x[k] is the combination of
+ * every element before item k in the tile (@p identity for the first), and the function
+ * returns the whole tile's combination. Each lane combines its 4 items of a row, the lanes of
+ * the row scan those (five shuffles), the rows join in order, the warps' totals meet in shared
+ * memory and each warp combines those before it. Every thread of the block calls it; it ends
+ * with a barrier, so @p temp may be reused at once. Any associative @p op, earlier on the left.
  */
 template <typename T, typename Op>
 APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T> *temp) {
   const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
-  T run = x[0];
+  T carry = identity;        /* the rows before this one, in this warp */
+  T lane_before[APP_ROWS];   /* the lanes before this one, in each row */
+  T row_carry[APP_ROWS];
 #pragma unroll
-  for (int k = 1; k < APP_ITEMS; k++) run = op(run, x[k]);
-  T inc = run; /* inclusive scan of the threads' totals across the warp */
+  for (int r = 0; r < APP_ROWS; r++) {
+    T t = op(op(x[4 * r], x[4 * r + 1]), op(x[4 * r + 2], x[4 * r + 3]));
+    T inc = t;
 #pragma unroll
-  for (int d = 1; d < APP_WARP; d *= 2) {
-    const T y = shflUpT(inc, d);
-    if (lane >= d) inc = op(y, inc);
-  }
-  T before = shflUpT(inc, 1);
-  if (lane == 0) before = identity;
-  if (lane == APP_WARP - 1) temp->warp[warp] = inc;
-  __syncthreads();
-  if (warp == 0) {
-    const T w = lane < APP_WARPS ? temp->warp[lane] : identity;
-    T ws = w;
-#pragma unroll
-    for (int d = 1; d < APP_WARPS; d *= 2) {
-      const T y = shflUpT(ws, d);
-      if (lane >= d) ws = op(y, ws);
+    for (int d = 1; d < APP_WARP; d *= 2) {
+      const T y = shflUpT(inc, d);
+      if (lane >= d) inc = op(y, inc);
     }
-    T wex = shflUpT(ws, 1);
-    if (lane == 0) wex = identity;
-    if (lane < APP_WARPS) temp->warp[lane] = wex;
-    if (lane == APP_WARPS - 1) temp->total = ws;
+    T before = shflUpT(inc, 1);
+    if (lane == 0) before = identity;
+    lane_before[r] = before;
+    row_carry[r] = carry;
+    carry = op(carry, shflT(inc, APP_WARP - 1));
   }
+  if (lane == 0) temp->warp[warp] = carry; /* the warp's total */
   __syncthreads();
-  T acc = op(temp->warp[warp], before);
+  T warp_before = identity, total = identity;
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const T v = x[k];
-    x[k] = acc;
-    acc = op(acc, v);
+  for (int w = 0; w < APP_WARPS; w++) {
+    const T v = temp->warp[w];
+    if (w < warp) warp_before = op(warp_before, v);
+    total = op(total, v);
   }
-  const T total = temp->total;
+#pragma unroll
+  for (int r = 0; r < APP_ROWS; r++) {
+    T acc = op(op(warp_before, row_carry[r]), lane_before[r]);
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const T v = x[4 * r + c];
+      x[4 * r + c] = acc;
+      acc = op(acc, v);
+    }
+  }
   __syncthreads();
   return total;
 }
@@ -303,15 +342,15 @@ static __global__ void __launch_bounds__(APP_THREADS)
   __shared__ uint32_t s_prefix;
   __shared__ unsigned s_tile;
   const size_t tile = nextTile(counter, &s_tile);
-  const size_t first = tile * APP_TILE + (size_t)threadIdx.x * APP_ITEMS;
+  const size_t base = tile * APP_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   uint32_t x[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) x[k] = first + k < n ? in[first + k] : 0u;
+  loadTile(in, base, valid, 0u, x);
   const uint32_t total = blockScanExc(x, AddU(), 0u, &temp);
   const uint32_t prefix = tileLookback(status, tile, total, AddU(), 0u, epoch, &s_prefix);
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++)
-    if (first + k < n) out[first + k] = prefix + x[k];
+    if (tilePos(k) < valid) out[base + tilePos(k)] = prefix + x[k];
 }
 
 void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
@@ -359,16 +398,16 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): one pass over tile t = nextTile(counter, &s_tile_id) (base = t * APP_TILE,
    * `valid` = the tile's elements, fewer in the last tile):
-   *   1. load the tile striped, element k * APP_THREADS + threadIdx.x in step k, into a padded
-   *      __shared__ int32_t array (APP_TILE_SMEM words, index APP_PAD(j)); __syncthreads();
-   *   2. read back thread t's APP_ITEMS consecutive elements (j = t * APP_ITEMS + k) and make
-   *      keep[k] = j < valid && v[k] > pivot;
+   *   1. loadTile(in, base, valid, 0, v): the thread's APP_ITEMS elements, item k at position
+   *      tilePos(k) of the tile (16-byte loads);
+   *   2. keep[k] = tilePos(k) < valid && v[k] > pivot;
    *   3. rank = keep, then kept = blockScanExc(rank, AddU(), 0u, &temp): rank[k] becomes the
-   *      number kept before element j in the tile;
+   *      number kept before item k in the tile;
    *   4. before = tileLookback(status, t, kept, AddU(), 0u, epoch, &s_prefix): the number kept
    *      in every tile before this one;
-   *   5. stage: s_tile[rank[k]] = v[k] for the kept elements; __syncthreads();
-   *   6. write out[before + j] = s_tile[j] for j = threadIdx.x, + APP_THREADS, ... < kept
+   *   5. stage: a __shared__ int32_t array of APP_TILE, s[rank[k]] = v[k] for the kept items;
+   *      __syncthreads();
+   *   6. write out[before + j] = s[j] for j = threadIdx.x, + APP_THREADS, ... < kept
    *      (consecutive threads write consecutive words: coalesced);
    *   7. the thread 0 of the last tile (base + valid == n) writes *count = before + kept.
    * Until then: nothing is written. */
@@ -394,11 +433,11 @@ static __global__ void __launch_bounds__(APP_THREADS)
     partitionKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, size_t kept_total,
                     app_status *status, unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): compactKernel's steps 1-4, then stage every valid element of the tile: a kept
-   * one at rank[k], another at kept + (j - rank[k]) (j - rank[k] elements before it in the tile
-   * were not kept); __syncthreads(); and write staged element j to out[before + j] when j < kept,
-   * otherwise to out[kept_total + (base - before) + (j - kept)]: base - before elements of
-   * earlier tiles were not kept.
+  /* TODO(lab07): compactKernel's steps 1-4, then stage every valid item: a kept one at
+   * rank[k], another at kept + (tilePos(k) - rank[k]) (that many elements before it in the tile
+   * were not kept); __syncthreads(); and write staged element j to out[before + j] when
+   * j < kept, otherwise to out[kept_total + (base - before) + (j - kept)]: base - before
+   * elements of earlier tiles were not kept.
    * Until then: nothing is written. */
   (void)in, (void)out, (void)n, (void)pivot, (void)kept_total, (void)status, (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
@@ -460,13 +499,12 @@ static __global__ void __launch_bounds__(APP_THREADS)
     lineOfSightKernel(const float *alt, uint8_t *vis, size_t n, app_status *status, unsigned *counter,
                       unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): as compactKernel, on floats: load the tile striped through shared memory;
-   * thread t makes the slopes of its APP_ITEMS points, (alt[i] - alt[0]) / (float)i, with
-   * -INFINITY for point 0 and past n; keeps a copy; scans the copy with
-   * blockScanExc(before, MaxF(), -INFINITY, &temp) (the maximum before each point in the
-   * tile); gets prefix = tileLookback(..., MaxF(), -INFINITY, ...) (the maximum before the
-   * tile); and writes vis[i] = slope > MaxF()(prefix, before[k]). Pack the 16 bytes of a thread
-   * into one uint4 store when they are all valid and 16-byte aligned.
+  /* TODO(lab07): as compactKernel, on floats: loadTile(alt, ...); the slope of item k,
+   * (alt - alt[0]) / (float)i at i = base + tilePos(k), with -INFINITY for point 0 and past n;
+   * keep a copy; scan the copy with blockScanExc(before, MaxF(), -INFINITY, &temp) (the maximum
+   * before each point in the tile); prefix = tileLookback(..., MaxF(), -INFINITY, ...) (the
+   * maximum before the tile); vis = slope > MaxF()(prefix, before[k]). A row's 4 bytes are
+   * consecutive: store them as one 32-bit word where they are all valid and aligned.
    * Until then: nothing is written. */
   (void)alt, (void)vis, (void)n, (void)status, (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
@@ -524,15 +562,15 @@ static __global__ void __launch_bounds__(APP_THREADS)
    *   1. the rows to visit, from tile_row: from the row that runs into the tile (one before
    *      tile_row[t], the first row starting at or after k0) up to tile_row[t + 1] (the last
    *      tile: up to `rows`, to take the trailing empty rows);
-   *   2. a __shared__ byte per non-zero, zeroed; the products val[k] * x[col[k]] loaded striped
-   *      into a padded __shared__ float array; __syncthreads();
+   *   2. a __shared__ head byte per non-zero, zeroed; the products val * x[col] of the thread's
+   *      items (loadTile of val and of col); __syncthreads();
    *   3. the threads, striding over the rows to visit, mark the head of each non-empty row that
    *      starts in the tile; __syncthreads();
-   *   4. thread t makes FlagVal<float> pairs of its APP_ITEMS consecutive products, keeps a copy,
-   *      and scans with blockScanExc(pairs, Seg<AddF>{AddF()}, {0, 0.0f}, &temp); then
-   *      prefix = tileLookback(...) with the same operator;
-   *   5. the inclusive sum of element j is seg(seg(prefix, exclusive[k]), item[k]).value: store
-   *      it back in shared memory; __syncthreads();
+   *   4. thread t makes FlagVal<float> pairs of its items (flag from the head bytes at
+   *      tilePos(k)), keeps the flags, and scans with blockScanExc(pairs, Seg<AddF>{AddF()},
+   *      {0, 0.0f}, &temp); then prefix = tileLookback(...) with the same operator;
+   *   5. the inclusive sum of item k is seg(seg(prefix, exclusive[k]), item[k]).value: store it
+   *      in a __shared__ float array at tilePos(k); __syncthreads();
    *   6. striding over the rows again: a non-empty row whose last non-zero (row_ptr[r+1] - 1)
    *      is in the tile gets that inclusive sum; an empty row that starts in the tile (or at
    *      nnz, in the last tile) gets 0.

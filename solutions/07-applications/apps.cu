@@ -24,10 +24,12 @@ static_assert(APP_ITEMS % 4 == 0, "16-byte loads of four 4-byte elements");
 #define FULL_MASK 0xffffffffu
 /** Warps in a tile block. */
 #define APP_WARPS (APP_THREADS / APP_WARP)
-/** A shared-memory index with one padding word every 32 (blocked reads without conflicts). */
-#define APP_PAD(i) ((i) + (i) / APP_WARP)
-/** Words of a padded tile in shared memory. */
-#define APP_TILE_SMEM APP_PAD(APP_TILE)
+/** Elements of a tile that one warp holds: APP_ITEMS / 4 rows of 4 * 32. */
+#define APP_WARP_TILE (APP_WARP * APP_ITEMS)
+/** Elements in a row: each lane holds 4 consecutive ones (one 16-byte access). */
+#define APP_ROW (4 * APP_WARP)
+/** Rows per warp. */
+#define APP_ROWS (APP_ITEMS / 4)
 /** A given device helper: inlined, no "unused" warning while the skeleton does not call it. */
 #define APP_HELPER static __device__ __forceinline__ __attribute__((unused))
 
@@ -62,58 +64,95 @@ APP_HELPER T shflT(T v, int src) {
   return v;
 }
 
-/** Shared memory of blockScanExc(): one total per warp, and the block's. */
+/**
+ * Where a thread's items lie in its tile (the layout of every tile kernel here). Warp w holds
+ * elements [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE) as APP_ROWS rows of APP_ROW; in row r,
+ * lane l holds the 4 consecutive elements at r * APP_ROW + 4 * l. Item k of a thread is element
+ * 4 * l + (k % 4) of its warp's row k / 4. A warp's 32 lanes read a row with one 16-byte access
+ * each: 512 consecutive bytes, the best a load can do.
+ */
+APP_HELPER unsigned tilePos(int k) {
+  return (threadIdx.x / APP_WARP) * APP_WARP_TILE + (unsigned)(k / 4) * APP_ROW + (threadIdx.x % APP_WARP) * 4 +
+         (unsigned)(k % 4);
+}
+
+/**
+ * Loads the thread's APP_ITEMS elements of the tile that starts at p[base] and holds @p valid
+ * elements (4-byte T): 16-byte loads, marked evict-first, when the tile is whole and p is
+ * 16-byte aligned; one element at a time otherwise, @p fill past the end.
+ */
+template <typename T>
+APP_HELPER void loadTile(const T *p, size_t base, unsigned valid, T fill, T (&v)[APP_ITEMS]) {
+  static_assert(sizeof(T) == 4, "4-byte elements");
+  if (valid == APP_TILE && ((uintptr_t)p & 15u) == 0) {
+#pragma unroll
+    for (int r = 0; r < APP_ROWS; r++) {
+      const int4 w = __ldcs((const int4 *)(p + base + tilePos(4 * r)));
+      memcpy(&v[4 * r], &w, 16);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < APP_ITEMS; k++) {
+      const unsigned j = tilePos(k);
+      v[k] = j < valid ? p[base + j] : fill;
+    }
+  }
+}
+
+/** Shared memory of blockScanExc(): one total per warp. */
 template <typename T>
 struct BlockScanTemp {
   T warp[APP_WARPS];
-  T total;
 };
 
 /**
- * Exclusive scan of a tile held as APP_ITEMS consecutive values per thread (thread t holds
- * elements t*APP_ITEMS .. t*APP_ITEMS + APP_ITEMS - 1): on return x[k] is the combination of
- * every element before it in the tile (@p identity for the first), and the function returns
- * the whole tile's combination. Every thread of the block calls it; it ends with a barrier, so
- * @p temp may be reused at once. Any associative @p op, earlier elements on the left.
+ * Exclusive scan of a tile in the layout of tilePos(): on return x[k] is the combination of
+ * every element before item k in the tile (@p identity for the first), and the function
+ * returns the whole tile's combination. Each lane combines its 4 items of a row, the lanes of
+ * the row scan those (five shuffles), the rows join in order, the warps' totals meet in shared
+ * memory and each warp combines those before it. Every thread of the block calls it; it ends
+ * with a barrier, so @p temp may be reused at once. Any associative @p op, earlier on the left.
  */
 template <typename T, typename Op>
 APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T> *temp) {
   const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
-  T run = x[0];
+  T carry = identity;        /* the rows before this one, in this warp */
+  T lane_before[APP_ROWS];   /* the lanes before this one, in each row */
+  T row_carry[APP_ROWS];
 #pragma unroll
-  for (int k = 1; k < APP_ITEMS; k++) run = op(run, x[k]);
-  T inc = run; /* inclusive scan of the threads' totals across the warp */
+  for (int r = 0; r < APP_ROWS; r++) {
+    T t = op(op(x[4 * r], x[4 * r + 1]), op(x[4 * r + 2], x[4 * r + 3]));
+    T inc = t;
 #pragma unroll
-  for (int d = 1; d < APP_WARP; d *= 2) {
-    const T y = shflUpT(inc, d);
-    if (lane >= d) inc = op(y, inc);
-  }
-  T before = shflUpT(inc, 1);
-  if (lane == 0) before = identity;
-  if (lane == APP_WARP - 1) temp->warp[warp] = inc;
-  __syncthreads();
-  if (warp == 0) {
-    const T w = lane < APP_WARPS ? temp->warp[lane] : identity;
-    T ws = w;
-#pragma unroll
-    for (int d = 1; d < APP_WARPS; d *= 2) {
-      const T y = shflUpT(ws, d);
-      if (lane >= d) ws = op(y, ws);
+    for (int d = 1; d < APP_WARP; d *= 2) {
+      const T y = shflUpT(inc, d);
+      if (lane >= d) inc = op(y, inc);
     }
-    T wex = shflUpT(ws, 1);
-    if (lane == 0) wex = identity;
-    if (lane < APP_WARPS) temp->warp[lane] = wex;
-    if (lane == APP_WARPS - 1) temp->total = ws;
+    T before = shflUpT(inc, 1);
+    if (lane == 0) before = identity;
+    lane_before[r] = before;
+    row_carry[r] = carry;
+    carry = op(carry, shflT(inc, APP_WARP - 1));
   }
+  if (lane == 0) temp->warp[warp] = carry; /* the warp's total */
   __syncthreads();
-  T acc = op(temp->warp[warp], before);
+  T warp_before = identity, total = identity;
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const T v = x[k];
-    x[k] = acc;
-    acc = op(acc, v);
+  for (int w = 0; w < APP_WARPS; w++) {
+    const T v = temp->warp[w];
+    if (w < warp) warp_before = op(warp_before, v);
+    total = op(total, v);
   }
-  const T total = temp->total;
+#pragma unroll
+  for (int r = 0; r < APP_ROWS; r++) {
+    T acc = op(op(warp_before, row_carry[r]), lane_before[r]);
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const T v = x[4 * r + c];
+      x[4 * r + c] = acc;
+      acc = op(acc, v);
+    }
+  }
   __syncthreads();
   return total;
 }
@@ -303,15 +342,15 @@ static __global__ void __launch_bounds__(APP_THREADS)
   __shared__ uint32_t s_prefix;
   __shared__ unsigned s_tile;
   const size_t tile = nextTile(counter, &s_tile);
-  const size_t first = tile * APP_TILE + (size_t)threadIdx.x * APP_ITEMS;
+  const size_t base = tile * APP_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   uint32_t x[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) x[k] = first + k < n ? in[first + k] : 0u;
+  loadTile(in, base, valid, 0u, x);
   const uint32_t total = blockScanExc(x, AddU(), 0u, &temp);
   const uint32_t prefix = tileLookback(status, tile, total, AddU(), 0u, epoch, &s_prefix);
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++)
-    if (first + k < n) out[first + k] = prefix + x[k];
+    if (tilePos(k) < valid) out[base + tilePos(k)] = prefix + x[k];
 }
 
 void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
@@ -354,37 +393,25 @@ static __global__ void __launch_bounds__(APP_THREADS)
     compactKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, app_status *status,
                   unsigned *counter, unsigned epoch, unsigned long long *count) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ int32_t s_tile[APP_TILE_SMEM];
+  __shared__ int32_t s_kept[APP_TILE];
   __shared__ BlockScanTemp<uint32_t> temp;
   __shared__ uint32_t s_prefix;
   __shared__ unsigned s_tile_id;
   const size_t tile = nextTile(counter, &s_tile_id);
   const size_t base = tile * APP_TILE;
-  const size_t valid = n - base < APP_TILE ? n - base : APP_TILE;
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) { /* striped loads: each warp reads 128 contiguous bytes */
-    const unsigned j = k * APP_THREADS + threadIdx.x;
-    s_tile[APP_PAD(j)] = j < valid ? in[base + j] : 0;
-  }
-  __syncthreads();
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   int32_t v[APP_ITEMS];
-  uint32_t rank[APP_ITEMS];
+  loadTile(in, base, valid, 0, v);
+  uint32_t rank[APP_ITEMS], keep[APP_ITEMS];
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = threadIdx.x * APP_ITEMS + k;
-    v[k] = s_tile[APP_PAD(j)];
-    rank[k] = j < valid && v[k] > pivot;
-  }
-  uint32_t keep[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) keep[k] = rank[k];
+  for (int k = 0; k < APP_ITEMS; k++) keep[k] = rank[k] = tilePos(k) < valid && v[k] > pivot;
   const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
   const uint32_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++)
-    if (keep[k]) s_tile[rank[k]] = v[k];
+  for (int k = 0; k < APP_ITEMS; k++) /* staged at their ranks: the tile's kept elements in order */
+    if (keep[k]) s_kept[rank[k]] = v[k];
   __syncthreads();
-  for (unsigned j = threadIdx.x; j < kept; j += APP_THREADS) out[before + j] = s_tile[j];
+  for (unsigned j = threadIdx.x; j < kept; j += APP_THREADS) __stcs(out + before + j, s_kept[j]);
   if (threadIdx.x == 0 && base + valid == n) *count = (unsigned long long)before + kept;
   /* STUDENT-END(lab07) */
 }
@@ -408,39 +435,30 @@ static __global__ void __launch_bounds__(APP_THREADS)
     partitionKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, size_t kept_total,
                     app_status *status, unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ int32_t s_tile[APP_TILE_SMEM];
+  __shared__ int32_t s_tile[APP_TILE];
   __shared__ BlockScanTemp<uint32_t> temp;
   __shared__ uint32_t s_prefix;
   __shared__ unsigned s_tile_id;
   const size_t tile = nextTile(counter, &s_tile_id);
   const size_t base = tile * APP_TILE;
-  const size_t valid = n - base < APP_TILE ? n - base : APP_TILE;
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = k * APP_THREADS + threadIdx.x;
-    s_tile[APP_PAD(j)] = j < valid ? in[base + j] : 0;
-  }
-  __syncthreads();
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   int32_t v[APP_ITEMS];
+  loadTile(in, base, valid, 0, v);
   uint32_t rank[APP_ITEMS], keep[APP_ITEMS];
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = threadIdx.x * APP_ITEMS + k;
-    v[k] = s_tile[APP_PAD(j)];
-    keep[k] = rank[k] = j < valid && v[k] > pivot;
-  }
+  for (int k = 0; k < APP_ITEMS; k++) keep[k] = rank[k] = tilePos(k) < valid && v[k] > pivot;
   const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
   const size_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
   /* staged: the tile's kept elements at 0 .. kept-1, the others after them, both in order */
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = threadIdx.x * APP_ITEMS + k;
+    const unsigned j = tilePos(k);
     if (j < valid) s_tile[keep[k] ? rank[k] : kept + (j - rank[k])] = v[k];
   }
   __syncthreads();
   const size_t rest = kept_total + (base - before); /* where this tile's other elements start */
   for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS)
-    out[j < kept ? before + j : rest + (j - kept)] = s_tile[j];
+    __stcs(out + (j < kept ? before + j : rest + (j - kept)), s_tile[j]);
   /* STUDENT-END(lab07) */
 }
 
@@ -500,44 +518,34 @@ static __global__ void __launch_bounds__(APP_THREADS)
     lineOfSightKernel(const float *alt, uint8_t *vis, size_t n, app_status *status, unsigned *counter,
                       unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ float s_tile[APP_TILE_SMEM];
   __shared__ BlockScanTemp<float> temp;
   __shared__ float s_prefix;
   __shared__ unsigned s_tile_id;
   const size_t tile = nextTile(counter, &s_tile_id);
   const size_t base = tile * APP_TILE;
-  const size_t valid = n - base < APP_TILE ? n - base : APP_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   const float a0 = alt[0];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = k * APP_THREADS + threadIdx.x;
-    s_tile[APP_PAD(j)] = j < valid ? alt[base + j] : 0.0f;
-  }
-  __syncthreads();
   float slope[APP_ITEMS], before[APP_ITEMS];
+  loadTile(alt, base, valid, 0.0f, slope);
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = threadIdx.x * APP_ITEMS + k;
-    const size_t i = base + j;
-    slope[k] = j < valid && i > 0 ? (s_tile[APP_PAD(j)] - a0) / (float)i : -INFINITY;
+    const size_t i = base + tilePos(k);
+    slope[k] = tilePos(k) < valid && i > 0 ? (slope[k] - a0) / (float)i : -INFINITY;
     before[k] = slope[k];
   }
   const float tile_max = blockScanExc(before, MaxF(), -INFINITY, &temp);
   const float prefix = tileLookback(status, tile, tile_max, MaxF(), -INFINITY, epoch, &s_prefix);
-  uint32_t word[APP_ITEMS / 4];
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k += 4) {
+  for (int r = 0; r < APP_ROWS; r++) { /* a row's 4 bytes in one 4-byte store */
     uint32_t w = 0;
 #pragma unroll
-    for (int b = 0; b < 4; b++) w |= (uint32_t)(slope[k + b] > MaxF()(prefix, before[k + b])) << (8 * b);
-    word[k / 4] = w;
-  }
-  const unsigned first = threadIdx.x * APP_ITEMS;
-  if (first + APP_ITEMS <= valid && ((uintptr_t)(vis + base + first) & 15u) == 0) {
-    *(uint4 *)(vis + base + first) = make_uint4(word[0], word[1], word[2], word[3]);
-  } else {
-    for (unsigned k = 0; k < APP_ITEMS && first + k < valid; k++)
-      vis[base + first + k] = (uint8_t)(word[k / 4] >> (8 * (k % 4)));
+    for (int c = 0; c < 4; c++) w |= (uint32_t)(slope[4 * r + c] > MaxF()(prefix, before[4 * r + c])) << (8 * c);
+    const unsigned j = tilePos(4 * r);
+    if (j + 4 <= valid && ((uintptr_t)(vis + base + j) & 3u) == 0) {
+      __stcs((unsigned *)(vis + base + j), w);
+    } else {
+      for (unsigned c = 0; c < 4 && j + c < valid; c++) vis[base + j + c] = (uint8_t)(w >> (8 * c));
+    }
   }
   /* STUDENT-END(lab07) */
 }
@@ -588,7 +596,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
                int32_t rows, int32_t nnz, const int32_t *tile_row, app_status *status, unsigned *counter,
                unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ float s_val[APP_TILE_SMEM];
+  __shared__ float s_sum[APP_TILE];
   __shared__ uint8_t s_head[APP_TILE];
   __shared__ BlockScanTemp<FlagVal<float>> temp;
   __shared__ FlagVal<float> s_prefix;
@@ -597,40 +605,48 @@ static __global__ void __launch_bounds__(APP_THREADS)
   const long long k0 = (long long)tile * APP_TILE;
   const long long k1 = k0 + APP_TILE < nnz ? k0 + APP_TILE : nnz;
   const bool last = k1 == nnz;
-  const int32_t valid = (int32_t)(k1 - k0);
-  const int32_t lo = tile_row[tile];              /* the first row starting at or after k0 */
-  const int32_t r_first = lo > 0 ? lo - 1 : 0;     /* and the row running into the tile */
+  const unsigned valid = (unsigned)(k1 - k0);
+  const int32_t lo = tile_row[tile];                  /* the first row starting at or after k0 */
+  const int32_t r_first = lo > 0 ? lo - 1 : 0;         /* and the row running into the tile */
   const int32_t r_end = last ? rows : tile_row[tile + 1]; /* the first row starting at or after k1 */
-  for (int j = threadIdx.x; j < APP_TILE; j += APP_THREADS) s_head[j] = 0;
+  for (unsigned j = threadIdx.x; j < APP_TILE / 4; j += APP_THREADS) ((uint32_t *)s_head)[j] = 0;
+  float v[APP_ITEMS];
+  int32_t c[APP_ITEMS];
+  loadTile(val, (size_t)k0, valid, 0.0f, v);
+  loadTile(col, (size_t)k0, valid, 0, c);
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const int j = k * APP_THREADS + threadIdx.x;
-    float p = 0.0f;
-    if (j < valid) p = val[k0 + j] * x[col[k0 + j]];
-    s_val[APP_PAD(j)] = p;
-  }
+  for (int k = 0; k < APP_ITEMS; k++) v[k] *= x[c[k]]; /* past the end: val 0, col 0 */
   __syncthreads();
   for (int32_t r = r_first + (int32_t)threadIdx.x; r < r_end; r += APP_THREADS) {
     const long long p = row_ptr[r];
     if (p >= k0 && p < k1 && p < row_ptr[r + 1]) s_head[p - k0] = 1;
   }
   __syncthreads();
-  FlagVal<float> pr[APP_ITEMS], item[APP_ITEMS];
+  FlagVal<float> pr[APP_ITEMS];
+  uint32_t heads[APP_ROWS]; /* a row's 4 head bytes, read at once */
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const int j = threadIdx.x * APP_ITEMS + k;
-    item[k].flag = s_head[j];
-    item[k].value = s_val[APP_PAD(j)];
-    pr[k] = item[k];
+  for (int r = 0; r < APP_ROWS; r++) {
+    heads[r] = *(const uint32_t *)(s_head + tilePos(4 * r));
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      pr[4 * r + q].flag = (heads[r] >> (8 * q)) & 0xffu;
+      pr[4 * r + q].value = v[4 * r + q];
+    }
   }
   const Seg<AddF> seg = {AddF()};
   const FlagVal<float> none = {0u, 0.0f};
   const FlagVal<float> total = blockScanExc(pr, seg, none, &temp);
   const FlagVal<float> prefix = tileLookback(status, tile, total, seg, none, epoch, &s_prefix);
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) { /* inclusive sums, back in place */
-    const int j = threadIdx.x * APP_ITEMS + k;
-    s_val[APP_PAD(j)] = seg(seg(prefix, pr[k]), item[k]).value;
+  for (int r = 0; r < APP_ROWS; r++) { /* inclusive sums, by position: a row's 4 in one store */
+    float4 w;
+    float *f = &w.x;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      const FlagVal<float> item = {(heads[r] >> (8 * q)) & 0xffu, v[4 * r + q]};
+      f[q] = seg(seg(prefix, pr[4 * r + q]), item).value;
+    }
+    *(float4 *)(s_sum + tilePos(4 * r)) = w;
   }
   __syncthreads();
   for (int32_t r = r_first + (int32_t)threadIdx.x; r < r_end; r += APP_THREADS) {
@@ -638,7 +654,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
     if (p == q) {
       if (p >= k0 && (p < k1 || last)) y[r] = 0.0f;
     } else if (q - 1 >= k0 && q - 1 < k1) {
-      y[r] = s_val[APP_PAD(q - 1 - k0)];
+      y[r] = s_sum[q - 1 - k0];
     }
   }
   /* STUDENT-END(lab07) */
