@@ -6,7 +6,7 @@ Run from anywhere: writes lab01_serial.svg beside this script (standard library 
 import os
 
 IN = [3, 1, 7, 0, 4, 1, 6, 3]
-CELL, GAP, LEFT, TOP = 46, 10, 120, 30
+CELL, GAP, LEFT, TOP = 46, 24, 120, 30
 
 
 def cells(y, values, label, fill):
@@ -32,7 +32,7 @@ def arrows(y0, y1, shift):
     for i in range(len(IN) - 1):
         x0 = LEFT + i * (CELL + GAP) + CELL
         x1 = LEFT + (i + 1) * (CELL + GAP)
-        out.append(f'<line x1="{x0}" y1="{y1 + 17}" x2="{x1 - 2}" y2="{y1 + 17}" class="acc"/>')
+        out.append(f'<line x1="{x0 + 2}" y1="{y1 + 17}" x2="{x1 - 2}" y2="{y1 + 17}" class="acc"/>')
     return out
 
 
@@ -57,10 +57,14 @@ def main():
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TOP + 340}" '
            f'viewBox="0 0 {width} {TOP + 340}" font-family="DejaVu Sans, Arial, sans-serif">',
            '<defs><marker id="h" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
-           'markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>',
+           'markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker>'
+           # the running total's own head, red and sized in pixels, so the red shaft shows
+           '<marker id="hr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
+           'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#c0392b"/>'
+           '</marker></defs>',
            '<style>.lbl{font-size:14px;fill:#333}.val{font-size:16px;fill:#111}'
            '.note{font-size:12px;fill:#555}.arr{stroke:#888;stroke-width:1.2;marker-end:url(#h)}'
-           '.acc{stroke:#c0392b;stroke-width:2;marker-end:url(#h)}</style>',
+           '.acc{stroke:#c0392b;stroke-width:2.5;marker-end:url(#hr)}</style>',
            '<rect width="100%" height="100%" fill="white"/>'] + body + ["</svg>"]
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lab01_serial.svg")
     with open(path, "w") as f:
