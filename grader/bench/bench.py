@@ -10,7 +10,7 @@ for every variant and size) and writes under build/bench/:
     bench.json  the same, with the device
     bench.svg   fraction of copy against N, one line per variant
 
-Usage: bench.py [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]
+Usage: bench.py [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT[|TEXT]]
                 [--out build/bench] [--no-build] [--from-json bench.json]
 Standard library only. GPU only: without one it says so and exits with status 1.
 """
@@ -130,8 +130,24 @@ def table(results, variants, sizes, key, title, fmt):
     return "\n".join(lines)
 
 
-COLORS = ["#000000", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-          "#bcbd22", "#7f7f7f", "#1f5fa8", "#aa3377", "#66aa00", "#0b3d91", "#e6ab02", "#666666"]
+# Ten hues far apart (black, then the colour wheel); a plot with more lines than hues goes round
+# again with another marker shape, so that no two lines share both hue and marker.
+COLORS = ["#000000", "#d62728", "#ff7f0e", "#b8a200", "#2ca02c", "#17becf", "#1f5fa8", "#7b4fc9",
+          "#e377c2", "#8c564b"]
+MARKERS = ("circle", "square", "triangle", "diamond")
+
+
+def marker(shape, x, y, color):
+    """A point of a line: a circle, square, triangle or diamond of about 6 px."""
+    if shape == "square":
+        return f'<rect x="{x - 2.8:.1f}" y="{y - 2.8:.1f}" width="5.6" height="5.6" fill="{color}"/>'
+    if shape == "triangle":
+        return (f'<path d="M{x:.1f},{y - 3.6:.1f} L{x + 3.4:.1f},{y + 2.6:.1f} L{x - 3.4:.1f},{y + 2.6:.1f} z" '
+                f'fill="{color}"/>')
+    if shape == "diamond":
+        return (f'<path d="M{x:.1f},{y - 3.6:.1f} L{x + 3.6:.1f},{y:.1f} L{x:.1f},{y + 3.6:.1f} '
+                f'L{x - 3.6:.1f},{y:.1f} z" fill="{color}"/>')
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.8" fill="{color}"/>'
 
 
 def line_style(r):
@@ -146,6 +162,7 @@ def line_style(r):
 def svg_plot(results, variants, sizes, device, path):
     """Fraction of copy against log2 N, one polyline per variant, legend on the right."""
     W, H, L, R, T, B = 980, 520, 70, 330, 40, 60
+    H = max(H, T + 20 + 20 * len(variants))  # room for every legend entry
     pw, ph = W - L - R, H - T - B
     ymax = max([1.2] + [r["frac_copy"] for r in results if r["lab"] != "-" or "copy" not in r["variant"]])
     ymax = min(ymax, 2.0)
@@ -186,14 +203,16 @@ def svg_plot(results, variants, sizes, device, path):
         if not pts:
             continue
         color = COLORS[i % len(COLORS)]
+        shape = MARKERS[(i // len(COLORS)) % len(MARKERS)]
         width, dash = line_style(pts[0])
         d = " ".join(f"{X(r['log2n']):.1f},{Y(r['frac_copy']):.1f}" for r in pts)
         out.append(f'<polyline points="{d}" fill="none" stroke="{color}" stroke-width="{width}"{dash}/>')
         for r in pts:
-            out.append(f'<circle cx="{X(r["log2n"]):.1f}" cy="{Y(r["frac_copy"]):.1f}" r="2.5" fill="{color}"/>')
+            out.append(marker(shape, X(r["log2n"]), Y(r["frac_copy"]), color))
         ly = T + 10 + i * 20
         out.append(f'<line x1="{L + pw + 15}" y1="{ly}" x2="{L + pw + 40}" y2="{ly}" stroke="{color}" '
                    f'stroke-width="{width}"{dash}/>')
+        out.append(marker(shape, L + pw + 27.5, ly, color))
         out.append(f'<text x="{L + pw + 46}" y="{ly + 4}">{v.replace("&", "&amp;").replace("<", "&lt;")}</text>')
     out.append("</svg>")
     with open(path, "w") as f:
@@ -215,7 +234,9 @@ def main(argv=None):
     ap.add_argument("--max-log2", type=int, default=28)
     ap.add_argument("--extra-log2", type=int, default=30, help="go on up to this size where memory allows")
     ap.add_argument("--reps", type=int, default=25, help="timed runs per measurement (median; at least 20)")
-    ap.add_argument("--only", default=None, help="only variants whose name contains this text (plus copy, CUB)")
+    ap.add_argument("--only", default=None,
+                    help="only variants whose name contains this text, or one of several separated "
+                         "by | (plus copy, CUB)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--no-build", action="store_true", help="run the binary already built")
     ap.add_argument("--from-json", default=None, metavar="FILE",
