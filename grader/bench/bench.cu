@@ -17,9 +17,14 @@
  *
  * Adding a variant is one line in VARIANTS below.
  *
- *     bench [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT]
+ *     bench [--min-log2 16] [--max-log2 28] [--extra-log2 30] [--reps 25] [--only TEXT[|TEXT...]]
+ *
+ * `--only` keeps the variants whose name contains one of the texts (and always the copy and CUB).
  */
+#include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
 #include <cub/cub.cuh>
+#include <cuda/atomic>
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 
@@ -31,6 +36,8 @@
 #include <vector>
 
 #include "global_scan.h"
+
+namespace cg = cooperative_groups;
 #if defined(BENCH_LAB02) && __has_include("kogge_stone.h")
 #include "kogge_stone.h"
 #define HAVE_LAB02 1
@@ -146,6 +153,255 @@ static void runWarpSmem(const int32_t *in, int32_t *out, size_t n) {
 #endif
 static void runBlockTiles(const int32_t *in, int32_t *out, size_t n) { scanIncBlockTiles(in, out, n, 1024); }
 
+/* ---- what production code calls instead (the handouts' "In production" rows) ------------------
+ *
+ * Tile-wise scans by the library calls a CUDA programmer would reach for: CUB's warp scan and
+ * cooperative groups' scan over tiles of 32 (lab 04), CUB's block scan over tiles of 1024 and
+ * 2048 with its two main algorithms (labs 02, 03, 05). Inputs past n read as 0 and are not
+ * written, as in the labs. */
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS) cubWarpTilesKernel(const int32_t *in, int32_t *out, size_t n) {
+  typedef cub::WarpScan<int32_t> WarpScan;
+  __shared__ typename WarpScan::TempStorage temp[THREADS / 32];
+  const size_t i = blockIdx.x * (size_t)THREADS + threadIdx.x;
+  int32_t x = i < n ? in[i] : 0;
+  WarpScan(temp[threadIdx.x / 32]).InclusiveSum(x, x);
+  if (i < n) out[i] = x;
+}
+
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS) cgWarpTilesKernel(const int32_t *in, int32_t *out, size_t n) {
+  const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  const size_t i = blockIdx.x * (size_t)THREADS + threadIdx.x;
+  const int32_t x = i < n ? in[i] : 0;
+  const int32_t y = cg::inclusive_scan(warp, x); /* cg::plus<int32_t> by default */
+  if (i < n) out[i] = y;
+}
+
+/* Thread t holds ITEMS consecutive elements of the tile (CUB's "blocked" arrangement). */
+template <int THREADS, int ITEMS, cub::BlockScanAlgorithm ALGORITHM, bool EXCLUSIVE>
+__global__ void __launch_bounds__(THREADS) cubBlockTilesKernel(const int32_t *in, int32_t *out, size_t n) {
+  typedef cub::BlockScan<int32_t, THREADS, ALGORITHM> BlockScan;
+  __shared__ typename BlockScan::TempStorage temp;
+  const size_t base = blockIdx.x * (size_t)(THREADS * ITEMS) + (size_t)threadIdx.x * ITEMS;
+  int32_t x[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; k++) x[k] = base + k < n ? in[base + k] : 0;
+  if (EXCLUSIVE) BlockScan(temp).ExclusiveSum(x, x);
+  else BlockScan(temp).InclusiveSum(x, x);
+#pragma unroll
+  for (int k = 0; k < ITEMS; k++)
+    if (base + k < n) out[base + k] = x[k];
+}
+
+static void runCubWarpTiles(const int32_t *in, int32_t *out, size_t n) {
+  cubWarpTilesKernel<256><<<(unsigned)((n + 255) / 256), 256>>>(in, out, n);
+  CK(cudaGetLastError());
+}
+static void runCgWarpTiles(const int32_t *in, int32_t *out, size_t n) {
+  cgWarpTilesKernel<256><<<(unsigned)((n + 255) / 256), 256>>>(in, out, n);
+  CK(cudaGetLastError());
+}
+template <int ITEMS, cub::BlockScanAlgorithm ALGORITHM, bool EXCLUSIVE>
+static void runCubBlockTiles(const int32_t *in, int32_t *out, size_t n) {
+  const size_t tile = 1024 * ITEMS;
+  cubBlockTilesKernel<1024, ITEMS, ALGORITHM, EXCLUSIVE><<<(unsigned)((n + tile - 1) / tile), 1024>>>(in, out, n);
+  CK(cudaGetLastError());
+}
+
+/* ---- lab 05's look-back, four ways of publishing a tile's status ------------------------------
+ *
+ * One kernel, the shape of lab 05's solution (128 threads x 64 ints per tile, 16-byte loads,
+ * tile ids from a counter, warp 0 looks back over a window of 32 tiles, one status record per
+ * 32-byte sector, epoch tags so that only the counter is cleared per launch), built four times,
+ * differing only in how a status is written and read:
+ *
+ *   LB_VOLATILE  tag and value packed in one 64-bit word, volatile store and load (the solution's
+ *                form; one access carries both, so no fence is needed)
+ *   LB_RELAXED   the same word through cuda::atomic_ref, memory_order_relaxed, device scope
+ *   LB_FENCE     tag and value in separate words: store the value, __threadfence(), store the
+ *                tag (volatile); read the tag, __threadfence(), read the value (the classic form)
+ *   LB_ACQREL    separate words through cuda::atomic_ref: the tag stored with memory_order_release
+ *                after the value, read with memory_order_acquire before it
+ *
+ * With separate words, a tile's aggregate and its inclusive prefix have a word each: the tag
+ * changes from AGGREGATE to PREFIX while a reader may be between its two loads, and a value read
+ * under an older tag must still be the value that tag announced. */
+enum LbForm { LB_VOLATILE, LB_RELAXED, LB_FENCE, LB_ACQREL };
+
+struct __align__(32) LbStatus {
+  unsigned long long word; /* packed forms: tag << 32 | value */
+  unsigned tag;            /* separate forms: 2*epoch (AGGREGATE) or 2*epoch + 1 (PREFIX) */
+  int32_t aggregate, prefix;
+};
+
+template <LbForm F>
+__device__ __forceinline__ void lbPublish(LbStatus *s, unsigned tag, int32_t value) {
+  const bool is_prefix = tag & 1u;
+  if (F == LB_VOLATILE || F == LB_RELAXED) {
+    const unsigned long long w = ((unsigned long long)tag << 32) | (uint32_t)value;
+    if (F == LB_VOLATILE) *(volatile unsigned long long *)&s->word = w;
+    else cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s->word).store(w, cuda::memory_order_relaxed);
+  } else if (F == LB_FENCE) {
+    *(volatile int32_t *)(is_prefix ? &s->prefix : &s->aggregate) = value;
+    __threadfence();
+    *(volatile unsigned *)&s->tag = tag;
+  } else {
+    int32_t &slot = is_prefix ? s->prefix : s->aggregate;
+    cuda::atomic_ref<int32_t, cuda::thread_scope_device>(slot).store(value, cuda::memory_order_relaxed);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s->tag).store(tag, cuda::memory_order_release);
+  }
+}
+
+template <LbForm F>
+__device__ __forceinline__ void lbRead(LbStatus *s, unsigned &tag, int32_t &value) {
+  if (F == LB_VOLATILE || F == LB_RELAXED) {
+    const unsigned long long w =
+        F == LB_VOLATILE ? *(volatile unsigned long long *)&s->word
+                         : cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s->word).load(
+                               cuda::memory_order_relaxed);
+    tag = (unsigned)(w >> 32);
+    value = (int32_t)(uint32_t)w;
+  } else if (F == LB_FENCE) {
+    tag = *(volatile unsigned *)&s->tag;
+    __threadfence();
+    value = *(volatile int32_t *)((tag & 1u) ? &s->prefix : &s->aggregate);
+  } else {
+    tag = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s->tag).load(cuda::memory_order_acquire);
+    int32_t &slot = (tag & 1u) ? s->prefix : s->aggregate;
+    value = cuda::atomic_ref<int32_t, cuda::thread_scope_device>(slot).load(cuda::memory_order_relaxed);
+  }
+}
+
+/* Warp 0: publish the tile's aggregate, add up the tiles before it (a window of 32 at a time,
+ * nearest first, until a PREFIX), publish the inclusive prefix; returns the exclusive prefix. */
+template <LbForm F>
+__device__ int32_t lbWarp(LbStatus *st, unsigned tile, int32_t aggregate, unsigned epoch) {
+  const int lane = threadIdx.x % 32;
+  const unsigned AGG = 2 * epoch, PRE = 2 * epoch + 1;
+  if (tile == 0) {
+    if (lane == 0) lbPublish<F>(&st[0], PRE, aggregate);
+    return 0;
+  }
+  if (lane == 0) lbPublish<F>(&st[tile], AGG, aggregate);
+  int32_t before = 0;
+  for (long long top = (long long)tile - 1;;) {
+    unsigned tag = PRE;
+    int32_t value = 0;
+    if (top - lane >= 0) lbRead<F>(&st[top - lane], tag, value);
+    const unsigned pre = __ballot_sync(0xffffffffu, tag == PRE);
+    const unsigned missing = __ballot_sync(0xffffffffu, tag != PRE && tag != AGG);
+    const unsigned take = pre ? pre ^ (pre - 1) : 0xffffffffu; /* lanes up to the nearest PREFIX */
+    if (missing & take) continue;
+    before += __reduce_add_sync(0xffffffffu, (take >> lane) & 1u ? value : 0);
+    if (pre) break;
+    top -= 32;
+  }
+  if (lane == 0) lbPublish<F>(&st[tile], PRE, before + aggregate);
+  return before;
+}
+
+static const int LB_THREADS = 128, LB_ROWS = 16, LB_TILE = LB_THREADS * LB_ROWS * 4;
+
+template <LbForm F>
+__global__ void __launch_bounds__(LB_THREADS)
+    lbKernel(const int32_t *in, int32_t *out, size_t n, LbStatus *st, unsigned *counter, unsigned epoch,
+             bool stream) {
+  __shared__ unsigned s_tile;
+  __shared__ int32_t s_warp[LB_THREADS / 32], s_before;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  /* warp w: rows of 128 ints; lane l holds ints 4l..4l+3 of each row */
+  const size_t first = (size_t)tile * LB_TILE + (size_t)warp * (LB_ROWS * 128) + 4 * lane;
+  const bool whole = (size_t)(tile + 1) * LB_TILE <= n && ((((uintptr_t)in) | ((uintptr_t)out)) & 15) == 0;
+  int4 v[LB_ROWS];
+  int32_t row_sum[LB_ROWS], row_scan[LB_ROWS];
+#pragma unroll
+  for (int r = 0; r < LB_ROWS; r++) {
+    const size_t i = first + (size_t)r * 128;
+    if (whole) {
+      const int4 *p = reinterpret_cast<const int4 *>(in + i);
+      v[r] = stream ? __ldcs(p) : __ldg(p);
+    } else {
+      v[r] = make_int4(i < n ? in[i] : 0, i + 1 < n ? in[i + 1] : 0, i + 2 < n ? in[i + 2] : 0,
+                       i + 3 < n ? in[i + 3] : 0);
+    }
+    v[r].y += v[r].x;
+    v[r].z += v[r].y;
+    v[r].w += v[r].z;
+    row_sum[r] = row_scan[r] = v[r].w;
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+    for (int r = 0; r < LB_ROWS; r++) {
+      const int32_t y = __shfl_up_sync(0xffffffffu, row_scan[r], d);
+      if (lane >= d) row_scan[r] += y;
+    }
+  int32_t run = 0;
+#pragma unroll
+  for (int r = 0; r < LB_ROWS; r++) {
+    const int32_t add = run + row_scan[r] - row_sum[r];
+    v[r] = make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add);
+    run += __shfl_sync(0xffffffffu, row_scan[r], 31);
+  }
+  if (lane == 0) s_warp[warp] = run;
+  __syncthreads();
+  int32_t warps_before = 0, aggregate = 0;
+#pragma unroll
+  for (int w = 0; w < LB_THREADS / 32; w++) {
+    warps_before += w < warp ? s_warp[w] : 0;
+    aggregate += s_warp[w];
+  }
+  if (warp == 0) {
+    const int32_t b = lbWarp<F>(st, tile, aggregate, epoch);
+    if (lane == 0) s_before = b;
+  }
+  __syncthreads();
+  const int32_t add = s_before + warps_before;
+#pragma unroll
+  for (int r = 0; r < LB_ROWS; r++) {
+    const size_t i = first + (size_t)r * 128;
+    const int4 o = make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add);
+    if (whole) {
+      __stcs(reinterpret_cast<int4 *>(out + i), o);
+    } else {
+      if (i < n) out[i] = o.x;
+      if (i + 1 < n) out[i + 1] = o.y;
+      if (i + 2 < n) out[i + 2] = o.z;
+      if (i + 3 < n) out[i + 3] = o.w;
+    }
+  }
+}
+
+static LbStatus *g_lb = nullptr; /* [0]: the tile counter; [1..]: one status per tile */
+static size_t g_lb_tiles = 0;
+static unsigned g_lb_epoch = 0;
+static size_t g_l2 = 0;
+template <LbForm F>
+static void runLookbackForm(const int32_t *in, int32_t *out, size_t n) {
+  const size_t tiles = (n + LB_TILE - 1) / LB_TILE;
+  if (tiles > g_lb_tiles) { /* grows only on a first, untimed call */
+    if (g_lb) CK(cudaFree(g_lb));
+    CK(cudaMalloc(&g_lb, (tiles + 1) * sizeof(LbStatus)));
+    CK(cudaMemset(g_lb, 0, (tiles + 1) * sizeof(LbStatus)));
+    g_lb_tiles = tiles;
+    g_lb_epoch = 0;
+    int dev = 0, l2 = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    g_l2 = (size_t)l2;
+  }
+  g_lb_epoch++;
+  CK(cudaMemsetAsync(g_lb, 0, sizeof(unsigned), 0));
+  lbKernel<F><<<(unsigned)tiles, LB_THREADS>>>(in, out, n, g_lb + 1, (unsigned *)g_lb, g_lb_epoch,
+                                               2 * n * sizeof(int32_t) > g_l2);
+  CK(cudaGetLastError());
+}
+
 /* ---- lab 06: head flags (one byte per element) at four mean segment lengths ----------------- */
 
 #ifdef HAVE_LAB06
@@ -256,6 +512,21 @@ static const Variant VARIANTS[] = {
     {"05b reduce-then-scan",             "05", scanIncReduceThenScan, FULL_INC,  0,    12,   40},
     {"05c decoupled look-back",          "05", scanIncLookback,       FULL_INC,  0,    8,    40},
     {"05c decoupled look-back, exclusive","05", scanExcLookback,      FULL_EXC,  0,    8,    40},
+    /* what production code calls, beside the labs' rows (the handouts' "In production") */
+    {"CUB WarpScan, tiles of 32",        "-",  runCubWarpTiles,       TILES_INC, 32,   8,    40},
+    {"cooperative_groups::inclusive_scan, tiles of 32","-", runCgWarpTiles, TILES_INC, 32, 8, 40},
+    {"CUB BlockScan warp scans, tiles of 1024","-", runCubBlockTiles<1, cub::BLOCK_SCAN_WARP_SCANS, false>,
+                                                                  TILES_INC, 1024, 8,    40},
+    {"CUB BlockScan raking, tiles of 1024","-", runCubBlockTiles<1, cub::BLOCK_SCAN_RAKING, false>,
+                                                                  TILES_INC, 1024, 8,    40},
+    {"CUB BlockScan warp scans, tiles of 2048, exclusive","-",
+     runCubBlockTiles<2, cub::BLOCK_SCAN_WARP_SCANS, true>,       TILES_EXC, 2048, 8,    40},
+    {"CUB BlockScan raking, tiles of 2048, exclusive","-",
+     runCubBlockTiles<2, cub::BLOCK_SCAN_RAKING, true>,           TILES_EXC, 2048, 8,    40},
+    {"look-back form: packed word, volatile","-", runLookbackForm<LB_VOLATILE>, FULL_INC, 0, 8, 40},
+    {"look-back form: packed word, atomic_ref relaxed","-", runLookbackForm<LB_RELAXED>, FULL_INC, 0, 8, 40},
+    {"look-back form: two words, volatile + fence","-", runLookbackForm<LB_FENCE>, FULL_INC, 0, 8, 40},
+    {"look-back form: two words, atomic_ref acquire/release","-", runLookbackForm<LB_ACQREL>, FULL_INC, 0, 8, 40},
 #ifdef HAVE_LAB06
     /* segmented: flags of mean segment length 32 unless the name says otherwise            flags counted */
     {"CUB InclusiveSumByKey (segmented, int keys)","-", runCubByKey,  SEG_INC,   0,    12,   40, 32,   12},
@@ -382,6 +653,19 @@ static std::string jsonEscape(const char *s) {
   return r;
 }
 
+/* Whether `name` contains one of the texts of `only`, separated by '|' ("WarpScan|04 warp"). */
+static bool nameMatches(const char *name, const char *only) {
+  std::string texts(only);
+  size_t from = 0;
+  for (;;) {
+    const size_t bar = texts.find('|', from);
+    const std::string t = texts.substr(from, bar == std::string::npos ? std::string::npos : bar - from);
+    if (!t.empty() && strstr(name, t.c_str())) return true;
+    if (bar == std::string::npos) return false;
+    from = bar + 1;
+  }
+}
+
 int main(int argc, char **argv) {
   int min_log2 = 16, max_log2 = 28, extra_log2 = 30, reps = 25;
   const char *only = nullptr;
@@ -418,7 +702,7 @@ int main(int argc, char **argv) {
          jsonEscape(prop.name).c_str(), prop.multiProcessorCount, prop.l2CacheSize >> 20, total_b / 1e9, reps);
   std::vector<int> chosen;
   for (int k = 0; k < NVARIANTS; k++)
-    if (!only || k < 2 || strstr(VARIANTS[k].name, only)) chosen.push_back(k); /* copy and CUB always */
+    if (!only || k < 2 || nameMatches(VARIANTS[k].name, only)) chosen.push_back(k); /* copy and CUB always */
   int plan = 0;
   for (int lg = min_log2; lg <= top; lg++)
     for (int k : chosen) plan += lg <= VARIANTS[k].max_log2;
@@ -484,6 +768,7 @@ int main(int argc, char **argv) {
   CK(cudaFree(g_keys));
   if (g_bykey_temp) CK(cudaFree(g_bykey_temp));
 #endif
+  if (g_lb) CK(cudaFree(g_lb));
   CK(cudaFree(d_in));
   CK(cudaFree(d_out));
   CK(cudaFree(d_ref));
