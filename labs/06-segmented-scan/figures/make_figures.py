@@ -121,6 +121,11 @@ def sweep_states(x, f):
 
 # ---- drawing ---------------------------------------------------------------------------------
 
+# The docs show these figures at their own width: no text below 11 px there (make check's
+# browser test measures it).
+MIN_FONT = 11
+
+
 def esc(s):
     return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -137,6 +142,7 @@ class Svg:
 
     def text(self, x, y, s, size=12, anchor="middle", color="#111111", weight="normal", italic=False):
         st = ' font-style="italic"' if italic else ""
+        size = max(size, MIN_FONT)
         self.items.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
                           f'fill="{color}" font-weight="{weight}"{st}>{esc(s)}</text>')
 
@@ -371,8 +377,8 @@ def fig_lookback():
                color=RED if has_head[t] else GRAY)
         s.text(x + w / 2, 140, names[status[t]], size=11, color=colors[status[t]], weight="bold")
     # tile 4 published before tile 3
-    s.text(x0 + 4 * (w + gap) + w / 2, 158, "published at once,", size=10, color=GREEN)
-    s.text(x0 + 4 * (w + gap) + w / 2, 172, "tile 3 not yet", size=10, color=GREEN)
+    s.text(x0 + 4 * (w + gap) + w / 2, 154, "published at once,", size=10, color=GREEN)
+    s.text(x0 + 4 * (w + gap) + w / 2, 167, "tile 3 not yet", size=10, color=GREEN)
     # look-back window of tile 7: lanes 0.. read tiles 6, 5, 4, ...
     for lane, t in enumerate([6, 5, 4, 3, 2]):
         x = x0 + t * (w + gap) + w / 2
@@ -380,7 +386,7 @@ def fig_lookback():
         s.path(f"M{x0 + 7 * (w + gap) + w / 2:.1f},{190} Q{(x + x0 + 7 * (w + gap) + w / 2) / 2:.1f},"
                f"{230 + 8 * lane} {x:.1f},{192}", color=RED if used else LIGHT, width=1.5 if used else 1,
                dash=None if used else "3 3", arrow=True)
-        s.text(x + 30, 200, f"lane {lane}", size=9, color=RED if used else LIGHT)
+        s.text(x, 184, f"lane {lane}", size=9, color=RED if used else LIGHT)  # above the arrowhead
     s.text(430, 270, "tile 7: carry = p4 (+) a5 (+) a6, the farthest on the left; the window's nearest "
            "PREFIX (tile 4) ends the look-back, even though tile 3 is INVALID", size=11, color=GRAY)
     s.text(430, 288, "then tile 7 (no head) publishes PREFIX = carry (+) a7; a tile with a head would have "
