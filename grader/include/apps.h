@@ -39,10 +39,16 @@
 
 /** Threads in a warp. */
 #define APP_WARP 32
+/* The tile shape (overridable with -D only by the kit's tuning script,
+ * labs/07-applications/bench/run_tune.sh; the tests' sizes assume a tile of 4096). */
+#ifndef APP_THREADS
 /** Threads per block of every tile kernel. */
-#define APP_THREADS 256
+#define APP_THREADS 128
+#endif
+#ifndef APP_ITEMS
 /** Elements per thread of a tile (a multiple of 4). */
-#define APP_ITEMS 16
+#define APP_ITEMS 32
+#endif
 /** Elements per tile: one block handles one tile. */
 #define APP_TILE (APP_THREADS * APP_ITEMS)
 
