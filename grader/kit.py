@@ -26,7 +26,7 @@ ROOT = grade.ROOT
 # solution code (the kit's self-test fixtures, the emulator's test kernels, the benchmark, lab
 # 05's tuning program with its look-back kernels).
 STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "grader/bench/",
-                       "labs/05-global-scan/bench/", ".ci/")
+                       "labs/05-global-scan/bench/", "labs/06-segmented-scan/bench/", ".ci/")
 
 
 # Slide frames between these two comment lines hold solution code: they are in the instructor's

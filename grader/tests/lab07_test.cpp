@@ -601,7 +601,7 @@ static size_t check_spmv_timed(const hx_timed *t, uint64_t seed, const void *out
 static void test_timing_spmv(void) {
   const int32_t rows = (int32_t)hx_param_int("rows"), mean = (int32_t)hx_param_int("mean");
   const Words kinds = words("matrices");
-  const double threshold = hx_param_double("threshold"), flat = hx_param_double("flat");
+  const double threshold = hx_param_double("threshold"), flat = hx_param_double("flat_threshold");
   const double rtol = hx_param_double("rtol"), atol = hx_param_double("atol");
   const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
   if (hx_failures() || kinds.n < 0) return;
