@@ -18,14 +18,17 @@
  *    stages its kept elements in shared memory so that the writes stay coalesced
  *    (compactSinglePass()). **Partition** (partitionStable()) puts the kept elements first and
  *    the others after them, both in their input order.
- * 2. **Line of sight** (002): from altitudes along a ray, each point's slope from the observer,
+ * 2. **Split and radix sort** (002, 003): the stable split by one bit, 32 of them as a sort,
+ *    and an LSD radix sort by 8-bit digits with per-tile counts, a scan of the counts and a
+ *    stable scatter (radixSortKeys(), radixSortPairs()).
+ * 3. **Line of sight** (002): from altitudes along a ray, each point's slope from the observer,
  *    an exclusive max-scan of the slopes, and a point is visible when its slope is greater than
  *    every slope before it; one pass that reads the altitudes once and writes one byte per
  *    point (lineOfSight()).
- * 3. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, 000 section 1.9): the
+ * 4. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, 000 section 1.9): the
  *    products, head flags where rows start, a segmented sum, each row's total at its last
  *    element; one pass that balances work by non-zeros, not by rows (spmvCsr()).
- * 4. **String comparison** (002): the lexicographic order of two byte strings from an
+ * 5. **String comparison** (002): the lexicographic order of two byte strings from an
  *    associative, non-commutative "first difference wins" operator (FirstDiff,
  *    strCompare()).
  *
@@ -104,6 +107,23 @@ struct Seg {
 };
 /** @} */
 
+/** @name Predicates of the partition kernels
+ *  @{ */
+
+/** Keeps `x > pivot` (compaction and partition). */
+struct KeepAbove {
+  int32_t pivot; /**< the bound */
+  /** whether @p x is kept */
+  __host__ __device__ bool operator()(int32_t x) const { return x > pivot; }
+};
+/** Keeps the keys whose bit @p bit is clear (the split of a radix sort). */
+struct BitClear {
+  int bit; /**< 0 .. 31 */
+  /** whether @p k is kept (its bit is 0) */
+  __host__ __device__ bool operator()(uint32_t k) const { return ((k >> bit) & 1u) == 0; }
+};
+/** @} */
+
 /** @name Part 1: stream compaction and partition (keep `x > pivot`)
  *  @{ */
 
@@ -124,6 +144,40 @@ size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t 
  * (partitionKernel()) writes both groups.
  */
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+/** @} */
+
+/** @name Part 1b: split and radix sort (32-bit unsigned keys, ascending, stable)
+ *  @{ */
+
+/** Bits of a digit of radixSortKeys(): 4 passes of 8 bits. */
+#define APP_RADIX_BITS 8
+/** Digits: 256 counters per tile. */
+#define APP_RADIX_DIGITS (1 << APP_RADIX_BITS)
+
+/**
+ * The split of seed 002 and 003: the keys whose bit @p bit is 0 first, then those where it is
+ * 1, both in input order (the partition kernels with BitClear). Returns the number of the
+ * first group.
+ */
+size_t splitBit(const uint32_t *d_in, uint32_t *d_out, size_t n, int bit);
+
+/** A radix sort by 32 splits, bit 0 first (each split stable, so the last one finishes the
+ *  sort): @p d_out holds the keys of @p d_in in ascending order. */
+void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n);
+
+/**
+ * LSD radix sort by digits of APP_RADIX_BITS bits, 4 passes, each: per-tile digit counts
+ * (radixCountKernel()), one exclusive sum of the counts laid out digit by digit (appScanExc:
+ * the offset of each digit in each tile), and a stable scatter (radixScatterKernel()) that
+ * ranks the keys inside each tile by 8 one-bit splits in shared memory and writes each digit's
+ * run contiguously. @p d_out may equal @p d_in.
+ */
+void radixSortKeys(const uint32_t *d_in, uint32_t *d_out, size_t n);
+
+/** radixSortKeys() with a 32-bit value carried beside each key (stable: equal keys keep the
+ *  order of their values' input positions). */
+void radixSortPairs(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
+                    uint32_t *d_vals_out, size_t n);
 /** @} */
 
 /** @name Part 2: line of sight

@@ -8,6 +8,10 @@
  *     compactScan(in, out, n, pivot)           -> kept count
  *     compactSinglePass(in, out, n, pivot)     -> kept count
  *     partitionStable(in, out, n, pivot)       -> size of the first group
+ *     splitBit(in, out, n, bit)                -> size of the first group
+ *     radixSortSplit(in, out, n)
+ *     radixSortKeys(in, out, n)                 (also the timed form)
+ *     radixSortPairs(keys_in, vals_in, keys_out, vals_out, n)
  *     lineOfSight(alt, vis, n)
  *     lineOfSightBits(alt_bits, vis, n)         the timed form: altitudes generated as float bits
  *     spmvCsr(row_ptr, col, val, x, y, rows, nnz)
@@ -32,6 +36,23 @@ static int64_t call_compact_single(drv_call *c) {
 static int64_t call_partition(drv_call *c) {
   return (int64_t)partitionStable((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
                                   (int32_t)drv_i64(c, 3));
+}
+static int64_t call_split(drv_call *c) {
+  return (int64_t)splitBit((const uint32_t *)drv_ptr(c, 0), (uint32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                           (int)drv_i64(c, 3));
+}
+static int64_t call_sort_split(drv_call *c) {
+  radixSortSplit((const uint32_t *)drv_ptr(c, 0), (uint32_t *)drv_ptr(c, 1), drv_size(c, 2));
+  return 0;
+}
+static int64_t call_sort_keys(drv_call *c) {
+  radixSortKeys((const uint32_t *)drv_ptr(c, 0), (uint32_t *)drv_ptr(c, 1), drv_size(c, 2));
+  return 0;
+}
+static int64_t call_sort_pairs(drv_call *c) {
+  radixSortPairs((const uint32_t *)drv_ptr(c, 0), (const uint32_t *)drv_ptr(c, 1), (uint32_t *)drv_ptr(c, 2),
+                 (uint32_t *)drv_ptr(c, 3), drv_size(c, 4));
+  return 0;
 }
 static int64_t call_sight(drv_call *c) {
   lineOfSight((const float *)drv_ptr(c, 0), (uint8_t *)drv_ptr(c, 1), drv_size(c, 2));
@@ -62,6 +83,7 @@ static int64_t call_first_diff(drv_call *c) {
 static int64_t call_release(drv_call *c) { return (void)c, appRelease(), 0; }
 
 DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
-          {"partitionStable", call_partition}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
+          {"partitionStable", call_partition}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
+          {"radixSortKeys", call_sort_keys}, {"radixSortPairs", call_sort_pairs}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
           {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str},
           {"firstDiffApply", call_first_diff}, {"appRelease", call_release});

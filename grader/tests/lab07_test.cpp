@@ -1,6 +1,7 @@
 /**
  * @file lab07_test.cpp
- * @brief Lab 07 tests: compaction (three passes and one), stable partition, line of sight, the
+ * @brief Lab 07 tests: compaction (three passes and one), stable partition, split and radix
+ *        sort (keys and pairs), line of sight, the
  *        sparse matrix-vector product, the FirstDiff operator and string comparison.
  *
  * The applications run in the driver (grader/tests/lab07_calls.cu). The tests make the inputs,
@@ -199,6 +200,145 @@ static void test_huge(void) {
   hx_buf_free(in);
   hx_buf_free(out);
 }
+
+/* ==== Part 1b: split and radix sort ============================================================= */
+
+/* Keys by pattern: rand (every bit random), small (keys 0..15: many equal), equal (one key),
+ * sorted, reversed, extremes (0 and 0xFFFFFFFF only), digits (each byte from a few values). */
+static bool make_keys(const char *pattern, size_t n, uint64_t seed, uint32_t *k) {
+  hx_rng r = hx_rng_make(seed);
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t x = (uint32_t)hx_rng_next(&r);
+    if (!strcmp(pattern, "rand")) k[i] = x;
+    else if (!strcmp(pattern, "small")) k[i] = x & 15u;
+    else if (!strcmp(pattern, "equal")) k[i] = 0x9E3779B9u;
+    else if (!strcmp(pattern, "sorted")) k[i] = (uint32_t)(i * 977u);
+    else if (!strcmp(pattern, "reversed")) k[i] = 0xFFFFFFFFu - (uint32_t)(i * 977u);
+    else if (!strcmp(pattern, "extremes")) k[i] = x & 1u ? 0xFFFFFFFFu : 0u;
+    else if (!strcmp(pattern, "digits")) k[i] = (x & 0x03030303u) * 0x3Fu;
+    else {
+      HX_FAIL("manifest: no key pattern '%s' (rand, small, equal, sorted, reversed, extremes, digits)", pattern);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* A stable LSD sort of (key, index) pairs on the host, 8 bits a pass: the reference for both
+ * the sorted keys and the order of equal keys. */
+static void host_sort(const uint32_t *k, size_t n, std::vector<uint32_t> &keys, std::vector<uint32_t> &idx) {
+  keys.assign(k, k + n);
+  idx.resize(n);
+  for (size_t i = 0; i < n; i++) idx[i] = (uint32_t)i;
+  std::vector<uint32_t> k2(n), i2(n);
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++) count[((keys[i] >> shift) & 255u) + 1]++;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (size_t i = 0; i < n; i++) {
+      const size_t at = count[(keys[i] >> shift) & 255u]++;
+      k2[at] = keys[i];
+      i2[at] = idx[i];
+    }
+    keys.swap(k2);
+    idx.swap(i2);
+  }
+}
+
+static size_t check_u32(const char *ctx, const uint32_t *exp, const uint32_t *got, size_t n, const char *what) {
+  for (size_t i = 0; i < n; i++)
+    if (exp[i] != got[i]) {
+      size_t bad = 0;
+      for (size_t j = i; j < n; j++) bad += exp[j] != got[j];
+      HX_FAIL("%s: %s [%zu]: expected 0x%08x, got 0x%08x%s (%zu mismatch%s)", ctx, what, i, exp[i], got[i],
+              got[i] == 0xDEADBEEFu || got[i] == 0xEFEFEFEFu ? " (the poison value: never written)" : "", bad,
+              bad == 1 ? "" : "es");
+      return bad;
+    }
+  return 0;
+}
+
+/* splitBit at bits 0, 7 and 31: the keys with the bit clear first, both groups in order. */
+static void test_split(void) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  const Words pats = words("patterns");
+  if (hx_failures() || ns < 0 || pats.n < 0) return;
+  const int bits[3] = {0, 7, 31};
+  for (int p = 0; p < pats.n; p++)
+    for (int s = 0; s < ns; s++)
+      for (int b = 0; b < 3; b++) {
+        const size_t n = (size_t)sizes[s];
+        const uint64_t seed = hx_seed() + (uint64_t)(p * 131 + s);
+        hx_buf *in = hx_buf_new(n ? n : 1, 4), *out = hx_buf_new(n ? n : 1, 4);
+        size_t bad = 1;
+        if (in && out && make_keys(pats.w[p], n, seed, (uint32_t *)hx_buf_data(in))) {
+          const uint32_t *k = (const uint32_t *)hx_buf_data(in);
+          std::vector<uint32_t> exp;
+          for (size_t i = 0; i < n; i++)
+            if (!((k[i] >> bits[b]) & 1u)) exp.push_back(k[i]);
+          const size_t first = exp.size();
+          for (size_t i = 0; i < n; i++)
+            if ((k[i] >> bits[b]) & 1u) exp.push_back(k[i]);
+          char ctx[200];
+          snprintf(ctx, sizeof ctx, "splitBit(n=%zu, bit %d, keys %s, seed=%llu)", n, bits[b], pats.w[p],
+                   (unsigned long long)seed);
+          long long got = -1;
+          bad = HX_CALL_RET(&got, "splitBit", ctx, hx_in(in), hx_out(out), hx_i64((long long)n), hx_i64(bits[b]));
+          if (!bad && !HX_CHECK(got == (long long)first, "%s: returned %lld; %zu keys have the bit clear", ctx, got,
+                                first))
+            bad = 1;
+          if (!bad) bad = check_u32(ctx, exp.data(), (const uint32_t *)hx_buf_data(out), n, "key");
+        }
+        hx_buf_free(in);
+        hx_buf_free(out);
+        if (bad) return;
+      }
+}
+
+/* One sort call: "radixSortSplit" or "radixSortKeys" (keys), or "radixSortPairs" (values are
+ * the input positions, so equal keys must come out with increasing values). */
+static size_t run_sort(const char *fn, const char *pattern, size_t n, uint64_t seed) {
+  const bool pairs = !strcmp(fn, "radixSortPairs");
+  hx_buf *in = hx_buf_new(n ? n : 1, 4), *out = hx_buf_new(n ? n : 1, 4);
+  hx_buf *vin = pairs ? hx_buf_new(n ? n : 1, 4) : NULL, *vout = pairs ? hx_buf_new(n ? n : 1, 4) : NULL;
+  size_t bad = 1;
+  if (in && out && (!pairs || (vin && vout)) && make_keys(pattern, n, seed, (uint32_t *)hx_buf_data(in))) {
+    std::vector<uint32_t> keys, idx;
+    host_sort((const uint32_t *)hx_buf_data(in), n, keys, idx);
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, keys %s, seed=%llu)", fn, n, pattern, (unsigned long long)seed);
+    if (pairs) {
+      uint32_t *v = (uint32_t *)hx_buf_data(vin);
+      for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+      bad = HX_CALL(fn, ctx, hx_in(in), hx_in(vin), hx_out(out), hx_out(vout), hx_i64((long long)n));
+    } else {
+      bad = HX_CALL(fn, ctx, hx_in(in), hx_out(out), hx_i64((long long)n));
+    }
+    if (!bad) bad = check_u32(ctx, keys.data(), (const uint32_t *)hx_buf_data(out), n, "sorted key");
+    if (!bad && pairs)
+      bad = check_u32(ctx, idx.data(), (const uint32_t *)hx_buf_data(vout), n,
+                      "value (the input position; equal keys keep their order) at");
+  }
+  hx_buf_free(in);
+  hx_buf_free(out);
+  hx_buf_free(vin);
+  hx_buf_free(vout);
+  return bad;
+}
+
+static void sweep_sort(const char *fn) {
+  long long sizes[MAX_LIST];
+  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
+  const Words pats = words("patterns");
+  if (hx_failures() || ns < 0 || pats.n < 0) return;
+  for (int p = 0; p < pats.n; p++)
+    for (int s = 0; s < ns; s++)
+      if (run_sort(fn, pats.w[p], (size_t)sizes[s], hx_seed() + (uint64_t)(p * 131 + s))) return;
+}
+static void test_sort_split(void) { sweep_sort("radixSortSplit"); }
+static void test_sort_keys(void) { sweep_sort("radixSortKeys"); }
+static void test_sort_pairs(void) { sweep_sort("radixSortPairs"); }
 
 /* ==== Part 2: line of sight ===================================================================== */
 
@@ -668,11 +808,52 @@ static void test_timing_spmv(void) {
            lo / hi, flat);
 }
 
+/* The timed sort's check: the output sorted, and the same keys as the input (counted by a
+ * host sort of the regenerated input). */
+static size_t check_sort_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  std::vector<uint32_t> k(t->n), keys, idx;
+  for (size_t i = 0; i < t->n; i++) k[i] = (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
+  host_sort(k.data(), t->n, keys, idx);
+  const uint32_t *o = (const uint32_t *)out;
+  for (size_t i = 0; i < t->n; i++)
+    if (o[i] != keys[i]) {
+      HX_FAIL("%s: a timed call's output is wrong at [%zu]: expected 0x%08x, got 0x%08x", ctx, i, keys[i], o[i]);
+      return 1;
+    }
+  return 0;
+}
+
+static void test_timing_sort(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double threshold = hx_param_double("threshold");
+  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
+  if (hx_failures()) return;
+  if (run_sort("radixSortKeys", "rand", n, hx_seed())) return; /* correct first */
+  HX_REQUIRE_TIMING();
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "radixSortKeys(n=%zu, random 32-bit keys)", n);
+  const hx_arg extra[1] = {hx_i64((long long)n)};
+  const hx_timed t = {"radixSortKeys", ctx, n, 4, hx_seed(), INT32_MIN, INT32_MAX, extra, 1, check_sort_timed, NULL};
+  const double copy_s = copy_time(8 * n, n, reps, per_batch);
+  const double s = hx_time_calls(&t, reps, per_batch);
+  if (s != s) return;
+  const double frac = copy_s / s;
+  hx_metric("fraction_of_copy", frac);
+  hx_note("%s: %.3f ms, %.1f G keys/s, %.3f of copy counting 8 bytes per key (threshold %.3f)", ctx, s * 1e3,
+          (double)n / s * 1e-9, frac, threshold);
+  HX_CHECK(frac >= threshold, "%s reached %.3f of copy bandwidth (8 bytes per key); the threshold is %.3f", ctx, frac,
+           threshold);
+}
+
 static const hx_test TESTS[] = {
     {"compact_example", test_compact_example},
     {"compact_scan", test_compact_scan},
     {"compact_single", test_compact_single},
     {"partition", test_partition},
+    {"split", test_split},
+    {"sort_split", test_sort_split},
+    {"sort_keys", test_sort_keys},
+    {"sort_pairs", test_sort_pairs},
     {"repeat", test_repeat},
     {"huge", test_huge},
     {"sight", test_sight},
@@ -680,6 +861,7 @@ static const hx_test TESTS[] = {
     {"first_diff", test_first_diff},
     {"strings", test_strings},
     {"timing_compact", test_timing_compact},
+    {"timing_sort", test_timing_sort},
     {"timing_sight", test_timing_sight},
     {"timing_spmv", test_timing_spmv},
     {NULL, NULL},

@@ -282,6 +282,7 @@ typedef struct {
 static app_scratch g_status;  /* tile counter (first sector) and status words */
 static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
 static app_scratch g_word;    /* a 64-bit result read back by the host */
+static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, digit counts */
 static unsigned g_epoch;
 
 static void *appReserve(app_scratch *s, size_t bytes) {
@@ -296,8 +297,8 @@ static void *appReserve(app_scratch *s, size_t bytes) {
 }
 
 void appRelease(void) {
-  app_scratch *all[3] = {&g_status, &g_temp, &g_word};
-  for (int k = 0; k < 3; k++) {
+  app_scratch *all[6] = {&g_status, &g_temp, &g_word, &g_sort_keys, &g_sort_vals, &g_counts};
+  for (int k = 0; k < 6; k++) {
     if (all[k]->ptr) CUDA_CHECK(cudaFree(all[k]->ptr));
     all[k]->ptr = NULL;
     all[k]->bytes = 0;
@@ -415,31 +416,36 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* STUDENT-END(lab07) */
 }
 
-/** *count += the number of elements > pivot (a block count, then one atomicAdd per block). */
-static __global__ void partitionCountKernel(const int32_t *in, size_t n, int32_t pivot, unsigned long long *count) {
+/** *count += the number of elements that @p keep keeps (a warp count, then one atomicAdd per
+ *  warp). T: int32_t with KeepAbove, uint32_t with BitClear. */
+template <typename T, typename Pred>
+static __global__ void partitionCountKernel(const T *in, size_t n, Pred keep, unsigned long long *count) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): count the elements > pivot in a grid-stride loop, sum the counts of the warp
-   * (__shfl_xor_sync), and let lane 0 of each warp atomicAdd its sum to *count (zero at launch).
+  /* TODO(lab07): count the elements that keep() keeps in a grid-stride loop, sum the counts of
+   * the warp (__shfl_xor_sync), and let lane 0 of each warp atomicAdd its sum to *count (zero at
+   * launch).
    * Until then: nothing is counted. */
-  (void)in, (void)n, (void)pivot, (void)count;
+  (void)in, (void)n, (void)keep, (void)count;
   /* STUDENT-END(lab07) */
 }
 
 /**
  * One pass as compactKernel(), writing every element: a kept element of rank r (kept before it
- * in the array) goes to out[r]; another element, the m-th not kept, to out[kept_total + m].
+ * in the array) goes to out[r]; another element, the m-th not kept, to out[*kept_total + m]
+ * (*kept_total: what partitionCountKernel() counted, read on the device: no trip to the host).
  */
+template <typename T, typename Pred>
 static __global__ void __launch_bounds__(APP_THREADS)
-    partitionKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, size_t kept_total,
+    partitionKernel(const T *in, T *out, size_t n, Pred keep, const unsigned long long *kept_total,
                     app_status *status, unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): compactKernel's steps 1-4, then stage every valid item: a kept one at
-   * rank[k], another at kept + (tilePos(k) - rank[k]) (that many elements before it in the tile
-   * were not kept); __syncthreads(); and write staged element j to out[before + j] when
-   * j < kept, otherwise to out[kept_total + (base - before) + (j - kept)]: base - before
-   * elements of earlier tiles were not kept.
+  /* TODO(lab07): compactKernel's steps 1-4 with keep(v[k]) as the test, then stage every valid
+   * item: a kept one at rank[k], another at kept + (tilePos(k) - rank[k]) (that many elements
+   * before it in the tile were not kept); __syncthreads(); and write staged element j to
+   * out[before + j] when j < kept, otherwise to out[*kept_total + (base - before) + (j - kept)]:
+   * base - before elements of earlier tiles were not kept.
    * Until then: nothing is written. */
-  (void)in, (void)out, (void)n, (void)pivot, (void)kept_total, (void)status, (void)counter, (void)epoch;
+  (void)in, (void)out, (void)n, (void)keep, (void)kept_total, (void)status, (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
 }
 
@@ -475,17 +481,120 @@ size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t 
   return (size_t)appReadWord(count);
 }
 
+/** The two partition passes; the first group's size is left in *count (on the device). */
+template <typename T, typename Pred>
+static void partitionPasses(const T *d_in, T *d_out, size_t n, Pred keep, unsigned long long *count) {
+  partitionCountKernel<<<gridFor(n), APP_THREADS>>>(d_in, n, keep, count);
+  CUDA_CHECK_LAUNCH();
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, keep, count, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
   if (n == 0) return 0;
   unsigned long long *count = appWord();
-  partitionCountKernel<<<gridFor(n), APP_THREADS>>>(d_in, n, pivot, count);
-  CUDA_CHECK_LAUNCH();
-  const size_t kept = (size_t)appReadWord(count);
-  unsigned *counter, epoch;
-  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
-  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, kept, status, counter, epoch);
-  CUDA_CHECK_LAUNCH();
-  return kept;
+  const KeepAbove keep = {pivot};
+  partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+size_t splitBit(const uint32_t *d_in, uint32_t *d_out, size_t n, int bit) {
+  if (n == 0) return 0;
+  unsigned long long *count = appWord();
+  const BitClear keep = {bit};
+  partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
+  if (n == 0) return;
+  uint32_t *tmp = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
+  unsigned long long *count = appWord();
+  const uint32_t *src = d_in;
+  for (int bit = 0; bit < 32; bit++) { /* bit 0 first; 32 passes end in d_out */
+    uint32_t *dst = bit % 2 == 0 ? tmp : d_out;
+    CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof *count, 0));
+    const BitClear keep = {bit};
+    partitionPasses(src, dst, n, keep, count);
+    src = dst;
+  }
+}
+
+/* ==== Part 1b: LSD radix sort ================================================================ */
+
+/** counts[d * tiles + t] = the keys of tile t whose digit `(key >> shift) & 255` is d (the counts
+ *  laid out digit by digit, so that one exclusive sum gives every (digit, tile) its offset). */
+static __global__ void __launch_bounds__(APP_THREADS)
+    radixCountKernel(const uint32_t *keys, size_t n, int shift, uint32_t *counts, unsigned tiles) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): a __shared__ histogram of APP_RADIX_DIGITS counters, zeroed; loadTile the
+   * tile's keys (tile blockIdx.x); atomicAdd 1 to the counter of each valid key's digit
+   * (key >> shift) & 255; __syncthreads(); write counts[d * tiles + blockIdx.x] for every d.
+   * Until then: nothing is written. */
+  (void)keys, (void)n, (void)shift, (void)counts, (void)tiles;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * Tile t (blockIdx.x) of one pass: sort the tile's keys by their digit, stably, with
+ * APP_RADIX_BITS one-bit splits through shared memory (each a blockScanExc of the "bit is 0"
+ * flags); find where each digit's run starts in the sorted tile; write key j of the sorted tile
+ * to offsets[d * tiles + t] + (j - start of its digit), consecutive threads writing consecutive
+ * keys of a run. PAIRS: the values move with their keys.
+ */
+template <bool PAIRS>
+static __global__ void __launch_bounds__(APP_THREADS)
+    radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
+                       size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): sort the tile by its digit, stably, then write it out:
+   *   1. loadTile the keys with fill 0xffffffff (past the end: the largest key, last in the
+   *      input, so it stays after every real key), and the values when PAIRS;
+   *   2. for each bit b of the digit (shift + 0 .. shift + 7): zero[i] = the bit is 0;
+   *      rank = blockScanExc(copy of zero): a key with the bit 0 goes to rank[i], another to
+   *      zeros + (tilePos(i) - rank[i]); write it (and its value) to __shared__ arrays at that
+   *      place; __syncthreads(); read back item i from tilePos(i) (not after the last bit);
+   *      __syncthreads();
+   *   3. for each sorted position j < valid where the digit changes, start[digit] = j;
+   *      __syncthreads();
+   *   4. sorted key j goes to offsets[d * tiles + blockIdx.x] + (j - start[d]), j striding by
+   *      APP_THREADS (consecutive threads, consecutive addresses).
+   * Until then: nothing is written. */
+  (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)offsets, (void)tiles;
+  /* STUDENT-END(lab07) */
+}
+
+/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only). */
+static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
+                        uint32_t *d_vals_out, size_t n) {
+  if (n == 0) return;
+  const unsigned tiles = appTiles(n);
+  uint32_t *counts = (uint32_t *)appReserve(&g_counts, (size_t)APP_RADIX_DIGITS * tiles * sizeof(uint32_t));
+  uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
+  uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
+  const uint32_t *ks = d_keys_in, *vs = d_vals_in;
+  for (int pass = 0; pass < 32 / APP_RADIX_BITS; pass++) { /* an even number: the last ends in out */
+    uint32_t *kd = pass % 2 == 0 ? kt : d_keys_out, *vd = pass % 2 == 0 ? vt : d_vals_out;
+    const int shift = pass * APP_RADIX_BITS;
+    radixCountKernel<<<tiles, APP_THREADS>>>(ks, n, shift, counts, tiles);
+    CUDA_CHECK_LAUNCH();
+    appScanExc(counts, counts, (size_t)APP_RADIX_DIGITS * tiles);
+    if (d_vals_in) radixScatterKernel<true><<<tiles, APP_THREADS>>>(ks, vs, kd, vd, n, shift, counts, tiles);
+    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, (const uint32_t *)NULL, kd, (uint32_t *)NULL, n, shift,
+                                                     counts, tiles);
+    CUDA_CHECK_LAUNCH();
+    ks = kd;
+    vs = vd;
+  }
+}
+
+void radixSortKeys(const uint32_t *d_in, uint32_t *d_out, size_t n) { radixPasses(d_in, NULL, d_out, NULL, n); }
+
+void radixSortPairs(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
+                    uint32_t *d_vals_out, size_t n) {
+  radixPasses(d_keys_in, d_vals_in, d_keys_out, d_vals_out, n);
 }
 
 /* ==== Part 2: line of sight ================================================================== */

@@ -282,6 +282,7 @@ typedef struct {
 static app_scratch g_status;  /* tile counter (first sector) and status words */
 static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
 static app_scratch g_word;    /* a 64-bit result read back by the host */
+static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, digit counts */
 static unsigned g_epoch;
 
 static void *appReserve(app_scratch *s, size_t bytes) {
@@ -296,8 +297,8 @@ static void *appReserve(app_scratch *s, size_t bytes) {
 }
 
 void appRelease(void) {
-  app_scratch *all[3] = {&g_status, &g_temp, &g_word};
-  for (int k = 0; k < 3; k++) {
+  app_scratch *all[6] = {&g_status, &g_temp, &g_word, &g_sort_keys, &g_sort_vals, &g_counts};
+  for (int k = 0; k < 6; k++) {
     if (all[k]->ptr) CUDA_CHECK(cudaFree(all[k]->ptr));
     all[k]->ptr = NULL;
     all[k]->bytes = 0;
@@ -416,12 +417,14 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* STUDENT-END(lab07) */
 }
 
-/** *count += the number of elements > pivot (a block count, then one atomicAdd per block). */
-static __global__ void partitionCountKernel(const int32_t *in, size_t n, int32_t pivot, unsigned long long *count) {
+/** *count += the number of elements that @p keep keeps (a warp count, then one atomicAdd per
+ *  warp). T: int32_t with KeepAbove, uint32_t with BitClear. */
+template <typename T, typename Pred>
+static __global__ void partitionCountKernel(const T *in, size_t n, Pred keep, unsigned long long *count) {
   /* STUDENT-BEGIN(lab07) */
   unsigned mine = 0;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    mine += in[i] > pivot;
+    mine += keep(in[i]);
   for (int o = APP_WARP / 2; o > 0; o /= 2) mine += __shfl_xor_sync(FULL_MASK, mine, o);
   if (threadIdx.x % APP_WARP == 0 && mine) atomicAdd(count, (unsigned long long)mine);
   /* STUDENT-END(lab07) */
@@ -429,34 +432,36 @@ static __global__ void partitionCountKernel(const int32_t *in, size_t n, int32_t
 
 /**
  * One pass as compactKernel(), writing every element: a kept element of rank r (kept before it
- * in the array) goes to out[r]; another element, the m-th not kept, to out[kept_total + m].
+ * in the array) goes to out[r]; another element, the m-th not kept, to out[*kept_total + m]
+ * (*kept_total: what partitionCountKernel() counted, read on the device: no trip to the host).
  */
+template <typename T, typename Pred>
 static __global__ void __launch_bounds__(APP_THREADS)
-    partitionKernel(const int32_t *in, int32_t *out, size_t n, int32_t pivot, size_t kept_total,
+    partitionKernel(const T *in, T *out, size_t n, Pred keep, const unsigned long long *kept_total,
                     app_status *status, unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ int32_t s_tile[APP_TILE];
+  __shared__ T s_tile[APP_TILE];
   __shared__ BlockScanTemp<uint32_t> temp;
   __shared__ uint32_t s_prefix;
   __shared__ unsigned s_tile_id;
   const size_t tile = nextTile(counter, &s_tile_id);
   const size_t base = tile * APP_TILE;
   const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
-  int32_t v[APP_ITEMS];
-  loadTile(in, base, valid, 0, v);
-  uint32_t rank[APP_ITEMS], keep[APP_ITEMS];
+  T v[APP_ITEMS];
+  loadTile(in, base, valid, T(), v);
+  uint32_t rank[APP_ITEMS], kept_here[APP_ITEMS];
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) keep[k] = rank[k] = tilePos(k) < valid && v[k] > pivot;
+  for (int k = 0; k < APP_ITEMS; k++) kept_here[k] = rank[k] = tilePos(k) < valid && keep(v[k]);
   const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
   const size_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
   /* staged: the tile's kept elements at 0 .. kept-1, the others after them, both in order */
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) {
     const unsigned j = tilePos(k);
-    if (j < valid) s_tile[keep[k] ? rank[k] : kept + (j - rank[k])] = v[k];
+    if (j < valid) s_tile[kept_here[k] ? rank[k] : kept + (j - rank[k])] = v[k];
   }
   __syncthreads();
-  const size_t rest = kept_total + (base - before); /* where this tile's other elements start */
+  const size_t rest = (size_t)*kept_total + (base - before); /* where this tile's others start */
   for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS)
     __stcs(out + (j < kept ? before + j : rest + (j - kept)), s_tile[j]);
   /* STUDENT-END(lab07) */
@@ -494,17 +499,157 @@ size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t 
   return (size_t)appReadWord(count);
 }
 
+/** The two partition passes; the first group's size is left in *count (on the device). */
+template <typename T, typename Pred>
+static void partitionPasses(const T *d_in, T *d_out, size_t n, Pred keep, unsigned long long *count) {
+  partitionCountKernel<<<gridFor(n), APP_THREADS>>>(d_in, n, keep, count);
+  CUDA_CHECK_LAUNCH();
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, keep, count, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
   if (n == 0) return 0;
   unsigned long long *count = appWord();
-  partitionCountKernel<<<gridFor(n), APP_THREADS>>>(d_in, n, pivot, count);
-  CUDA_CHECK_LAUNCH();
-  const size_t kept = (size_t)appReadWord(count);
-  unsigned *counter, epoch;
-  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
-  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, kept, status, counter, epoch);
-  CUDA_CHECK_LAUNCH();
-  return kept;
+  const KeepAbove keep = {pivot};
+  partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+size_t splitBit(const uint32_t *d_in, uint32_t *d_out, size_t n, int bit) {
+  if (n == 0) return 0;
+  unsigned long long *count = appWord();
+  const BitClear keep = {bit};
+  partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
+  if (n == 0) return;
+  uint32_t *tmp = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
+  unsigned long long *count = appWord();
+  const uint32_t *src = d_in;
+  for (int bit = 0; bit < 32; bit++) { /* bit 0 first; 32 passes end in d_out */
+    uint32_t *dst = bit % 2 == 0 ? tmp : d_out;
+    CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof *count, 0));
+    const BitClear keep = {bit};
+    partitionPasses(src, dst, n, keep, count);
+    src = dst;
+  }
+}
+
+/* ==== Part 1b: LSD radix sort ================================================================ */
+
+/** counts[d * tiles + t] = the keys of tile t whose digit `(key >> shift) & 255` is d (the counts
+ *  laid out digit by digit, so that one exclusive sum gives every (digit, tile) its offset). */
+static __global__ void __launch_bounds__(APP_THREADS)
+    radixCountKernel(const uint32_t *keys, size_t n, int shift, uint32_t *counts, unsigned tiles) {
+  /* STUDENT-BEGIN(lab07) */
+  __shared__ unsigned s_hist[APP_RADIX_DIGITS];
+  for (int d = threadIdx.x; d < APP_RADIX_DIGITS; d += APP_THREADS) s_hist[d] = 0;
+  __syncthreads();
+  const size_t base = (size_t)blockIdx.x * APP_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
+  uint32_t k[APP_ITEMS];
+  loadTile(keys, base, valid, 0u, k);
+#pragma unroll
+  for (int i = 0; i < APP_ITEMS; i++)
+    if (tilePos(i) < valid) atomicAdd(&s_hist[(k[i] >> shift) & (APP_RADIX_DIGITS - 1)], 1u);
+  __syncthreads();
+  for (int d = threadIdx.x; d < APP_RADIX_DIGITS; d += APP_THREADS) counts[(size_t)d * tiles + blockIdx.x] = s_hist[d];
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * Tile t (blockIdx.x) of one pass: sort the tile's keys by their digit, stably, with
+ * APP_RADIX_BITS one-bit splits through shared memory (each a blockScanExc of the "bit is 0"
+ * flags); find where each digit's run starts in the sorted tile; write key j of the sorted tile
+ * to offsets[d * tiles + t] + (j - start of its digit), consecutive threads writing consecutive
+ * keys of a run. PAIRS: the values move with their keys.
+ */
+template <bool PAIRS>
+static __global__ void __launch_bounds__(APP_THREADS)
+    radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
+                       size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
+  /* STUDENT-BEGIN(lab07) */
+  __shared__ uint32_t s_keys[APP_TILE];
+  __shared__ uint32_t s_vals[PAIRS ? APP_TILE : 1];
+  __shared__ uint32_t s_start[APP_RADIX_DIGITS];
+  __shared__ BlockScanTemp<uint32_t> temp;
+  const size_t base = (size_t)blockIdx.x * APP_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
+  uint32_t k[APP_ITEMS], v[APP_ITEMS];
+  /* past the end: the largest key, last in the input, so it sorts after every real key */
+  loadTile(keys_in, base, valid, 0xffffffffu, k);
+  if (PAIRS) loadTile(vals_in, base, valid, 0u, v);
+  for (int b = 0; b < APP_RADIX_BITS; b++) {
+    uint32_t rank[APP_ITEMS], zero[APP_ITEMS];
+#pragma unroll
+    for (int i = 0; i < APP_ITEMS; i++) zero[i] = rank[i] = ((k[i] >> (shift + b)) & 1u) == 0;
+    const uint32_t zeros = blockScanExc(rank, AddU(), 0u, &temp);
+#pragma unroll
+    for (int i = 0; i < APP_ITEMS; i++) {
+      const unsigned dst = zero[i] ? rank[i] : zeros + (tilePos(i) - rank[i]);
+      s_keys[dst] = k[i];
+      if (PAIRS) s_vals[dst] = v[i];
+    }
+    __syncthreads();
+    if (b + 1 < APP_RADIX_BITS) {
+#pragma unroll
+      for (int i = 0; i < APP_ITEMS; i++) {
+        k[i] = s_keys[tilePos(i)];
+        if (PAIRS) v[i] = s_vals[tilePos(i)];
+      }
+      __syncthreads();
+    }
+  }
+  const unsigned mask = APP_RADIX_DIGITS - 1;
+  for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS) { /* where each digit's run starts */
+    const unsigned d = (s_keys[j] >> shift) & mask;
+    if (j == 0 || ((s_keys[j - 1] >> shift) & mask) != d) s_start[d] = j;
+  }
+  __syncthreads();
+  for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS) {
+    const uint32_t key = s_keys[j];
+    const unsigned d = (key >> shift) & mask;
+    const size_t at = (size_t)offsets[(size_t)d * tiles + blockIdx.x] + (j - s_start[d]);
+    keys_out[at] = key;
+    if (PAIRS) vals_out[at] = s_vals[j];
+  }
+  /* STUDENT-END(lab07) */
+}
+
+/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only). */
+static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
+                        uint32_t *d_vals_out, size_t n) {
+  if (n == 0) return;
+  const unsigned tiles = appTiles(n);
+  uint32_t *counts = (uint32_t *)appReserve(&g_counts, (size_t)APP_RADIX_DIGITS * tiles * sizeof(uint32_t));
+  uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
+  uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
+  const uint32_t *ks = d_keys_in, *vs = d_vals_in;
+  for (int pass = 0; pass < 32 / APP_RADIX_BITS; pass++) { /* an even number: the last ends in out */
+    uint32_t *kd = pass % 2 == 0 ? kt : d_keys_out, *vd = pass % 2 == 0 ? vt : d_vals_out;
+    const int shift = pass * APP_RADIX_BITS;
+    radixCountKernel<<<tiles, APP_THREADS>>>(ks, n, shift, counts, tiles);
+    CUDA_CHECK_LAUNCH();
+    appScanExc(counts, counts, (size_t)APP_RADIX_DIGITS * tiles);
+    if (d_vals_in) radixScatterKernel<true><<<tiles, APP_THREADS>>>(ks, vs, kd, vd, n, shift, counts, tiles);
+    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, (const uint32_t *)NULL, kd, (uint32_t *)NULL, n, shift,
+                                                     counts, tiles);
+    CUDA_CHECK_LAUNCH();
+    ks = kd;
+    vs = vd;
+  }
+}
+
+void radixSortKeys(const uint32_t *d_in, uint32_t *d_out, size_t n) { radixPasses(d_in, NULL, d_out, NULL, n); }
+
+void radixSortPairs(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
+                    uint32_t *d_vals_out, size_t n) {
+  radixPasses(d_keys_in, d_vals_in, d_keys_out, d_vals_out, n);
 }
 
 /* ==== Part 2: line of sight ================================================================== */
