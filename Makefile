@@ -90,7 +90,7 @@ bench: ## time every solution against the device copy and CUB (GPU only)
 	@grader/deps.sh grade
 	@$(PYTHON) grader/bench/bench.py
 
-profile: ## ncu bank-conflict counters of a lab's kernels, side by side: make profile LAB=03
+profile: ## memory counters of a lab's kernels, emu model and ncu (on a GPU): make profile LAB=03
 	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03"; exit 2; }
 	@grader/deps.sh grade
 	@$(PYTHON) grader/profile_banks.py --lab $(LAB)

@@ -242,6 +242,27 @@ def emu_tests():
     return last
 
 
+def profile_emu():
+    """`make profile LAB=03` without ncu: the emu's counters of both kernels, as an H100 counts
+    them where the compilers agree (grader/emu/README.md's table: global 2048 requests of 8192
+    sectors each way, shared stores 38784/29760 unpadded, 9024/0 padded)."""
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "03"])
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"\s+([a-z][a-z /:-]+?)\s{2,}(.*)$", line)
+        if m:
+            cols = m.group(2).split()
+            rows[m.group(1).strip()] = cols[1::2] if len(cols) == 4 else cols  # with ncu: the emu's
+    want = {"global loads: requests": ["2,048", "2,048"], "global loads: sectors": ["8,192", "8,192"],
+            "global stores: sectors": ["8,192", "8,192"], "shared stores: wavefronts": ["38,784", "9,024"],
+            "shared stores: bank conflicts": ["29,760", "0"], "shared loads: bank conflicts": ["39,680", "0"]}
+    bad = [f"{k}: {rows.get(k)}, expected {v}" for k, v in want.items() if rows.get(k) != v]
+    if code != 0 or bad:
+        raise CheckFailed("make profile LAB=03 on the emu:\n    " + "\n    ".join(bad + out.splitlines()[-18:]))
+    return "lab 03 unpadded and padded counters as on an H100 (" + " / ".join(rows["bank conflicts per tile"]) + \
+        " conflicts per tile)"
+
+
 def docs():
     code, out = sh(["make", "--no-print-directory", "docs"])
     if code != 0:
@@ -600,6 +621,7 @@ def checks():
     emu_labs = [m["lab"] for m in grade.all_manifests() if m.get("backend") != "cpu"]
     if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
         out.append(("emu's own tests", emu_tests))
+        out.append(("make profile LAB=03 on the emu", profile_emu))
     for lab in labs:
         scheds = SCHEDULES if lab in emu_labs else ("forward",)
         for s in scheds:
