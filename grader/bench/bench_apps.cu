@@ -12,7 +12,8 @@
  * - line of sight: 4n read, n written (5 bytes per point);
  * - the sparse product (and cuSPARSE's): values and column indices once (8 bytes per non-zero),
  *   the row offsets, x once and y (4 bytes per row each);
- * - radix sort (CUB's `SortKeys`, reported for orientation): 8n, as one pass would move.
+ * - radix sort: 8n for keys, 16n for pairs (what one pass would move), for ours and CUB's;
+ *   ours is checked sorted (keys) or equal to CUB's stable order (pairs).
  * "x lib" is the variant's speed over its library's in the same run (1 for the libraries).
  * Every output is checked against the library's before it is timed.
  *
@@ -61,7 +62,7 @@ static size_t g_n;                 /* elements (non-zeros for the sparse product
 static int32_t *d_in, *d_out, *d_ref, *d_num;
 static float *d_alt;
 static uint8_t *d_vis, *d_vis_ref;
-static uint32_t *d_keys, *d_keys_out;
+static uint32_t *d_keys, *d_keys_out, *d_keys_ref, *d_vals, *d_vals_out, *d_vals_ref;
 static int32_t *d_row_ptr, *d_col, g_rows, g_nnz;
 static float *d_val, *d_x, *d_y, *d_y_ref;
 static void *d_temp;
@@ -102,9 +103,16 @@ static void runPartition() { g_kept = partitionStable(d_in, d_out, g_n, 499); }
 static void runSight() { lineOfSight(d_alt, d_vis, g_n); }
 static void runCubSort() {
   size_t b = 0;
-  CK(cub::DeviceRadixSort::SortKeys(nullptr, b, d_keys, d_keys_out, (int64_t)g_n));
-  CK(cub::DeviceRadixSort::SortKeys(temp(b), b, d_keys, d_keys_out, (int64_t)g_n));
+  CK(cub::DeviceRadixSort::SortKeys(nullptr, b, d_keys, d_keys_ref, (int64_t)g_n));
+  CK(cub::DeviceRadixSort::SortKeys(temp(b), b, d_keys, d_keys_ref, (int64_t)g_n));
 }
+static void runCubSortPairs() {
+  size_t b = 0;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, b, d_keys, d_keys_ref, d_vals, d_vals_ref, (int64_t)g_n));
+  CK(cub::DeviceRadixSort::SortPairs(temp(b), b, d_keys, d_keys_ref, d_vals, d_vals_ref, (int64_t)g_n));
+}
+static void runSortKeys() { radixSortKeys(d_keys, d_keys_out, g_n); }
+static void runSortPairs() { radixSortPairs(d_keys, d_vals, d_keys_out, d_vals_out, g_n); }
 static void runSpmv() { spmvCsr(d_row_ptr, d_col, d_val, d_x, d_y, g_rows, g_nnz); }
 
 static cusparseSpMatDescr_t g_mat;
@@ -116,7 +124,7 @@ static void runCusparse() {
                   CUSPARSE_SPMV_ALG_DEFAULT, g_sp_buf));
 }
 
-enum Kind { SELECT, PARTITION, SIGHT, SORT, SPMV_UNIFORM, SPMV_POWER, COPY };
+enum Kind { SELECT, PARTITION, SIGHT, SORT, SORT_PAIRS, SPMV_UNIFORM, SPMV_POWER, COPY };
 struct Variant {
   const char *name;
   const char *lab;  /* "07", or "-" for a yardstick */
@@ -133,10 +141,13 @@ static const Variant VARIANTS[] = {
     {"07 stable partition (count + one pass)", "07", runPartition, PARTITION, 4},
     {"07 line of sight", "07", runSight, SIGHT, -1},
     {"CUB DeviceRadixSort::SortKeys", "-", runCubSort, SORT, -1},
+    {"07 radix sort, keys (4 passes of 8 bits)", "07", runSortKeys, SORT, 7},
+    {"CUB DeviceRadixSort::SortPairs", "-", runCubSortPairs, SORT_PAIRS, -1},
+    {"07 radix sort, pairs", "07", runSortPairs, SORT_PAIRS, 9},
     {"cuSPARSE SpMV, uniform rows", "-", runCusparse, SPMV_UNIFORM, -1},
-    {"07 SpMV (segmented sum), uniform rows", "07", runSpmv, SPMV_UNIFORM, 8},
+    {"07 SpMV (segmented sum), uniform rows", "07", runSpmv, SPMV_UNIFORM, 11},
     {"cuSPARSE SpMV, power-law rows", "-", runCusparse, SPMV_POWER, -1},
-    {"07 SpMV (segmented sum), power-law rows", "07", runSpmv, SPMV_POWER, 10},
+    {"07 SpMV (segmented sum), power-law rows", "07", runSpmv, SPMV_POWER, 13},
 };
 static const int NVARIANTS = (int)(sizeof VARIANTS / sizeof VARIANTS[0]);
 
@@ -193,7 +204,7 @@ static void makeMatrix(size_t n, bool power, uint64_t seed) {
   CK(cudaMalloc(&g_sp_buf, b ? b : 1));
 }
 
-static __global__ void fillKernel(int32_t *a, float *alt, uint32_t *keys, size_t n, uint64_t seed) {
+static __global__ void fillKernel(int32_t *a, float *alt, uint32_t *keys, uint32_t *vals, size_t n, uint64_t seed) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
     x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
@@ -201,6 +212,7 @@ static __global__ void fillKernel(int32_t *a, float *alt, uint32_t *keys, size_t
     a[i] = (int32_t)(x % 1000);
     alt[i] = 1.0f + (float)((x >> 20) & 0xFFFFF) / 1048576.0f;
     keys[i] = (uint32_t)(x >> 32);
+    vals[i] = (uint32_t)i;
   }
 }
 
@@ -233,6 +245,7 @@ static double counted(Kind k) {
     case PARTITION: return 8.0 * g_n;
     case SIGHT: return 5.0 * g_n;
     case SORT: return 8.0 * g_n;
+    case SORT_PAIRS: return 16.0 * g_n;
     case SPMV_UNIFORM:
     case SPMV_POWER: return 8.0 * g_nnz + 4.0 * (g_rows + 1) + 8.0 * g_rows;
     case COPY: return 2.0 * (double)(g_n * 3 / 4 * sizeof(int32_t));
@@ -253,6 +266,22 @@ static size_t check(const Variant &v) {
     if (v.kind == PARTITION) std::reverse(b.begin() + num, b.end()); /* CUB: the rest in reverse order */
     size_t bad = g_kept != (size_t)num;
     for (size_t i = 0; i < len; i++) bad += a[i] != b[i];
+    return bad;
+  }
+  if (v.kind == SORT || v.kind == SORT_PAIRS) { /* against CUB's sort of the same keys (both stable) */
+    if (v.kind == SORT) runCubSort();
+    else runCubSortPairs();
+    CK(cudaDeviceSynchronize());
+    std::vector<uint32_t> a(g_n), b(g_n);
+    size_t bad = 0;
+    CK(cudaMemcpy(a.data(), d_keys_out, g_n * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), d_keys_ref, g_n * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < g_n; i++) bad += a[i] != b[i];
+    if (v.kind == SORT_PAIRS) {
+      CK(cudaMemcpy(a.data(), d_vals_out, g_n * 4, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(b.data(), d_vals_ref, g_n * 4, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < g_n; i++) bad += a[i] != b[i];
+    }
     return bad;
   }
   if (v.kind == SIGHT) {
@@ -319,6 +348,10 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&d_vis_ref, nmax));
   CK(cudaMalloc(&d_keys, nmax * 4));
   CK(cudaMalloc(&d_keys_out, nmax * 4));
+  CK(cudaMalloc(&d_keys_ref, nmax * 4));
+  CK(cudaMalloc(&d_vals, nmax * 4));
+  CK(cudaMalloc(&d_vals_out, nmax * 4));
+  CK(cudaMalloc(&d_vals_ref, nmax * 4));
   CK(cudaMalloc(&d_row_ptr, (nmax / 32 + 1) * 4));
   CK(cudaMalloc(&d_col, nzmax * 4));
   CK(cudaMalloc(&d_val, nzmax * 4));
@@ -327,7 +360,7 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&d_y_ref, nmax / 32 * 4 + 4));
   for (int lg = min_log2; lg <= max_log2; lg++) {
     g_n = (size_t)1 << lg;
-    fillKernel<<<2048, 256>>>(d_in, d_alt, d_keys, g_n, 0xA991ull + (unsigned)lg);
+    fillKernel<<<2048, 256>>>(d_in, d_alt, d_keys, d_vals, g_n, 0xA991ull + (unsigned)lg);
     CK(cudaGetLastError());
     int shape = -1; /* the matrix in memory: 0 uniform, 1 power */
     double t_copy = 0, t_lib[NVARIANTS] = {0};

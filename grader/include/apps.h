@@ -74,6 +74,12 @@ struct MaxF {
   __host__ __device__ float operator()(float a, float b) const { return a > b ? a : b; }
 };
 
+/** Maximum of ints (identity INT32_MIN). */
+struct MaxI {
+  /** the larger of @p a and @p b */
+  __host__ __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
+};
+
 /**
  * "The first difference wins": on comparison codes -1, 0, +1 of consecutive ranges of
  * positions, @p a (the earlier range) decides unless it is 0 (its positions are all equal).
@@ -220,6 +226,19 @@ void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val,
  * decide a tie.
  */
 int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_b);
+
+/**
+ * Many comparisons at once: pair p compares `a[off_a[p] .. off_a[p+1])` with
+ * `b[off_b[p] .. off_b[p+1])` and writes -1, 0 or +1 to `result[p]`, for p < @p pairs (the
+ * strings packed back to back; offsets non-decreasing, below 2^32). A segmented reduction over
+ * the bytes of @p d_a: a head where each non-empty string of a starts, each position's code
+ * against b at the same place in its pair (+1 where b has ended), Seg<FirstDiff> with
+ * look-back, and each pair's result at its last byte; the lengths decide a tie, and an empty a
+ * gives -1 or 0 (strBatchKernel()). Work follows the bytes, not the pairs: one pair of a
+ * gigabyte and a million pairs of ten bytes take the same time per byte.
+ */
+void strCompareBatch(const uint8_t *d_a, const uint32_t *d_off_a, const uint8_t *d_b, const uint32_t *d_off_b,
+                     int32_t *d_result, uint32_t pairs);
 /** @} */
 
 /** @name Given: the toolkit's host side

@@ -17,6 +17,7 @@
  *     spmvCsr(row_ptr, col, val, x, y, rows, nnz)
  *     spmvTimed(val_bits, y, row_ptr, col, x, rows, nnz)   the timed form (values as float bits)
  *     strCompare(a, b, len_a, len_b, off_a, off_b) -> -1, 0, +1 (strings at byte offsets)
+ *     strCompareBatch(a, off_a, b, off_b, result, pairs)
  *     firstDiffApply(a, b, out, n)              out[i] = FirstDiff()(a[i], b[i]) on the device
  *     appRelease()
  */
@@ -75,6 +76,11 @@ static int64_t call_str(drv_call *c) {
     drv_die("strCompare: a string runs past its buffer");
   return (int64_t)strCompare(a, drv_size(c, 2), b, drv_size(c, 3));
 }
+static int64_t call_str_batch(drv_call *c) {
+  strCompareBatch((const uint8_t *)drv_ptr(c, 0), (const uint32_t *)drv_ptr(c, 1), (const uint8_t *)drv_ptr(c, 2),
+                  (const uint32_t *)drv_ptr(c, 3), (int32_t *)drv_ptr(c, 4), (uint32_t)drv_i64(c, 5));
+  return 0;
+}
 static int64_t call_first_diff(drv_call *c) {
   firstDiffApply((const int32_t *)drv_ptr(c, 0), (const int32_t *)drv_ptr(c, 1), (int32_t *)drv_ptr(c, 2),
                  drv_size(c, 3));
@@ -85,5 +91,5 @@ static int64_t call_release(drv_call *c) { return (void)c, appRelease(), 0; }
 DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
           {"partitionStable", call_partition}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
           {"radixSortKeys", call_sort_keys}, {"radixSortPairs", call_sort_pairs}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
-          {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str},
+          {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str}, {"strCompareBatch", call_str_batch},
           {"firstDiffApply", call_first_diff}, {"appRelease", call_release});

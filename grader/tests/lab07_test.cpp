@@ -618,6 +618,79 @@ static void test_strings(void) {
     return;
 }
 
+/* Batches of pairs: `kind` rand (lengths 0 .. 2*mean, random letters from 4: differences come
+ * early or late), same (b a copy of a: ties, prefixes by length), long (one pair of `mean` *
+ * pairs bytes among short ones), empty (every string of a empty, b mixed), gaps (empty strings
+ * of a first, in a run in the middle and last, where they start at the end of a). */
+static size_t run_batch(const char *kind, uint32_t pairs, uint32_t mean, uint64_t seed) {
+  hx_rng r = hx_rng_make(seed);
+  std::vector<uint32_t> la(pairs), lb(pairs);
+  for (uint32_t p = 0; p < pairs; p++) {
+    la[p] = (uint32_t)(hx_rng_next(&r) % (2 * mean + 1));
+    lb[p] = (uint32_t)(hx_rng_next(&r) % (2 * mean + 1));
+    if (!strcmp(kind, "same")) lb[p] = hx_rng_next(&r) % 3 == 0 ? la[p] + (uint32_t)(hx_rng_next(&r) % 3) : la[p];
+    if (!strcmp(kind, "empty")) la[p] = 0;
+    if (!strcmp(kind, "gaps") && (p < 2 || p + 3 >= pairs || (p >= pairs / 2 && p < pairs / 2 + 5))) la[p] = 0;
+    if (!strcmp(kind, "long") && p == pairs / 2) la[p] = lb[p] = mean * pairs;
+  }
+  if (strcmp(kind, "rand") && strcmp(kind, "same") && strcmp(kind, "empty") && strcmp(kind, "long") &&
+      strcmp(kind, "gaps")) {
+    HX_FAIL("manifest: no batch kind '%s' (rand, same, long, empty, gaps)", kind);
+    return 1;
+  }
+  std::vector<uint32_t> oa(pairs + 1, 0), ob(pairs + 1, 0);
+  for (uint32_t p = 0; p < pairs; p++) {
+    oa[p + 1] = oa[p] + la[p];
+    ob[p + 1] = ob[p] + lb[p];
+  }
+  hx_buf *ba = byte_buf(oa[pairs] + 1), *bb = byte_buf(ob[pairs] + 1), *boa = hx_buf_new(pairs + 1, 4),
+         *bob = hx_buf_new(pairs + 1, 4), *bres = hx_buf_new(pairs ? pairs : 1, 4);
+  size_t bad = 1;
+  if (ba && bb && boa && bob && bres) {
+    uint8_t *A = (uint8_t *)hx_buf_data(ba), *B = (uint8_t *)hx_buf_data(bb);
+    for (uint32_t p = 0; p < pairs; p++) {
+      for (uint32_t i = 0; i < la[p]; i++) A[oa[p] + i] = (uint8_t)('a' + hx_rng_next(&r) % 4);
+      for (uint32_t i = 0; i < lb[p]; i++) {
+        const bool copy = strcmp(kind, "rand") != 0 && i < la[p];
+        B[ob[p] + i] = copy ? A[oa[p] + i] : (uint8_t)('a' + hx_rng_next(&r) % 4);
+      }
+      if (!strcmp(kind, "long") && p == pairs / 2 && la[p]) B[ob[p] + la[p] - 1] ^= 0x80; /* at the very end */
+    }
+    memcpy(hx_buf_data(boa), oa.data(), (pairs + 1) * 4);
+    memcpy(hx_buf_data(bob), ob.data(), (pairs + 1) * 4);
+    std::vector<int32_t> exp(pairs ? pairs : 1);
+    for (uint32_t p = 0; p < pairs; p++) exp[p] = cmp_bytes(A + oa[p], la[p], B + ob[p], lb[p]);
+    char ctx[200];
+    snprintf(ctx, sizeof ctx, "strCompareBatch(pairs=%u, bytes of a %u, of b %u, kind %s, seed=%llu)", pairs, oa[pairs],
+             ob[pairs], kind, (unsigned long long)seed);
+    bad = HX_CALL("strCompareBatch", ctx, hx_in(ba), hx_in(boa), hx_in(bb), hx_in(bob), hx_out(bres), hx_i64(pairs));
+    const int32_t *got = (const int32_t *)hx_buf_data(bres);
+    for (uint32_t p = 0; !bad && p < pairs; p++)
+      if (got[p] != exp[p]) {
+        HX_FAIL("%s: pair %u (a: %u bytes at %u, b: %u bytes at %u): expected %d, got %d", ctx, p, la[p], oa[p], lb[p],
+                ob[p], exp[p], got[p]);
+        bad = 1;
+      }
+  }
+  hx_buf_free(ba);
+  hx_buf_free(bb);
+  hx_buf_free(boa);
+  hx_buf_free(bob);
+  hx_buf_free(bres);
+  return bad;
+}
+
+static void test_strings_batch(void) {
+  long long counts[MAX_LIST];
+  const int nc = hx_param_int_list("pairs", counts, MAX_LIST);
+  const Words kinds = words("kinds");
+  const uint32_t mean = (uint32_t)hx_param_int("mean");
+  if (hx_failures() || nc < 0 || kinds.n < 0) return;
+  for (int k = 0; k < kinds.n; k++)
+    for (int c = 0; c < nc; c++)
+      if (run_batch(kinds.w[k], (uint32_t)counts[c], mean, hx_seed() + (uint64_t)(k * 131 + c))) return;
+}
+
 /* ==== timing ======================================================================================= */
 
 /* The copy yardstick for `moved` bytes read plus written: a copy of moved/2 bytes. */
@@ -860,6 +933,7 @@ static const hx_test TESTS[] = {
     {"spmv", test_spmv},
     {"first_diff", test_first_diff},
     {"strings", test_strings},
+    {"strings_batch", test_strings_batch},
     {"timing_compact", test_timing_compact},
     {"timing_sort", test_timing_sort},
     {"timing_sight", test_timing_sight},

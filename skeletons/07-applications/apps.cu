@@ -629,11 +629,13 @@ void lineOfSight(const float *d_alt, uint8_t *d_vis, size_t n) {
 
 /* ==== Part 3: sparse matrix-vector product =================================================== */
 
-/** The first index r in [lo, hi) with row_ptr[r] >= key (hi when none). */
-APP_HELPER int32_t lowerBound(const int32_t *row_ptr, int32_t lo, int32_t hi, long long key) {
+/** The first index r in [lo, hi) with row_ptr[r] >= key (hi when none); row_ptr non-decreasing
+ *  (int32_t row offsets, or uint32_t string offsets). */
+template <typename I>
+APP_HELPER int32_t lowerBound(const I *row_ptr, int32_t lo, int32_t hi, long long key) {
   while (lo < hi) {
     const int32_t mid = lo + (hi - lo) / 2;
-    if (row_ptr[mid] < key) lo = mid + 1;
+    if ((long long)row_ptr[mid] < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -786,4 +788,77 @@ int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_
   strFinishKernel<<<1, APP_THREADS>>>(codes, tiles, len_a, len_b, result);
   CUDA_CHECK_LAUNCH();
   return (int)(long long)appReadWord(result);
+}
+
+/* ---- many pairs at once --------------------------------------------------------------------- */
+
+/** Where each tile's pairs begin: tile_pair[t] = the first pair whose string of a starts at or
+ *  after byte t * APP_TILE of a; tile_pair[tiles] = pairs. */
+static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs, unsigned tiles, int32_t *tile_pair) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): as spmvTileRowsKernel, on the offsets of a: tile_pair[t] = lowerBound(off_a, 0,
+   * pairs + 1, t * APP_TILE) for t < tiles, tile_pair[tiles] = pairs.
+   * Until then: nothing is written. */
+  (void)off_a, (void)pairs, (void)tiles, (void)tile_pair;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One tile of APP_TILE bytes of a, [k0, k1), as spmvKernel(): the pairs to visit from
+ * tile_pair; a head (in shared memory) where each non-empty string of a starts in the tile,
+ * with its pair number; each byte's pair by an inclusive max-scan of those numbers (the pair
+ * running into the tile before the first head); its code against b; the segmented reduction
+ * of the codes with Seg<FirstDiff> and look-back; and the result of each pair whose string of a
+ * ends in the tile (the lengths decide a tie) or, empty, starts in it (the last tile: at the
+ * end of a).
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    strBatchKernel(const uint8_t *a, const uint32_t *off_a, const uint8_t *b, const uint32_t *off_b,
+                   int32_t *result, uint32_t pairs, uint32_t total, const int32_t *tile_pair, app_status *status,
+                   unsigned *counter, unsigned epoch) {
+  /* STUDENT-BEGIN(lab07) */
+  /* TODO(lab07): spmvKernel's plan on the bytes of a, [k0, k1) (total: the bytes of a):
+   *   1. the pairs to visit, from tile_pair, as the rows of spmvKernel;
+   *   2. a __shared__ int per byte, -1, then the pair number p at the first byte of each
+   *      non-empty string of a that starts in the tile; __syncthreads();
+   *   3. each item's pair: an inclusive max-scan (blockScanExc with MaxI, identity
+   *      tile_pair[t] - 1: the pair running into the tile) of those numbers;
+   *   4. each item's code: position t = k0 + j - off_a[p] in its pair; +1 where b has ended
+   *      (t >= its length), else the sign of a[k0 + j] - b[off_b[p] + t], bytes unsigned;
+   *   5. (head, code) pairs scanned with Seg<FirstDiff>{FirstDiff()}, look-back, inclusive
+   *      values stored by position in shared memory; __syncthreads();
+   *   6. for each pair to visit: a non-empty string of a that ends in the tile gives its
+   *      inclusive value, or, when that is 0, -1 if b is longer, else 0; an empty string of a
+   *      that starts in the tile (or at total, in the last tile) gives -1 if b is not empty.
+   * Until then: nothing is written. */
+  (void)a, (void)off_a, (void)b, (void)off_b, (void)result, (void)pairs, (void)total, (void)tile_pair, (void)status,
+      (void)counter, (void)epoch;
+  /* STUDENT-END(lab07) */
+}
+
+/** Every pair when a is empty: -1 where b is not. */
+static __global__ void strEmptyKernel(const uint32_t *off_b, int32_t *result, uint32_t pairs) {
+  for (uint32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < pairs; p += gridDim.x * blockDim.x)
+    result[p] = off_b[p + 1] > off_b[p] ? -1 : 0;
+}
+
+void strCompareBatch(const uint8_t *d_a, const uint32_t *d_off_a, const uint8_t *d_b, const uint32_t *d_off_b,
+                     int32_t *d_result, uint32_t pairs) {
+  if (pairs == 0) return;
+  uint32_t total = 0; /* the bytes of a: off_a[pairs] */
+  CUDA_CHECK(cudaMemcpy(&total, d_off_a + pairs, sizeof total, cudaMemcpyDeviceToHost));
+  if (total == 0) {
+    strEmptyKernel<<<gridFor(pairs), APP_THREADS>>>(d_off_b, d_result, pairs);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const unsigned tiles = appTiles(total);
+  int32_t *tile_pair = (int32_t *)appReserve(&g_temp, ((size_t)tiles + 1) * sizeof(int32_t));
+  strTilePairsKernel<<<(tiles + APP_THREADS) / APP_THREADS, APP_THREADS>>>(d_off_a, pairs, tiles, tile_pair);
+  CUDA_CHECK_LAUNCH();
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(tiles, &counter, &epoch);
+  strBatchKernel<<<tiles, APP_THREADS>>>(d_a, d_off_a, d_b, d_off_b, d_result, pairs, total, tile_pair, status,
+                                         counter, epoch);
+  CUDA_CHECK_LAUNCH();
 }

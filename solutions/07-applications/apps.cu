@@ -705,11 +705,13 @@ void lineOfSight(const float *d_alt, uint8_t *d_vis, size_t n) {
 
 /* ==== Part 3: sparse matrix-vector product =================================================== */
 
-/** The first index r in [lo, hi) with row_ptr[r] >= key (hi when none). */
-APP_HELPER int32_t lowerBound(const int32_t *row_ptr, int32_t lo, int32_t hi, long long key) {
+/** The first index r in [lo, hi) with row_ptr[r] >= key (hi when none); row_ptr non-decreasing
+ *  (int32_t row offsets, or uint32_t string offsets). */
+template <typename I>
+APP_HELPER int32_t lowerBound(const I *row_ptr, int32_t lo, int32_t hi, long long key) {
   while (lo < hi) {
     const int32_t mid = lo + (hi - lo) / 2;
-    if (row_ptr[mid] < key) lo = mid + 1;
+    if ((long long)row_ptr[mid] < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -933,4 +935,131 @@ int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_
   strFinishKernel<<<1, APP_THREADS>>>(codes, tiles, len_a, len_b, result);
   CUDA_CHECK_LAUNCH();
   return (int)(long long)appReadWord(result);
+}
+
+/* ---- many pairs at once --------------------------------------------------------------------- */
+
+/** Where each tile's pairs begin: tile_pair[t] = the first pair whose string of a starts at or
+ *  after byte t * APP_TILE of a; tile_pair[tiles] = pairs. */
+static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs, unsigned tiles, int32_t *tile_pair) {
+  /* STUDENT-BEGIN(lab07) */
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < tiles) tile_pair[t] = lowerBound(off_a, 0, (int32_t)pairs + 1, (long long)t * APP_TILE);
+  if (t == tiles) tile_pair[t] = (int32_t)pairs;
+  /* STUDENT-END(lab07) */
+}
+
+/**
+ * One tile of APP_TILE bytes of a, [k0, k1), as spmvKernel(): the pairs to visit from
+ * tile_pair; a head (in shared memory) where each non-empty string of a starts in the tile,
+ * with its pair number; each byte's pair by an inclusive max-scan of those numbers (the pair
+ * running into the tile before the first head); its code against b; the segmented reduction
+ * of the codes with Seg<FirstDiff> and look-back; and the result of each pair whose string of a
+ * ends in the tile (the lengths decide a tie) or, empty, starts in it (the last tile: at the
+ * end of a).
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    strBatchKernel(const uint8_t *a, const uint32_t *off_a, const uint8_t *b, const uint32_t *off_b,
+                   int32_t *result, uint32_t pairs, uint32_t total, const int32_t *tile_pair, app_status *status,
+                   unsigned *counter, unsigned epoch) {
+  /* STUDENT-BEGIN(lab07) */
+  __shared__ int32_t s_pair[APP_TILE];
+  __shared__ int32_t s_code[APP_TILE];
+  __shared__ BlockScanTemp<int32_t> temp_max;
+  __shared__ BlockScanTemp<FlagVal<int32_t>> temp;
+  __shared__ FlagVal<int32_t> s_prefix;
+  __shared__ unsigned s_tile_id;
+  const size_t tile = nextTile(counter, &s_tile_id);
+  const long long k0 = (long long)tile * APP_TILE;
+  const long long k1 = k0 + APP_TILE < total ? k0 + APP_TILE : total;
+  const bool last = k1 == total;
+  const unsigned valid = (unsigned)(k1 - k0);
+  const int32_t lo = tile_pair[tile];
+  const int32_t p_first = lo > 0 ? lo - 1 : 0;
+  const int32_t p_end = last ? (int32_t)pairs : tile_pair[tile + 1];
+  for (unsigned j = threadIdx.x; j < APP_TILE; j += APP_THREADS) s_pair[j] = -1;
+  __syncthreads();
+  for (int32_t p = p_first + (int32_t)threadIdx.x; p < p_end; p += APP_THREADS) {
+    const long long s0 = off_a[p];
+    if (s0 >= k0 && s0 < k1 && s0 < off_a[p + 1]) s_pair[s0 - k0] = p;
+  }
+  __syncthreads();
+  int32_t pid[APP_ITEMS];
+  bool head[APP_ITEMS];
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) {
+    pid[k] = s_pair[tilePos(k)];
+    head[k] = pid[k] >= 0;
+  }
+  int32_t run[APP_ITEMS];
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) run[k] = pid[k];
+  const MaxI mx;
+  const int32_t running = lo - 1; /* the pair that runs into the tile (when no string starts at k0) */
+  (void)blockScanExc(run, mx, running, &temp_max);
+  FlagVal<int32_t> pr[APP_ITEMS], item[APP_ITEMS];
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) {
+    const unsigned j = tilePos(k);
+    int32_t code = 0;
+    if (j < valid) {
+      const int32_t p = mx(run[k], pid[k]);
+      const uint32_t t = (uint32_t)(k0 + j - off_a[p]);
+      const uint32_t len_b = off_b[p + 1] - off_b[p];
+      const uint8_t x = a[k0 + j];
+      if (t >= len_b) code = 1;
+      else {
+        const uint8_t y = b[off_b[p] + t];
+        code = x < y ? -1 : x > y ? 1 : 0;
+      }
+    }
+    item[k].flag = head[k];
+    item[k].value = code;
+    pr[k] = item[k];
+  }
+  const Seg<FirstDiff> seg = {FirstDiff()};
+  const FlagVal<int32_t> none = {0u, 0};
+  const FlagVal<int32_t> agg = blockScanExc(pr, seg, none, &temp);
+  const FlagVal<int32_t> prefix = tileLookback(status, tile, agg, seg, none, epoch, &s_prefix);
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) s_code[tilePos(k)] = seg(seg(prefix, pr[k]), item[k]).value;
+  __syncthreads();
+  for (int32_t p = p_first + (int32_t)threadIdx.x; p < p_end; p += APP_THREADS) {
+    const long long s0 = off_a[p], s1 = off_a[p + 1];
+    const uint32_t len_a = (uint32_t)(s1 - s0), len_b = off_b[p + 1] - off_b[p];
+    if (s0 == s1) {
+      if (s0 >= k0 && (s0 < k1 || last)) result[p] = len_b > 0 ? -1 : 0;
+    } else if (s1 - 1 >= k0 && s1 - 1 < k1) {
+      const int32_t c = s_code[s1 - 1 - k0];
+      result[p] = c != 0 ? c : len_b > len_a ? -1 : 0;
+    }
+  }
+  /* STUDENT-END(lab07) */
+}
+
+/** Every pair when a is empty: -1 where b is not. */
+static __global__ void strEmptyKernel(const uint32_t *off_b, int32_t *result, uint32_t pairs) {
+  for (uint32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < pairs; p += gridDim.x * blockDim.x)
+    result[p] = off_b[p + 1] > off_b[p] ? -1 : 0;
+}
+
+void strCompareBatch(const uint8_t *d_a, const uint32_t *d_off_a, const uint8_t *d_b, const uint32_t *d_off_b,
+                     int32_t *d_result, uint32_t pairs) {
+  if (pairs == 0) return;
+  uint32_t total = 0; /* the bytes of a: off_a[pairs] */
+  CUDA_CHECK(cudaMemcpy(&total, d_off_a + pairs, sizeof total, cudaMemcpyDeviceToHost));
+  if (total == 0) {
+    strEmptyKernel<<<gridFor(pairs), APP_THREADS>>>(d_off_b, d_result, pairs);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const unsigned tiles = appTiles(total);
+  int32_t *tile_pair = (int32_t *)appReserve(&g_temp, ((size_t)tiles + 1) * sizeof(int32_t));
+  strTilePairsKernel<<<(tiles + APP_THREADS) / APP_THREADS, APP_THREADS>>>(d_off_a, pairs, tiles, tile_pair);
+  CUDA_CHECK_LAUNCH();
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(tiles, &counter, &epoch);
+  strBatchKernel<<<tiles, APP_THREADS>>>(d_a, d_off_a, d_b, d_off_b, d_result, pairs, total, tile_pair, status,
+                                         counter, epoch);
+  CUDA_CHECK_LAUNCH();
 }
