@@ -881,43 +881,6 @@ static void test_timing_spmv(void) {
            lo / hi, flat);
 }
 
-/* The timed sort's check: the output sorted, and the same keys as the input (counted by a
- * host sort of the regenerated input). */
-static size_t check_sort_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
-  std::vector<uint32_t> k(t->n), keys, idx;
-  for (size_t i = 0; i < t->n; i++) k[i] = (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
-  host_sort(k.data(), t->n, keys, idx);
-  const uint32_t *o = (const uint32_t *)out;
-  for (size_t i = 0; i < t->n; i++)
-    if (o[i] != keys[i]) {
-      HX_FAIL("%s: a timed call's output is wrong at [%zu]: expected 0x%08x, got 0x%08x", ctx, i, keys[i], o[i]);
-      return 1;
-    }
-  return 0;
-}
-
-static void test_timing_sort(void) {
-  const size_t n = (size_t)hx_param_int("n");
-  const double threshold = hx_param_double("threshold");
-  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
-  if (hx_failures()) return;
-  if (run_sort("radixSortKeys", "rand", n, hx_seed())) return; /* correct first */
-  HX_REQUIRE_TIMING();
-  char ctx[160];
-  snprintf(ctx, sizeof ctx, "radixSortKeys(n=%zu, random 32-bit keys)", n);
-  const hx_arg extra[1] = {hx_i64((long long)n)};
-  const hx_timed t = {"radixSortKeys", ctx, n, 4, hx_seed(), INT32_MIN, INT32_MAX, extra, 1, check_sort_timed, NULL};
-  const double copy_s = copy_time(8 * n, n, reps, per_batch);
-  const double s = hx_time_calls(&t, reps, per_batch);
-  if (s != s) return;
-  const double frac = copy_s / s;
-  hx_metric("fraction_of_copy", frac);
-  hx_note("%s: %.3f ms, %.1f G keys/s, %.3f of copy counting 8 bytes per key (threshold %.3f)", ctx, s * 1e3,
-          (double)n / s * 1e-9, frac, threshold);
-  HX_CHECK(frac >= threshold, "%s reached %.3f of copy bandwidth (8 bytes per key); the threshold is %.3f", ctx, frac,
-           threshold);
-}
-
 static const hx_test TESTS[] = {
     {"compact_example", test_compact_example},
     {"compact_scan", test_compact_scan},
@@ -935,7 +898,6 @@ static const hx_test TESTS[] = {
     {"strings", test_strings},
     {"strings_batch", test_strings_batch},
     {"timing_compact", test_timing_compact},
-    {"timing_sort", test_timing_sort},
     {"timing_sight", test_timing_sight},
     {"timing_spmv", test_timing_spmv},
     {NULL, NULL},
