@@ -138,12 +138,31 @@ def run_slurm(todo, args, labs, backend, jobs):
                 + "".join(f"--lab {lab} " for lab in labs)
                 + f"--task-of {tasks} --task-index \"$SLURM_ARRAY_TASK_ID\"\n")
     os.chmod(script, 0o755)
-    cmd = ["sbatch", "--wait", f"--array=0-{tasks - 1}", "--job-name=scanlab-grade",
-           f"--output={folder}/task-%a.log"] + args.slurm_args.split() + [script]
+    # Each task grades about len(todo) / tasks students, each within the cap: that, with a
+    # margin, is the task's time limit (Slurm stops a task past it), and the time this command
+    # waits for the array, queueing included, before it cancels it: a cluster that never runs
+    # the job (a drained node, a full queue) must not hold the grader forever.
+    per_task = cap_seconds([m for m in grade.all_manifests() if not labs or m["lab"] in labs], backend) * \
+        ((len(todo) + tasks - 1) // tasks) + 120
+    wait_s = 2 * per_task + args.slurm_queue_wait
+    cmd = ["sbatch", "--wait", "--parsable", f"--array=0-{tasks - 1}", "--job-name=scanlab-grade",
+           f"--time={int(per_task + 59) // 60}", f"--output={folder}/task-%a.log"] + args.slurm_args.split() + [script]
     print("grade-class: " + " ".join(cmd), flush=True)
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if r.returncode != 0:
-        print(f"grade-class: sbatch failed ({r.returncode}): {grade.clean(r.stderr.strip() or r.stdout.strip(), 300)}",
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        job = (out.strip().splitlines() or [""])[0].split(";")[0]
+        if job.isdigit():
+            subprocess.run(["scancel", job], capture_output=True)
+        print(f"grade-class: the Slurm job array {job or '(no id)'} did not end within {wait_s:.0f} s "
+              "(queued, or a node down or drained: see sinfo and squeue); cancelled. The students it "
+              "did not grade are marked as not graded; run the command again to grade them.", file=sys.stderr)
+        return False
+    if proc.returncode != 0:
+        print(f"grade-class: sbatch failed ({proc.returncode}): {grade.clean(err.strip() or out.strip(), 300)}",
               file=sys.stderr)
         return False
     return True
@@ -200,6 +219,8 @@ def main(argv=None):
     ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
     ap.add_argument("--runner", default="local", choices=("local", "slurm"))
     ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
+    ap.add_argument("--slurm-queue-wait", type=float, default=3600,
+                    help="seconds the job array may wait in the queue before grade-class gives up (default 3600)")
     ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--task-index", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -1,7 +1,9 @@
 """A one-node Slurm cluster on this machine, for the class-grading check: munge and Slurm's
 daemons started with a minimal configuration under build/selftest/slurm, stopped afterwards.
 Needs root and Debian's slurm-wlm and munge (`make check` installs them)."""
+import fcntl
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -49,8 +51,42 @@ def available():
     return f"not installed: {', '.join(missing)} (Debian's slurm-wlm and munge)" if missing else ""
 
 
+LOCK = "/run/lock/scanlab-selftest-slurm.lock"
+
+
+def stop_leftovers():
+    """Stops the daemons of an earlier self-test cluster that did not end (a run killed midway,
+    in this checkout or another): they hold the ports and the munge socket, and an old slurmd
+    registering with the new controller drains the node, so the next array would wait forever.
+    Only processes whose command line names a self-test cluster's files are touched."""
+    mine = re.compile(r"(munged|slurmctld|slurmd)\b.*build/selftest/slurm/")
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            cmd = open(f"/proc/{d}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if mine.search(cmd):
+            pids.append(int(d))
+    for sig in (15, 9):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        if pids:
+            time.sleep(1)
+
+
 class Cluster:
     def __enter__(self):
+        # one self-test cluster at a time on a machine (fixed ports, one munge socket)
+        os.makedirs(os.path.dirname(LOCK), exist_ok=True)
+        self.lock = open(LOCK, "w")
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        stop_leftovers()
         shutil.rmtree(HERE, ignore_errors=True)
         for d in ("state", "spool", "munge"):
             os.makedirs(os.path.join(HERE, d))
@@ -76,8 +112,9 @@ class Cluster:
             if r.stdout.strip() in ("idle", "mixed"):
                 return self
             time.sleep(1)
-        raise CheckFailed("the one-node Slurm cluster did not come up: "
-                          + open(os.path.join(HERE, "slurmctld.log")).read()[-800:])
+        log = open(os.path.join(HERE, "slurmctld.log")).read()[-800:]
+        self.__exit__(None, None, None)
+        raise CheckFailed("the one-node Slurm cluster did not come up: " + log)
 
     def __exit__(self, *exc):
         for pid_file in ("slurmd.pid", "slurmctld.pid", "munge/munged.pid"):
@@ -88,3 +125,6 @@ class Cluster:
                 except (ValueError, ProcessLookupError):
                     pass
         time.sleep(1)
+        stop_leftovers()
+        fcntl.flock(self.lock, fcntl.LOCK_UN)
+        self.lock.close()
