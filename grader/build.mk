@@ -102,6 +102,9 @@ DRIVER_LIBS = -lm
 endef
 endif
 
+# On emu the student's files are built with the memory probes (grader/emu/README.md): every
+# launch of student code runs under the race detector, so a missing barrier fails under every
+# schedule, and the efficiency tests read the launches' counters.
 ifeq ($(BACKEND),emu)
 include grader/emu/emu.mk
 DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o
@@ -116,7 +119,7 @@ LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
 STUDENT_LIBS := $(EMU_LIB)
 define FLAGS
 STUDENT_REWRITE = $(EMU_PYTHON) emu/cu2cpp.py
-STUDENT_CXX = $(EMU_CXX) $(EMU_CXXFLAGS) -Iemu/include -include scanlab_emu.h $(STUDENT_WARN) -Iinclude
+STUDENT_CXX = $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_PROBE_FLAGS) -Iemu/include -include scanlab_emu.h $(STUDENT_WARN) -Iinclude
 DRIVER_LINK = $(EMU_CXX) $(EMU_CXXFLAGS)
 DRIVER_LIBS = kit/$(notdir $(EMU_LIB)) $(EMU_LDLIBS) -lm
 DEVCHECK = $(if $(shell command -v $(NVCC)),$(NVCC) -O1 -std=c++17 -arch=sm_$(SM) -Iinclude --ptx)
@@ -148,7 +151,7 @@ $(CLEAN_DRIVER): $(DRIVER_OBJS) $(KITB)/clean_calls.o
 
 # What a student's build needs, and nothing else (grader/student.mk says how it is used).
 STUDENT_KIT := $(KITB)/student
-$(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) grader/student.mk \
+$(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) grader/student.mk grader/build.mk \
     $(wildcard grader/include/*.h grader/emu/include/*.h) grader/emu/cu2cpp.py
 	rm -rf $(@D) && mkdir -p $(@D)/kit $(@D)/include
 	cp $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) $(@D)/kit/

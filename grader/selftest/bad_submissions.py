@@ -464,7 +464,7 @@ def case_missing_barrier_graded():
     sub = make_submission("missing_barrier", rel,
                           "    __syncthreads();                              /* ... and every write, before the next */\n", "")
     ks = ("ks_example", "ks_edge_sizes", "ks_block_sizes")
-    return expect("missing_barrier", sub, "02", ks, {"ks_block_sizes": r"first mismatch"},
+    return expect("missing_barrier", sub, "02", ks, {"ks_block_sizes": r"first mismatch|emu: race on"},
                   ignore=("ks_example", "ks_edge_sizes"))
 
 
@@ -473,7 +473,29 @@ def case_missing_syncwarp_graded():
     sub = make_submission("missing_syncwarp", rel,
                           "    __syncwarp(mask);             /* all reads of this step before any write */\n", "")
     return expect("missing_syncwarp", sub, "04", ("smem_ops", "inc_ops"),
-                  {"smem_ops": r"wrong lane|first mismatch"})
+                  {"smem_ops": r"wrong lane|first mismatch|emu: race on"})
+
+
+def case_missing_barrier_race():
+    """The race detector is in every graded run on emu: a missing barrier fails whatever the
+    schedule, forward included (where the answer can come out right), and the reason names
+    both threads and both lines."""
+    verdicts = []
+    for case, rel, line, lab, tests, failing in (
+            ("missing_barrier", "02-kogge-stone/kogge_stone.cu",
+             "    __syncthreads();                              /* ... and every write, before the next */\n",
+             "02", ("ks_example", "ks_edge_sizes", "ks_block_sizes"), ("ks_example", "ks_edge_sizes", "ks_block_sizes")),
+            ("missing_syncwarp", "04-warp-scan/warp_scan.cu",
+             "    __syncwarp(mask);             /* all reads of this step before any write */\n",
+             "04", ("smem_ops", "inc_ops"), ("smem_ops",))):
+        sub = make_submission(case + "_race", rel, line, "")
+        for schedule in ("forward", "reverse"):
+            expect(case + "_race", sub, lab, tests,
+                   {t: r"emu: race on .* thread \(\d+,0,0\) (writes|reads) it at \S+:\d+ and thread "
+                       r"\(\d+,0,0\) (writes|reads) it at \S+:\d+" for t in failing},
+                   schedule=schedule)
+        verdicts.append(f"lab {lab} {case}: {len(failing)} FAIL for the race")
+    return "; ".join(verdicts) + ", under forward and reverse"
 
 
 def case_replay_timing():
@@ -576,6 +598,7 @@ CASES = [
     ("tarball bomb", case_tarball_bomb),
     ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
+    ("missing barriers fail as races under every schedule (emu)", case_missing_barrier_race),
     ("timing replays a saved answer", case_replay_timing),
 ]
 
