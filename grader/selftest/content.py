@@ -258,11 +258,270 @@ def manifest_numbers():
     return f"{rows} grading rows match the manifests; slides take theirs from them"
 
 
+def test_names():
+    """Every `make ... LAB=NN T=...` in the README and the handouts names tests the lab has, and
+    the quoted form of several names works through make."""
+    bad, seen = [], 0
+    names = {m["lab"]: {t["name"] for t in m["test"]} for m in grade.all_manifests()}
+    pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "labs", "*", "README.md")))
+    for page in pages:
+        for no, ln in enumerate(open(page), 1):
+            m = re.search(r"make (?:test|grade)\b[^#\n]*?LAB=(\d\d)[^#\n]*?\bT=(\"[^\"]*\"|[\w,]+)", ln)
+            if not m or m.group(1) not in names:
+                continue
+            seen += 1
+            for t in re.split(r"[,\s]+", m.group(2).strip('"')):
+                if t and t not in names[m.group(1)]:
+                    bad.append(f"{os.path.relpath(page, ROOT)}:{no}: T= names `{t}`, which lab "
+                               f"{m.group(1)} does not have")
+    code, out = sh('make --no-print-directory grade LAB=01 T="inc_example exc_example" BACKEND=emu '
+                   "SUBMISSION=solutions", env={"NO_COLOR": "1"})
+    ran = re.findall(r"^\s+(\w+): OK", out, re.M)
+    if code or sorted(ran) != ["exc_example", "inc_example"]:
+        bad.append(f'make grade LAB=01 T="inc_example exc_example" should run those two tests '
+                   f"(exit {code}):\n{out[-600:]}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return f"{seen} T= examples name real tests; T=\"a b\" runs both through make"
+
+
 CHECKS = [
     ("no solution line in the student kit", no_solution_in_kit),
+    ("the handouts' T= examples name real tests", test_names),
     ("quoted output matches real runs", quotes),
     ("handouts and slides quote the manifests' numbers", manifest_numbers),
 ]
+
+
+# ---- 5. legible figures: the smallest text of an SVG, and as each slide places it --------------
+#
+# The text size of an SVG figure, in its user units (the viewBox's): for every <text> and
+# <tspan> with characters, the font-size it renders at, resolved as a browser does: the
+# element's style="" attribute, then <style> rules (`.class`, an element name, `*`), then its
+# font-size="" attribute, else the parent's size; em and % relative to the parent's; SVG's
+# default, 16 px, where nothing sets one; scale() and matrix() transforms on the way applied.
+SVG_DEFAULT_PX = 16.0
+_SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def _css_size(value, parent):
+    m = re.match(r"\s*([\d.]+)\s*(px|pt|em|%)?\s*$", value or "")
+    if not m:
+        return None
+    v, unit = float(m.group(1)), m.group(2) or "px"
+    return {"px": v, "pt": v * 4 / 3, "em": v * parent, "%": v * parent / 100}[unit]
+
+
+def _transform_scale(t):
+    s = 1.0
+    for fn, args in re.findall(r"(\w+)\s*\(([^)]*)\)", t or ""):
+        a = [float(x) for x in re.split(r"[\s,]+", args.strip()) if x]
+        if fn == "scale" and a:
+            s *= (abs(a[0] * (a[1] if len(a) > 1 else a[0]))) ** 0.5
+        elif fn == "matrix" and len(a) == 6:
+            s *= abs(a[0] * a[3] - a[1] * a[2]) ** 0.5
+    return s
+
+
+def svg_text_sizes(path):
+    """(smallest text size in user units, the text that has it, viewBox width, viewBox height);
+    the size is None when the figure has no text."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(path).getroot()
+    rules = []  # (selector kind, name, size)
+    for st in root.iter(_SVG_NS + "style"):
+        for sels, body in re.findall(r"([^{}]+)\{([^}]*)\}", st.text or ""):
+            m = re.search(r"font-size\s*:\s*([^;]+)", body)
+            if m:
+                for sel in sels.split(","):
+                    rules.append((sel.strip(), m.group(1).strip()))
+    vb = (root.get("viewBox") or "").replace(",", " ").split()
+    if len(vb) == 4:
+        width, height = float(vb[2]), float(vb[3])
+    else:
+        width = float(re.match(r"[\d.]+", root.get("width")).group(0))
+        height = float(re.match(r"[\d.]+", root.get("height")).group(0))
+    best = [None, ""]
+
+    def size_of(el, parent):
+        tag = el.tag.replace(_SVG_NS, "")
+        classes = (el.get("class") or "").split()
+        value = None
+        m = re.search(r"font-size\s*:\s*([^;]+)", el.get("style") or "")
+        if m:
+            value = m.group(1)
+        else:
+            for sel, v in rules:  # the later rule of the same kind wins, as in CSS
+                if sel.startswith(".") and sel[1:] in classes:
+                    value = v
+            if value is None:
+                for sel, v in rules:
+                    if sel in (tag, "*"):
+                        value = v
+            if value is None:
+                value = el.get("font-size")
+        got = _css_size(value, parent) if value is not None else None
+        return got if got is not None else parent
+
+    def walk(el, parent, scale):
+        scale *= _transform_scale(el.get("transform"))
+        size = size_of(el, parent)
+        tag = el.tag.replace(_SVG_NS, "")
+        if tag in ("defs", "style", "title", "desc", "marker", "symbol"):
+            return
+        if tag in ("text", "tspan", "textPath") and (el.text or "").strip():
+            shown = size * scale
+            if best[0] is None or shown < best[0]:
+                best[0], best[1] = shown, el.text.strip()[:40]
+        for child in el:
+            walk(child, size, scale)
+
+    walk(root, SVG_DEFAULT_PX, 1.0)
+    return best[0], best[1], width, height
+
+
+def _figure_svgs():
+    """{basename without .svg: path} of every lab's figures."""
+    return {os.path.splitext(os.path.basename(p))[0]: p
+            for p in glob.glob(os.path.join(ROOT, "labs", "*", "figures", "*.svg"))}
+
+
+# How a slide places a figure. The decks are beamer, 16:9 (`aspectratio=169`): a page of
+# 16 cm x 9 cm with 11 pt body text. Measured in that theme (slides/scanlab.sty): \textwidth is
+# 14 cm (398.34 pt) and \textheight 242.25 pt; inside `\begin{column}{F\textwidth}` \textwidth
+# (and \linewidth, \columnwidth) is F times the enclosing one. `make slides` turns each SVG
+# into a PDF with rsvg-convert, which keeps the aspect ratio, so `width=W` scales the figure
+# by W / (viewBox width), `height=H` by H / (viewBox height), both with keepaspectratio by the
+# smaller, `scale=s` and no option by s x 0.75 pt per px of the SVG's width attribute (96 dpi).
+# A figure's text on the slide is its smallest size (above) times that scale, in pt; at least
+# SLIDE_MIN_PT, against the slides' body text of 11 pt.
+SLIDE_MIN_PT = 7.0
+SLIDE_TEXTWIDTH_PT = 398.3386
+SLIDE_TEXTHEIGHT_PT = 242.24977
+_TEX_UNITS = {"pt": 1.0, "bp": 72.27 / 72, "cm": 72.27 / 2.54, "mm": 72.27 / 25.4, "in": 72.27}
+
+
+def _tex_length(value, textwidth):
+    m = re.fullmatch(r"\s*([\d.]*)\s*\\(textwidth|linewidth|columnwidth|textheight)\s*", value)
+    if m:
+        f = float(m.group(1) or 1)
+        return f * (SLIDE_TEXTHEIGHT_PT if m.group(2) == "textheight" else textwidth)
+    m = re.fullmatch(r"\s*([\d.]+)\s*(pt|bp|cm|mm|in)\s*", value)
+    if m:
+        return float(m.group(1)) * _TEX_UNITS[m.group(2)]
+    return None
+
+
+def slide_figures(deck):
+    """[(line number, frame title, figure name, options, smallest text in pt or None, why)] for
+    every \\includegraphics of an SVG-derived figure in a deck."""
+    svgs = _figure_svgs()
+    out, widths, title = [], [SLIDE_TEXTWIDTH_PT], ""
+    for no, ln in enumerate(open(deck), 1):
+        code = re.sub(r"(?<!\\)%.*", "", ln)
+        m = re.search(r"\\begin\{frame\}(?:\[[^\]]*\])?\{([^}]*)\}", code)
+        if m:
+            title = m.group(1)
+        for tok in re.finditer(r"\\begin\{column\}\{([^}]*)\}|\\end\{column\}|"
+                               r"\\includegraphics(?:\[([^\]]*)\])?\{([^}]*)\}", code):
+            if tok.group(0).startswith("\\begin"):
+                widths.append(_tex_length(tok.group(1), widths[-1]) or widths[-1])
+            elif tok.group(0).startswith("\\end"):
+                widths.pop() if len(widths) > 1 else None
+            else:
+                name = os.path.splitext(os.path.basename(tok.group(3)))[0]
+                if name not in svgs:
+                    continue
+                size, text, vw, vh = svg_text_sizes(svgs[name])
+                opts = dict((kv.split("=", 1) + [""])[:2] for kv in
+                            (o.strip() for o in (tok.group(2) or "").split(",")) if kv)
+                opts = {k.strip(): v.strip() for k, v in opts.items()}
+                scales, why = [], ""
+                if "width" in opts:
+                    w = _tex_length(opts["width"], widths[-1])
+                    scales.append(w / vw if w else None)
+                if "height" in opts:
+                    h = _tex_length(opts["height"], widths[-1])
+                    scales.append(h / vh if h else None)
+                if None in scales:
+                    out.append((no, title, name, tok.group(2), None, "a size the check cannot read"))
+                    continue
+                if not scales:
+                    root_w = re.search(r'<svg[^>]*\swidth="([\d.]+)', open(svgs[name]).read())
+                    natural = float(root_w.group(1)) if root_w else vw
+                    scales = [float(opts.get("scale", 1)) * 0.75 * natural / vw]
+                scale = min(scales)  # width and height: the smaller (keepaspectratio, or squeezed text)
+                out.append((no, title, name, tok.group(2), None if size is None else size * scale,
+                            text))
+    return out
+
+
+# Figures drawn for the handouts' width that no placement on a 16:9 slide brings to 7 pt yet (at
+# the size they had when this check came): each must be redrawn with larger text for the slide
+# (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
+# check fails when one of them gets smaller, and when one that passes is still listed.
+SLIDE_PENDING = {
+    ("01-serial", "lab01_serial"): 5.6,
+    ("02-kogge-stone", "lab02_kogge_stone"): 5.6,
+    ("02-kogge-stone", "lab02_race"): 3.6,
+    ("02-kogge-stone", "lab02_double_buffer"): 3.8,
+    ("02-kogge-stone", "lab02_tiles"): 4.1,
+    ("03-blelloch", "lab03_upsweep"): 3.2,
+    ("03-blelloch", "lab03_downsweep"): 3.2,
+    ("03-blelloch", "lab03_banks"): 2.8,
+    ("03-blelloch", "lab03_degrees"): 3.0,
+    ("04-warp-scan", "lab04_shfl_scan"): 3.3,
+    ("04-warp-scan", "lab04_partial_warp"): 4.3,
+    ("04-warp-scan", "lab04_race"): 5.3,
+    ("05-global-scan", "lab05_block_scan"): 4.5,
+    ("05-global-scan", "lab05_anylength"): 3.7,
+    ("05-global-scan", "lab05_propagate"): 2.8,
+    ("05-global-scan", "lab05_reduce_then_scan"): 2.8,
+    ("05-global-scan", "lab05_lookback"): 3.6,
+    ("05-global-scan", "lab05_bench"): 3.2,
+    ("06-segmented-scan", "lab06_segments"): 4.1,
+    ("06-segmented-scan", "lab06_operator"): 3.5,
+    ("06-segmented-scan", "lab06_warp"): 3.0,
+    ("06-segmented-scan", "lab06_sweep"): 3.1,
+    ("06-segmented-scan", "lab06_block"): 3.9,
+    ("06-segmented-scan", "lab06_lookback"): 4.6,
+    ("06-segmented-scan", "lab06_bench"): 4.3,
+}
+
+
+def slide_figure_text():
+    bad, n, pending, seen = [], 0, [], set()
+    for deck in sorted(glob.glob(os.path.join(ROOT, "slides", "[0-9][0-9]-*.tex"))):
+        rel = os.path.relpath(deck, ROOT)
+        for no, title, name, opts, pt, why in slide_figures(deck):
+            if pt is None and why:
+                bad.append(f"{rel}:{no}: {name} [{opts}]: {why}")
+                continue
+            if pt is None:
+                continue
+            n += 1
+            key = (os.path.basename(deck)[:-4], name)
+            seen.add(key)
+            if pt >= SLIDE_MIN_PT:
+                if key in SLIDE_PENDING:
+                    bad.append(f"{rel}:{no}: {name} now has text of {pt:.1f} pt: take it off "
+                               "SLIDE_PENDING (grader/selftest/content.py)")
+                continue
+            if key in SLIDE_PENDING and pt >= SLIDE_PENDING[key] - 0.05:
+                pending.append(f"{key[0]}/{name} {pt:.1f} pt")
+                continue
+            bad.append(f"{rel}:{no} (\"{title}\"): {name} [{opts}]: its smallest text "
+                       f"(\"{why}\") is {pt:.1f} pt on the slide; at least {SLIDE_MIN_PT:g} pt")
+    if bad:
+        raise CheckFailed(f"{len(bad)} figures too small on their slides:\n    " + "\n    ".join(bad))
+    gone = sorted(set(SLIDE_PENDING) - seen)
+    if gone:
+        raise CheckFailed(f"SLIDE_PENDING lists figures no slide shows: {gone}")
+    return (f"{n - len(pending)} of {n} figures on slides have text of at least {SLIDE_MIN_PT:g} pt as placed "
+            f"(16:9, 11 pt); {len(pending)} still to redraw, none smaller than before: " + ", ".join(pending))
+
+
+CHECKS.append(("figures on slides have text of at least 7 pt", slide_figure_text))
 
 
 # ---- 4./5. the docs in a real browser ---------------------------------------------------------
