@@ -189,7 +189,7 @@ def svg_plot(results, variants, sizes, device, path):
     for lg in sizes:
         out.append(f'<line x1="{X(lg):.1f}" y1="{T + ph}" x2="{X(lg):.1f}" y2="{T + ph + 5}" stroke="black"/>')
         out.append(f'<text x="{X(lg):.1f}" y="{T + ph + 20}" text-anchor="middle">2<tspan dy="-6" '
-                   f'font-size="9">{lg}</tspan></text>')
+                   f'font-size="12">{lg}</tspan></text>')  # 11 px as a handout shows it
     out.append(f'<rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="black"/>')
     out.append(f'<text x="{L + pw / 2}" y="{H - 12}" text-anchor="middle">N (32-bit ints); dotted: '
                'tile-wise scans, each tile on its own</text>')

@@ -530,8 +530,9 @@ CHECKS.append(("figures on slides have text of at least 7 pt", slide_figure_text
 # laptop's width (1280 px): a probe script, put at the top of a copy of each page, records
 # errors (console.error, uncaught exceptions, resources that fail to load), images that did
 # not load, and code blocks wider than their box (text hidden behind a scroll bar), and reports
-# each image's displayed and natural width, from which the smallest text of each SVG figure is
-# computed at the size the page shows it (at least MIN_PX).
+# the width each image and each figure (Doxygen shows an SVG as an <object>) takes on the page.
+# Every lab figure a page shows is measured: its smallest text (svg_text_sizes: SVG's default of
+# 16 px where no size is set) times the shown width over the viewBox's width, at least MIN_PX.
 MIN_PX = 11
 PAGES = re.compile(r"^(index|grader|lab\d\d|lab\d\d_perf)\.html$")
 PROBE = """<script>
@@ -546,8 +547,15 @@ window.addEventListener('error', function (e) {
 window.addEventListener('load', function () { setTimeout(function () {
   var imgs = [];
   document.querySelectorAll('img').forEach(function (i) {
-    if (!i.complete || i.naturalWidth === 0) __scanlab.push('broken image ' + i.getAttribute('src'));
-    else imgs.push([i.getAttribute('src'), i.getBoundingClientRect().width, i.naturalWidth]);
+    /* one that failed to load is reported by the error listener above; one still loading
+       (the search box's icons, added by a script) is not measured */
+    if (i.complete && i.naturalWidth === 0) __scanlab.push('broken image ' + i.getAttribute('src'));
+    else if (i.complete) imgs.push([i.getAttribute('src'), i.getBoundingClientRect().width, i.naturalWidth]);
+  });
+  document.querySelectorAll('object[data]').forEach(function (o) {  /* Doxygen's SVG figures */
+    var r = o.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) __scanlab.push('figure not shown ' + o.getAttribute('data'));
+    else imgs.push([o.getAttribute('data'), r.width, 0]);
   });
   document.querySelectorAll('div.fragment, pre').forEach(function (f) {
     if (f.scrollWidth > f.clientWidth + 1)
@@ -561,15 +569,6 @@ window.addEventListener('load', function () { setTimeout(function () {
 </script>"""
 
 
-def _svg_min_font(path):
-    """The smallest font size (user units) in an SVG, and its viewBox width."""
-    text = open(path).read()
-    sizes = [float(x) for x in re.findall(r'font-size[=:]\s*"?\s*([\d.]+)', text)]
-    vb = re.search(r'viewBox="[\d.\s-]+?\s([\d.]+)\s+[\d.]+"', text)
-    width = float(vb.group(1)) if vb else float(re.search(r'width="([\d.]+)', text).group(1))
-    return (min(sizes) if sizes else None), width
-
-
 def browser():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
@@ -581,6 +580,7 @@ def browser():
             raise CheckFailed("make docs failed:\n" + out[-2000:])
     work = tempfile.mkdtemp(prefix="scanlab-browser-", dir=BUILD)
     bad, pages, figures = [], 0, set()
+    lab_figures = _figure_svgs()
     try:
         copy = os.path.join(work, "html")
         shutil.copytree(html_dir, copy)
@@ -605,23 +605,39 @@ def browser():
             for p in data["problems"]:
                 bad.append(f"{name}: {p}")
             for src_, shown, natural in data["images"]:
+                base = os.path.splitext(os.path.basename(src_))[0]
                 svg = os.path.join(html_dir, src_)
-                if not svg.endswith(".svg") or not os.path.exists(svg):
+                if not src_.endswith(".svg") or base not in lab_figures:
+                    continue  # Doxygen's own images (the footer's logo)
+                if not os.path.exists(svg):
+                    bad.append(f"{name}: {src_} is not in the output")
                     continue
-                size, width = _svg_min_font(svg)
-                if size is None or not width:
+                size, text, width, _ = svg_text_sizes(svg)
+                figures.add(base)
+                if size is None:
                     continue
                 px = size * shown / width
-                figures.add(src_)
-                if px < MIN_PX:
-                    bad.append(f"{name}: {src_}: its smallest text is {px:.1f} px as shown "
+                if round(px, 1) < MIN_PX:  # to a tenth of a pixel: 11 units at 898 of 900 pass
+                    bad.append(f"{name}: {src_}: its smallest text (\"{text}\") is {px:.1f} px as shown "
                                f"({size:g} units, {shown:.0f} of {width:g} wide); at least {MIN_PX} px")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if bad:
         raise CheckFailed(f"{len(bad)} problems in the browser:\n    " + "\n    ".join(bad[:40]))
+    missing = sorted(n for n, p in lab_figures.items()
+                     if n not in figures and os.path.basename(p) in handout_refs())
+    if missing:
+        raise CheckFailed(f"figures the handouts show but no page measured: {missing}")
     return f"{pages} pages in Chromium: no error, no broken image, no code block wider than the page; " \
            f"{len(figures)} figures' text at least {MIN_PX} px"
+
+
+def handout_refs():
+    """The figure files the handouts and the README show."""
+    out = set()
+    for page in [os.path.join(ROOT, "README.md")] + glob.glob(os.path.join(ROOT, "labs", "*", "*.md")):
+        out |= {os.path.basename(m) for m in re.findall(r"!\[[^\]]*\]\(([^)\s]+\.svg)", open(page).read())}
+    return out
 
 
 CHECKS.append(("the docs render in a browser", browser))

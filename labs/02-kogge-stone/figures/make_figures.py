@@ -27,10 +27,17 @@ DEFS = ('<defs><marker id="h" viewBox="0 0 10 10" refX="9" refY="5" markerWidth=
         'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#c0392b"/></marker></defs>')
 
 
-def svg(name, width, height, body):
+# The two wide figures (over 1100 units) are shown shrunk to the handout's width (about 900 px):
+# their small text is drawn larger, so that it is at least 11 px as shown.
+WIDE_STYLE = STYLE.replace(".small{font-size:12px", ".small{font-size:16px").replace(
+    ".note{font-size:12px", ".note{font-size:16px").replace(".lbl{font-size:14px", ".lbl{font-size:16px").replace(
+    ".title{font-size:14px", ".title{font-size:16px")
+
+
+def svg(name, width, height, body, style=STYLE):
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
-           DEFS, STYLE, '<rect width="100%" height="100%" fill="white"/>'] + body + ["</svg>"]
+           DEFS, style, '<rect width="100%" height="100%" fill="white"/>'] + body + ["</svg>"]
     with open(os.path.join(HERE, name), "w") as f:
         f.write("\n".join(out) + "\n")
 
@@ -152,7 +159,7 @@ def double_buffer():
                      "just written; grey: stale). Nobody writes the buffer being read,", "note"))
     body.append(text(left0 - 110, yb + 18, "so one barrier per step suffices: it ends the writes "
                      "that the next step reads, and the reads of the buffer it overwrites.", "note"))
-    svg("lab02_double_buffer.svg", left1 + w + 20, yb + 34, body)
+    svg("lab02_double_buffer.svg", left1 + w + 20, yb + 34, body, WIDE_STYLE)
 
 
 # ---- figure 3: the race --------------------------------------------------------------------
@@ -201,7 +208,7 @@ def race():
     body.append(text(left - 120, yb + 18, "The emu's forward schedule runs threads in this order and "
                      "exposes it; reverse order hides it, but exposes a missing barrier after the writes.",
                      "note"))
-    svg("lab02_race.svg", left - 120 + 6 * colw + 80, yb + 34, body)
+    svg("lab02_race.svg", left - 120 + 6 * colw + 80, yb + 34, body, WIDE_STYLE)
 
 
 # ---- figure 4: tiles -----------------------------------------------------------------------

@@ -18,9 +18,15 @@ DEFS = ('<defs><marker id="hb" viewBox="0 0 10 10" refX="9" refY="5" markerWidth
         'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#1f5fa8"/></marker></defs>')
 
 
-def svg(width, height, body):
+# The partial-warp figure (over 1000 units wide) is shown shrunk to the handout's width (about
+# 900 px): its notes are drawn at 13 px, so that they are at least 11 px as shown.
+WIDE_STYLE = STYLE.replace(".note{font-size:12px", ".note{font-size:13px").replace(
+    ".bad{font-size:12px", ".bad{font-size:13px")
+
+
+def svg(width, height, body, style=STYLE):
     return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                      f'viewBox="0 0 {width} {height}" {FONT}>', DEFS, STYLE,
+                      f'viewBox="0 0 {width} {height}" {FONT}>', DEFS, style,
                       '<rect width="100%" height="100%" fill="white"/>'] + body + ["</svg>"]) + "\n"
 
 
@@ -108,7 +114,7 @@ def partial_warp():
     body.append(f'<text x="{left}" y="{top2 + 98}" class="note">so a mask that names them waits for them '
                 'for ever. The kit passes each warp the mask of its lanes below n and below the block size.</text>')
     n_first += 0
-    write("lab04_partial_warp.svg", svg(left + 4 * (32 * w + 24) + 20, top2 + 116, body))
+    write("lab04_partial_warp.svg", svg(left + 4 * (32 * w + 24) + 20, top2 + 116, body, WIDE_STYLE))
 
 
 def race():

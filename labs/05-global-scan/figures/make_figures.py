@@ -152,20 +152,20 @@ def anylength():
     s.text(16, 92, "j = t, t+T, t+2T (coalesced)", anchor="start")
     gx = s.cells(x0, 66, tile, cw=cw, fills=[thread_fill[j % T] for j in range(len(tile))])
     for j in range(len(tile)):
-        s.text(gx[j] + cw / 2, 60, f"t{j % T}", size=10, color=GRAY)
+        s.text(gx[j] + cw / 2, 60, f"t{j % T}", size=11, color=GRAY)
     s.text(16, 156, "shared tile (padded index)", anchor="start")
     sx = s.cells(x0, 140, tile, cw=cw, fills=[thread_fill[j // chunk] for j in range(len(tile))], group=chunk, gap=10)
     for j in range(len(tile)):
         s.arrow(gx[j] + cw / 2, 92, sx[j] + cw / 2, 138, width=0.9)
     for t in range(T):
-        s.text(sx[t * chunk] + cw * chunk / 2, 180, f"chunk of t{t}", size=10, color=GRAY)
+        s.text(sx[t * chunk] + cw * chunk / 2, 180, f"chunk of t{t}", size=11, color=GRAY)
     # chunk scans, block scan of chunk totals, carry
     chunk_tot = [sum(tile[t * chunk:(t + 1) * chunk]) for t in range(T)]
     s.text(16, 224, "scanIncBlock(chunk totals)", anchor="start")
     cx = s.cells(x0 + 40, 210, chunk_tot, cw=cw, fills=thread_fill)
     s.arrow(cx[-1] + cw + 8, 222, cx[-1] + cw + 58, 222, color=BLUE)
     s.cells(cx[-1] + cw + 62, 210, inclusive(chunk_tot), cw=cw, fills=thread_fill)
-    s.text(cx[-1] + cw + 62 + 2 * cw, 252, "each thread: its offset = inclusive - own total", size=10, color=GRAY)
+    s.text(cx[-1] + cw + 62 + 2 * cw, 252, "each thread: its offset = inclusive - own total", size=11, color=GRAY)
     carry = 100
     res = [carry + v for v in inclusive(tile)]
     s.text(16, 302, f"scanned, + carry ({carry}), stored", anchor="start")
@@ -286,7 +286,7 @@ def lookback():
            anchor="start", size=12)
     for lane, t in enumerate(range(6, -1, -1)):
         x = x0 + t * (cw + 10) + cw / 2
-        s.text(x, y0 + ch + 18, f"lane {lane}", size=10, color=BLUE)
+        s.text(x, y0 + ch + 18, f"lane {lane}", size=11, color=BLUE)
     s.text(16, wy + 22, "1st read: lane 1 (tile 5) is INVALID and lies before the nearest PREFIX (lane 4, tile 2): "
            "read the window again.", anchor="start", size=12)
     s.text(16, wy + 44, "2nd read: tile 5 is AGGREGATE 8. Add lanes 0..4:  12 + 8 + 6 + 9 + 35 = 70  = tile 7's "
@@ -314,8 +314,8 @@ def lookback():
     s.text(166, wy2 + 34, "tag: 2*epoch (AGGREGATE), 2*epoch+1 (PREFIX)", size=11)
     s.rect(316, wy2 + 12, 200, 34, fill="#dbe8f7")
     s.text(416, wy2 + 34, "value (32-bit sum)", size=11)
-    s.text(16, wy2 + 66, "bits 63..32", anchor="start", size=10, color=GRAY)
-    s.text(316, wy2 + 66, "bits 31..0", anchor="start", size=10, color=GRAY)
+    s.text(16, wy2 + 66, "bits 63..32", anchor="start", size=11, color=GRAY)
+    s.text(316, wy2 + 66, "bits 31..0", anchor="start", size=11, color=GRAY)
     s.text(540, wy2 + 28, "A tag from another launch (another", anchor="start", size=11, color=GRAY)
     s.text(540, wy2 + 43, "epoch), or zero, reads as INVALID.", anchor="start", size=11, color=GRAY)
     s.save("lab05_lookback.svg")
