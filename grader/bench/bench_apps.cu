@@ -17,7 +17,7 @@
  * "x lib" is the variant's speed over its library's in the same run (1 for the libraries).
  * Every output is checked against the library's before it is timed.
  *
- *     bench_apps [--min-log2 20] [--max-log2 28] [--reps 25] [--only TEXT]
+ *     bench_apps [--min-log2 20] [--max-log2 28] [--reps 25] [--only TEXT|TEXT...]
  */
 #include <cub/cub.cuh>
 #include <cusparse.h>
@@ -309,6 +309,19 @@ static size_t check(const Variant &v) {
   return 0;
 }
 
+/* Whether @p name contains one of the texts of @p only, separated by '|' (as bench.cu reads it). */
+static bool matches(const char *name, const char *only) {
+  std::string all(only);
+  size_t from = 0;
+  for (;;) {
+    const size_t bar = all.find('|', from);
+    const std::string part = all.substr(from, bar == std::string::npos ? std::string::npos : bar - from);
+    if (!part.empty() && strstr(name, part.c_str())) return true;
+    if (bar == std::string::npos) return false;
+    from = bar + 1;
+  }
+}
+
 int main(int argc, char **argv) {
   int min_log2 = 20, max_log2 = 28, reps = 25;
   const char *only = nullptr;
@@ -331,7 +344,7 @@ int main(int argc, char **argv) {
          prop.multiProcessorCount, prop.l2CacheSize >> 20, total_b / 1e9, reps);
   std::vector<int> chosen;
   for (int k = 0; k < NVARIANTS; k++)
-    if (!only || k == 0 || strstr(VARIANTS[k].name, only) || (VARIANTS[k].lab[0] == '-' && VARIANTS[k].kind != COPY))
+    if (!only || k == 0 || matches(VARIANTS[k].name, only) || (VARIANTS[k].lab[0] == '-' && VARIANTS[k].kind != COPY))
       chosen.push_back(k);
   printf("PLAN %d\n", (int)chosen.size() * (max_log2 - min_log2 + 1));
   fflush(stdout);
