@@ -131,7 +131,7 @@ def compare(spec, code, output):
         m = re.fullmatch(r"\(exit status (\d+)\)", line)
         if m:
             # Under make, the program's own status is in make's "Error N" line.
-            made = re.findall(r"^make: \*\*\* \[.*\] Error (\d+)$", output, re.M)
+            made = re.findall(r"^make(?:\[\d+\])?: \*\*\* \[.*\] Error (\d+)$", output, re.M)  # make[1] under make
             status = int(made[-1]) if made else code
             if int(m.group(1)) != status:
                 return f"quoted exit status {m.group(1)}, the program exited {status}"
