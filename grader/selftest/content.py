@@ -461,11 +461,6 @@ def slide_figures(deck):
 # (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
 # check fails when one of them gets smaller, and when one that passes is still listed.
 SLIDE_PENDING = {
-    ("01-serial", "lab01_serial"): 5.6,
-    ("02-kogge-stone", "lab02_kogge_stone"): 5.6,
-    ("02-kogge-stone", "lab02_race"): 4.9,
-    ("02-kogge-stone", "lab02_double_buffer"): 5.1,
-    ("02-kogge-stone", "lab02_tiles"): 4.1,
     ("04-warp-scan", "lab04_shfl_scan"): 3.3,
     ("04-warp-scan", "lab04_partial_warp"): 4.6,
     ("04-warp-scan", "lab04_race"): 5.3,

@@ -50,20 +50,21 @@ def main():
     body += cells(TOP + 150, inc, "inclusive", "#dcebd5")
     body += arrows(TOP + 190, TOP + 240, 1)
     body += cells(TOP + 240, exc, "exclusive", "#fbe9d0")
-    body.append(f'<text x="{LEFT}" y="{TOP + 306}" class="note">'
+    # notes at 15 units of 700: 7 pt on the slide (shown 0.72 of the text's height)
+    body.append(f'<text x="{LEFT - 100}" y="{TOP + 302}" class="note">'
                 'red: the running total, carried left to right (one + per element).</text>')
-    body.append(f'<text x="{LEFT}" y="{TOP + 324}" class="note">'
+    body.append(f'<text x="{LEFT - 100}" y="{TOP + 324}" class="note">'
                 'exclusive[i+1] = inclusive[i]; exclusive[0] is the identity (0 for +).</text>')
-    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TOP + 340}" '
-           f'viewBox="0 0 {width} {TOP + 340}" font-family="DejaVu Sans, Arial, sans-serif">',
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TOP + 336}" '
+           f'viewBox="0 0 {width} {TOP + 336}" font-family="DejaVu Sans, Arial, sans-serif">',
            '<defs><marker id="h" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
            'markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker>'
            # the running total's own head, red and sized in pixels, so the red shaft shows
            '<marker id="hr" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" '
            'markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#c0392b"/>'
            '</marker></defs>',
-           '<style>.lbl{font-size:14px;fill:#333}.val{font-size:16px;fill:#111}'
-           '.note{font-size:12px;fill:#555}.arr{stroke:#888;stroke-width:1.2;marker-end:url(#h)}'
+           '<style>.lbl{font-size:15px;fill:#333}.val{font-size:17px;fill:#111}'
+           '.note{font-size:15px;fill:#555}.arr{stroke:#888;stroke-width:1.2;marker-end:url(#h)}'
            '.acc{stroke:#c0392b;stroke-width:2.5;marker-end:url(#hr)}</style>',
            '<rect width="100%" height="100%" fill="white"/>'] + body + ["</svg>"]
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lab01_serial.svg")

@@ -5,8 +5,13 @@
     lab02_double_buffer.svg   the same steps ping-ponging between two shared arrays
     lab02_race.svg            what a missing barrier between reads and writes does
     lab02_tiles.svg           the batched launch: one block per tile, a short last tile
+
+and for the slides (slides/02-kogge-stone.tex), the same data with larger text and no notes (the
+slide's text says it): lab02_kogge_stone_slide.svg, lab02_double_buffer_slide.svg,
+lab02_race_slide.svg, lab02_tiles_slide.svg.
 """
 import os
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IN = [3, 1, 7, 0, 4, 1, 6, 3]
@@ -32,6 +37,13 @@ DEFS = ('<defs><marker id="h" viewBox="0 0 10 10" refX="9" refY="5" markerWidth=
 WIDE_STYLE = STYLE.replace(".small{font-size:12px", ".small{font-size:16px").replace(
     ".note{font-size:12px", ".note{font-size:16px").replace(".lbl{font-size:14px", ".lbl{font-size:16px").replace(
     ".title{font-size:14px", ".title{font-size:16px")
+
+
+def sized(px):
+    """STYLE with every text at least px units (the values one more): for the slide variants,
+    whose text must be 7 pt where the slide places them."""
+    out = re.sub(r"font-size:(\d+)px", lambda m: f"font-size:{max(int(m.group(1)), px)}px", STYLE)
+    return out.replace(".val{font-size:%dpx" % max(16, px), ".val{font-size:%dpx" % max(16, px + 1))
 
 
 def svg(name, width, height, body, style=STYLE):
@@ -93,7 +105,7 @@ def step_arrows(left, y0, y1, offset, n, hot=None):
 
 # ---- figure 1: the data flow ---------------------------------------------------------------
 
-def kogge_stone():
+def kogge_stone(slide=False):
     left, top, dy = 150, 50, 100
     rows = steps(IN)
     n = len(IN)
@@ -110,6 +122,9 @@ def kogge_stone():
             body.append(text(left + n * PITCH + 4, y - dy / 2 + 10,
                              f"{n - offset} additions", "small"))
     yb = top + (len(rows) - 1) * dy + 60
+    if slide:  # text at 15 units of 740: 7 pt at the slide's 0.86 of its height
+        svg("lab02_kogge_stone_slide.svg", left + n * PITCH + 110, yb - 14, body, sized(15))
+        return
     adds = sum(n - (1 << k) for k in range(len(rows) - 1))
     body.append(text(left - 120, yb, f"log2 8 = 3 steps; {adds} additions in all (the serial scan "
                      "needs 7). Dashed: the value stays.", "note"))
@@ -120,7 +135,7 @@ def kogge_stone():
 
 # ---- figure 2: double buffer ---------------------------------------------------------------
 
-def double_buffer():
+def double_buffer(slide=False):
     n = len(IN)
     left0, gapx, top, dy = 130, 40, 62, 86
     w = n * PITCH - (PITCH - CELL)
@@ -148,13 +163,20 @@ def double_buffer():
             xb = dst + w / 2 + (-30 if written == 1 else 30)
             body.append(f'<line x1="{xa}" y1="{y - dy + 40}" x2="{xb}" y2="{y - 3}" class="hot"/>')
             body.append(text((left0 + w + left1) / 2, y - 10, f"read {'0' if written == 1 else '1'}, "
-                             f"write {written}", "small", "middle"))
+                             f"write {written}", "small", "middle").replace(
+                                 "<text", '<text style="paint-order:stroke;stroke:#fff;stroke-width:5px"' if slide else "<text"))
             body.append(f'<line x1="{left0 - 110}" y1="{y + 48}" x2="{left1 + w}" y2="{y + 48}" class="bar"/>')
-            body.append(text(left1 + w, y + 62, "__syncthreads()", "small", "end"))
+            if not slide:
+                body.append(text(left1 + w, y + 62, "__syncthreads()", "small", "end"))
         elif k == 0:
             body.append(f'<line x1="{left0 - 110}" y1="{y + 48}" x2="{left1 + w}" y2="{y + 48}" class="bar"/>')
-            body.append(text(left1 + w, y + 62, "__syncthreads()", "small", "end"))
+            if not slide:
+                body.append(text(left1 + w, y + 62, "__syncthreads()", "small", "end"))
     yb = top + len(rows) * dy + 14
+    if slide:  # text at 21 units of 1142: 7.3 pt across the slide's width
+        body.append(text(left1 + w, yb - 8, "dashed: __syncthreads()", "small", "end"))
+        svg("lab02_double_buffer_slide.svg", left1 + w + 20, yb + 2, body, sized(21))
+        return
     body.append(text(left0 - 110, yb, "Each step reads one buffer and writes the other (coloured: "
                      "just written; grey: stale). Nobody writes the buffer being read,", "note"))
     body.append(text(left0 - 110, yb + 18, "so one barrier per step suffices: it ends the writes "
@@ -164,9 +186,10 @@ def double_buffer():
 
 # ---- figure 3: the race --------------------------------------------------------------------
 
-def race():
+def race(slide=False):
     vals = IN[:4]
-    colw, left, top = 190, 200, 70
+    # the slide's variant: narrower columns, cells "read s[0]=3", text at 21 units of 1158
+    colw, left, top = (176, 170, 70) if slide else (190, 200, 70)
     body = []
 
     def panel(x0, title, events, barrier_after=None):
@@ -178,6 +201,8 @@ def race():
             x = x0 + (t - 1) * colw + 8
             fill = "#f9d6d2" if bad else (BLUE if what.startswith("read") else GREEN)
             stroke = RED if bad else "#1f5fa8"
+            if slide:
+                what = what.replace(" = ", "=")
             out += cell(x, y, what, fill, stroke, h=30, cls="small", w=colw - 16)
         if barrier_after is not None:
             y = top + (barrier_after + 1) * 40 + 4
@@ -190,6 +215,7 @@ def race():
             (3, f"read s[2] = {vals[2]}", False),
             (1, f"write s[1] = {vals[1] + vals[0]}", False), (2, f"write s[2] = {vals[2] + vals[1]}", False),
             (3, f"write s[3] = {vals[3] + vals[2]}", False)]
+    good_out = [vals[0]] + [vals[t] + vals[t - 1] for t in (1, 2, 3)]
     s = list(vals)
     bad = []
     for t in (1, 2, 3):  # thread order of the emu's forward schedule, no barrier in between
@@ -198,10 +224,20 @@ def race():
         s[t] += left_v
         bad.append((t, f"write s[{t}] = {s[t]}", t > 1))
     body += panel(left - 120, "with the barrier", good, barrier_after=2)
-    body += panel(left - 120 + 3 * colw + 60, "without it (threads run one after another)", bad)
+    body += panel(left - 120 + 3 * colw + 60, "without it: one thread after another" if slide else
+                  "without it (threads run one after another)", bad)
     body.append(f'<line x1="{left - 130}" y1="{top - 10}" x2="{left - 130}" y2="{top + 250}" class="arr"/>')
-    body.append(text(left - 136, top + 120, "time", "small", "end"))
+    if slide:  # the label along the axis, in the narrow margin
+        body.append(f'<text x="{left - 136}" y="{top + 120}" text-anchor="middle" class="small" '
+                    f'transform="rotate(-90 {left - 136} {top + 120})">time</text>')
+    else:
+        body.append(text(left - 136, top + 120, "time", "small", "end"))
     yb = top + 6 * 40 + 50
+    if slide:
+        body.append(text(left - 120, yb, f"Right: {{{', '.join(map(str, good_out))}}}. Without the barrier: "
+                         f"{{{', '.join(map(str, s))}}}.", "note"))
+        svg("lab02_race_slide.svg", left - 120 + 6 * colw + 80, yb + 16, body, sized(21))
+        return
     body.append(text(left - 120, yb, f"One step (offset 1) on s = {{3, 1, 7, 0}}. Right: {{3, 4, 8, 7}}. "
                      f"Without the barrier, thread 2 reads s[1] after thread 1 overwrote it: "
                      f"{{{', '.join(map(str, s))}}}.", "note"))
@@ -213,7 +249,7 @@ def race():
 
 # ---- figure 4: tiles -----------------------------------------------------------------------
 
-def tiles():
+def tiles(slide=False):
     data = [3, 1, 7, 0, 4, 1, 6, 3, 5, 2]
     B, n = 4, len(data)
     ntiles = (n + B - 1) // B
@@ -250,9 +286,13 @@ def tiles():
     for j in range(n):
         body.append(text(x_of(j) + CELL / 2, top + 172, f"[{j}]", "small", "middle"))
     xm = (x_of(n) + x_of(ntiles * B - 1) + CELL) / 2
-    body.append(text(xm, top + 172, "past n: load 0,", "small", "middle"))
-    body.append(text(xm, top + 188, "store nothing", "small", "middle"))
+    body.append(text(xm, top + 172, "load 0," if slide else "past n: load 0,", "small", "middle"))
+    body.append(text(xm, top + 190 if slide else top + 188, "no store" if slide else "store nothing",
+                     "small", "middle"))
     yb = top + 230
+    if slide:  # text at 17 units of 918: 7.4 pt across the slide's width
+        svg("lab02_tiles_slide.svg", x_of(ntiles * B - 1) + CELL + 40, yb - 14, body, sized(17))
+        return
     body.append(text(left, yb, f"n = {n}, blockSize B = {B}: ceil(n / B) = {ntiles} blocks. Block b "
                      "scans elements b*B .. b*B + B-1 on its own; the last tile is short.", "note"))
     body.append(text(left, yb + 18, "Each output is the sum within its tile only: lab 05 adds the "
@@ -265,6 +305,10 @@ def main():
     double_buffer()
     race()
     tiles()
+    kogge_stone(slide=True)
+    double_buffer(slide=True)
+    race(slide=True)
+    tiles(slide=True)
 
 
 if __name__ == "__main__":
