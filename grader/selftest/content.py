@@ -461,9 +461,6 @@ def slide_figures(deck):
 # (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
 # check fails when one of them gets smaller, and when one that passes is still listed.
 SLIDE_PENDING = {
-    ("04-warp-scan", "lab04_shfl_scan"): 3.3,
-    ("04-warp-scan", "lab04_partial_warp"): 4.6,
-    ("04-warp-scan", "lab04_race"): 5.3,
     ("05-global-scan", "lab05_block_scan"): 4.5,
     ("05-global-scan", "lab05_anylength"): 4.0,
     ("05-global-scan", "lab05_propagate"): 4.8,
