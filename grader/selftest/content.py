@@ -461,7 +461,6 @@ def slide_figures(deck):
 # (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
 # check fails when one of them gets smaller, and when one that passes is still listed.
 SLIDE_PENDING = {
-    ("05-global-scan", "lab05_block_scan"): 4.5,
     ("05-global-scan", "lab05_anylength"): 4.0,
     ("05-global-scan", "lab05_propagate"): 4.8,
     ("05-global-scan", "lab05_reduce_then_scan"): 4.2,

@@ -41,9 +41,10 @@ def groups(a, g=GROUP):
 
 
 class Svg:
-    def __init__(self, w, h, title):
-        self.w, self.h = w, h
-        self.items = [f'<text x="16" y="24" font-size="15" font-weight="bold">{esc(title)}</text>']
+    def __init__(self, w, h, title, floor=0):
+        """floor: the smallest text size (the slide variants, whose text must be 7 pt as placed)."""
+        self.w, self.h, self.floor = w, h, floor
+        self.items = [f'<text x="16" y="24" font-size="{max(15, floor)}" font-weight="bold">{esc(title)}</text>']
 
     def rect(self, x, y, w, h, fill="white", stroke="#333333", rx=0, dash=None, width=1):
         d = f' stroke-dasharray="{dash}"' if dash else ""
@@ -52,6 +53,7 @@ class Svg:
 
     def text(self, x, y, s, size=12, anchor="middle", color="#111111", weight="normal", family=None):
         f = f' font-family="{family}"' if family else ""
+        size = max(size, self.floor)
         self.items.append(f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" fill="{color}" '
                           f'font-weight="{weight}"{f}>{esc(str(s))}</text>')
 
@@ -98,41 +100,48 @@ def fills_by_group(n, g=GROUP):
 
 # ---- 1. the block scan -------------------------------------------------------------------------
 
-def block_scan():
-    s = Svg(760, 400, "scanIncBlock: a block scan from warp scans (3 warps, drawn with 4 lanes each)")
+def block_scan(slide=False):
+    # the slide's variant: text at least 18 units of 400 high (7.4 pt at 0.68 of the slide's
+    # height), short step names (the slide's text says the rest), no note
+    s = Svg(760, 352, "3 warps, drawn with 4 lanes each", floor=18) if slide else \
+        Svg(760, 400, "scanIncBlock: a block scan from warp scans (3 warps, drawn with 4 lanes each)")
+    name = (lambda full, short: short) if slide else (lambda full, short: full)
     x0, cw, gap = 250, 34, 18
     fills = fills_by_group(len(IN))
     warp_scans = sum((inclusive(g) for g in groups(IN)), [])
     totals = [inclusive(g)[-1] for g in groups(IN)]
     scanned = inclusive(totals)
     final = inclusive(IN)
-    s.text(16, 60 + 16, "x: one value per thread", anchor="start")
+    s.text(16, 60 + 16, name("x: one value per thread", "x"), anchor="start")
     s.cells(x0, 60, IN, cw=cw, fills=fills, group=GROUP, gap=gap)
     for w in range(3):
         s.text(x0 + w * (GROUP * cw + gap) + GROUP * cw / 2, 52, f"warp {w}", size=11, color=GRAY)
-    s.text(16, 120 + 16, "1. scanIncWarp in every warp", anchor="start")
+    s.text(16, 120 + 16, name("1. scanIncWarp in every warp", "1. warp scans"), anchor="start")
     xs = s.cells(x0, 120, warp_scans, cw=cw, fills=fills, group=GROUP, gap=gap)
     for i in range(len(IN)):
         s.arrow(xs[i] + cw / 2, 86, xs[i] + cw / 2, 118)
-    s.text(16, 196, "2. lane 31 of warp w writes", anchor="start")
-    s.text(16, 212, "    its total to s_tmp[w]", anchor="start")
+    s.text(16, 196, name("2. lane 31 of warp w writes", "2. lane 31 writes"), anchor="start")
+    s.text(16, 216 if slide else 212, name("    its total to s_tmp[w]", "    the warp's total"), anchor="start")
     tx = 560
     ts = s.cells(tx, 185, totals, cw=cw, fills=[WARP_FILL[i] for i in range(3)])
     s.text(tx + 3 * cw + 10, 201, "s_tmp", anchor="start", color=GRAY, family="monospace")
     for w in range(3):
         last = xs[w * GROUP + GROUP - 1] + cw / 2
         s.arrow(last, 146, ts[w] + cw / 2, 183, color=BLUE)
-    s.text(16, 262, "3. warp 0 scans s_tmp", anchor="start")
+    s.text(16, 262, name("3. warp 0 scans s_tmp", "3. warp 0 scans"), anchor="start")
     ss = s.cells(tx, 250, scanned, cw=cw, fills=[WARP_FILL[i] for i in range(3)])
     for w in range(3):
         s.arrow(ts[w] + cw / 2, 211, ss[w] + cw / 2, 248)
     s.text(tx + 3 * cw + 10, 266, "s_tmp", anchor="start", color=GRAY, family="monospace")
-    s.text(16, 330, "4. warp w > 0 adds s_tmp[w-1]", anchor="start")
+    s.text(16, 330, name("4. warp w > 0 adds s_tmp[w-1]", "4. warps w > 0 add"), anchor="start")
     xf = s.cells(x0, 318, final, cw=cw, fills=fills, group=GROUP, gap=gap, bold=True)
     for w in (1, 2):
         s.arrow(ss[w - 1] + cw / 2, 276, xf[w * GROUP] + cw * 2, 316, color=BLUE, dash="4 3")
     for i in range(GROUP):
         s.arrow(xs[i] + cw / 2, 146, xs[i] + cw / 2, 316, color="#bbbbbb", width=0.8)
+    if slide:
+        s.save("lab05_block_scan_slide.svg")
+        return
     s.text(16, 380, "Three barriers per call, whatever the block size: after steps 2 and 3, and one at "
            "the end so that s_tmp can be reused.", anchor="start", size=11, color=GRAY)
     s.save("lab05_block_scan.svg")
@@ -327,4 +336,5 @@ if __name__ == "__main__":
     propagate()
     reduce_then_scan()
     lookback()
+    block_scan(slide=True)
     print("wrote", ", ".join(sorted(f for f in os.listdir(HERE) if f.endswith(".svg"))))
