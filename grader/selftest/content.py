@@ -461,11 +461,6 @@ def slide_figures(deck):
 # (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
 # check fails when one of them gets smaller, and when one that passes is still listed.
 SLIDE_PENDING = {
-    ("05-global-scan", "lab05_anylength"): 4.0,
-    ("05-global-scan", "lab05_propagate"): 4.8,
-    ("05-global-scan", "lab05_reduce_then_scan"): 4.2,
-    ("05-global-scan", "lab05_lookback"): 3.9,
-    ("05-global-scan", "lab05_bench"): 4.3,
     ("06-segmented-scan", "lab06_segments"): 4.1,
     ("06-segmented-scan", "lab06_operator"): 3.5,
     ("06-segmented-scan", "lab06_warp"): 3.0,

@@ -4,8 +4,10 @@
     python3 labs/05-global-scan/figures/make_figures.py
 
 Writes lab05_block_scan.svg, lab05_anylength.svg, lab05_propagate.svg,
-lab05_reduce_then_scan.svg and lab05_lookback.svg beside this script. lab05_bench.svg is not
-drawn here: it is the plot `make bench` wrote on an H100 (build/bench/bench.svg), copied.
+lab05_reduce_then_scan.svg and lab05_lookback.svg beside this script, and their slide variants
+(lab05_*_slide.svg: the same data, larger text, shorter labels, no notes). lab05_bench.svg is not
+drawn here: it is the plot `make bench` wrote on an H100 (build/bench/bench.svg), copied; the
+slide's lab05_bench_slide.svg is drawn here from the handout's table of the same run.
 
 The example data is the kit's worked example, extended to 12 elements:
 in {3,1,7,0, 4,1,6,3, 2,5,1,2} -> inclusive {3,4,11,11, 15,16,22,25, 27,32,33,35}.
@@ -149,40 +151,50 @@ def block_scan(slide=False):
 
 # ---- 2. one block, any length -----------------------------------------------------------------
 
-def anylength():
-    s = Svg(780, 430, "One block, any length: tiles staged through shared memory, a carry from tile to tile")
+def anylength(slide=False):
+    # the slide's variant: text at least 17 units of 380 high (7.3 pt at 0.66 of the slide's
+    # height), short labels, no note
+    s = Svg(780, 380, "4 threads, chunks of 3: one tile", floor=17) if slide else \
+        Svg(780, 430, "One block, any length: tiles staged through shared memory, a carry from tile to tile")
+    name = (lambda full, short: short) if slide else (lambda full, short: full)
     T = 4  # threads drawn
     chunk = 3
     tile = IN  # 12 elements = one tile of 4 threads x chunk 3
-    cw, x0 = 34, 230
+    cw, x0 = (40, 230) if slide else (34, 230)
     thread_fill = ["#dbe8f7", "#fde3c8", "#d9f0d3", "#eadcf2"]
     # global memory, colored by the thread that loads each element (coalesced: j = k*T + t)
-    s.text(16, 76, "global: thread t loads", anchor="start")
-    s.text(16, 92, "j = t, t+T, t+2T (coalesced)", anchor="start")
+    s.text(16, 76, name("global: thread t loads", "global: thread t"), anchor="start")
+    s.text(16, 92 + (4 if slide else 0), name("j = t, t+T, t+2T (coalesced)", "loads t, t+T, ..."), anchor="start")
     gx = s.cells(x0, 66, tile, cw=cw, fills=[thread_fill[j % T] for j in range(len(tile))])
     for j in range(len(tile)):
         s.text(gx[j] + cw / 2, 60, f"t{j % T}", size=11, color=GRAY)
-    s.text(16, 156, "shared tile (padded index)", anchor="start")
+    s.text(16, 156, name("shared tile (padded index)", "shared tile"), anchor="start")
     sx = s.cells(x0, 140, tile, cw=cw, fills=[thread_fill[j // chunk] for j in range(len(tile))], group=chunk, gap=10)
     for j in range(len(tile)):
         s.arrow(gx[j] + cw / 2, 92, sx[j] + cw / 2, 138, width=0.9)
     for t in range(T):
-        s.text(sx[t * chunk] + cw * chunk / 2, 180, f"chunk of t{t}", size=11, color=GRAY)
+        s.text(sx[t * chunk] + cw * chunk / 2, 182 if slide else 180, name(f"chunk of t{t}", f"t{t}'s chunk"),
+               size=11, color=GRAY)
     # chunk scans, block scan of chunk totals, carry
     chunk_tot = [sum(tile[t * chunk:(t + 1) * chunk]) for t in range(T)]
-    s.text(16, 224, "scanIncBlock(chunk totals)", anchor="start")
+    s.text(16, 224, name("scanIncBlock(chunk totals)", "scan chunk totals"), anchor="start")
     cx = s.cells(x0 + 40, 210, chunk_tot, cw=cw, fills=thread_fill)
     s.arrow(cx[-1] + cw + 8, 222, cx[-1] + cw + 58, 222, color=BLUE)
     s.cells(cx[-1] + cw + 62, 210, inclusive(chunk_tot), cw=cw, fills=thread_fill)
-    s.text(cx[-1] + cw + 62 + 2 * cw, 252, "each thread: its offset = inclusive - own total", size=11, color=GRAY)
+    s.text(cx[-1] + cw + 62 + 2 * cw, 256 if slide else 252,
+           name("each thread: its offset = inclusive - own total", "offset = inclusive - own total"),
+           size=11, color=GRAY)
     carry = 100
     res = [carry + v for v in inclusive(tile)]
-    s.text(16, 302, f"scanned, + carry ({carry}), stored", anchor="start")
-    s.text(16, 318, "coalesced through shared", anchor="start")
+    s.text(16, 302, name(f"scanned, + carry ({carry}), stored", f"+ carry ({carry}),"), anchor="start")
+    s.text(16, 318 + (4 if slide else 0), name("coalesced through shared", "stored"), anchor="start")
     s.cells(x0, 290, res, cw=cw, fills=[thread_fill[j % T] for j in range(len(tile))], bold=True)
-    s.text(16, 370, f"next tile: carry = {carry} + tile total {sum(tile)} = {carry + sum(tile)}", anchor="start",
-           color=BLUE)
+    s.text(16, 372 if slide else 370, f"next tile: carry = {carry} + tile total {sum(tile)} = {carry + sum(tile)}",
+           anchor="start", color=BLUE)
     s.rect(x0 - 6, 50, len(tile) * cw + 3 * 10 + 12, 290, fill="none", stroke=GRAY, dash="5 4")
+    if slide:
+        s.save("lab05_anylength_slide.svg")
+        return
     s.text(x0 + len(tile) * cw / 2, 356, "one tile of T x CHUNK elements (GS_RANGE_TILE)", size=11, color=GRAY)
     s.text(16, 405, "The same loop scans (b)'s ranges: each block starts from its range's offset instead of 0.",
            anchor="start", size=11, color=GRAY)
@@ -191,8 +203,11 @@ def anylength():
 
 # ---- 3. scan-then-propagate ----------------------------------------------------------------------
 
-def propagate():
-    s = Svg(780, 420, "(a) Scan-then-propagate: three kernels, the middle one recursive")
+def propagate(slide=False):
+    # the slide's variant: text at least 14 units of 360 high (7.2 pt at 0.76 of the slide's
+    # height), no note
+    s = Svg(780, 360, "three kernels, the middle one recursive", floor=14) if slide else \
+        Svg(780, 420, "(a) Scan-then-propagate: three kernels, the middle one recursive")
     cw, gap, x0 = 34, 18, 270
     fills = fills_by_group(len(IN))
     tile_scans = sum((inclusive(g) for g in groups(IN)), [])
@@ -222,6 +237,9 @@ def propagate():
     xf = s.cells(x0, 310, inclusive(IN), cw=cw, fills=fills, group=GROUP, gap=gap, bold=True)
     for w in (1, 2):
         s.arrow(to[w] + cw / 2, 270, xf[w * GROUP] + 2 * cw, 308, color=BLUE, dash="4 3")
+    if slide:
+        s.save("lab05_propagate_slide.svg")
+        return
     s.text(16, 392, "Memory traffic: kernel 1 reads and writes the array, kernel 3 reads and writes it again: "
            "16 bytes per int, twice a copy's 8.", anchor="start", size=11, color=GRAY)
     s.save("lab05_propagate.svg")
@@ -229,8 +247,11 @@ def propagate():
 
 # ---- 4. reduce-then-scan ----------------------------------------------------------------------
 
-def reduce_then_scan():
-    s = Svg(780, 400, "(b) Reduce-then-scan: a fixed number of blocks, each owning a contiguous range")
+def reduce_then_scan(slide=False):
+    # the slide's variant: text at least 15 units of 322 high (7.3 pt at 0.64 of the slide's
+    # height), no note
+    s = Svg(780, 322, "a fixed number of blocks, each owning a contiguous range", floor=15) if slide else \
+        Svg(780, 400, "(b) Reduce-then-scan: a fixed number of blocks, each owning a contiguous range")
     cw, gap, x0 = 34, 18, 270
     fills = fills_by_group(len(IN))
     sums = [sum(g) for g in groups(IN)]
@@ -255,6 +276,9 @@ def reduce_then_scan():
     xf = s.cells(x0, 282, inclusive(IN), cw=cw, fills=fills, group=GROUP, gap=gap, bold=True)
     for w in range(3):
         s.arrow(to[w] + cw / 2, 226, xf[w * GROUP] + cw / 2, 280, color=BLUE, dash="4 3")
+    if slide:
+        s.save("lab05_reduce_then_scan_slide.svg")
+        return
     s.text(16, 356, "Memory traffic: read (kernel 1), read and write (kernel 3): 12 bytes per int. Each thread "
            "takes a chunk of", anchor="start", size=11, color=GRAY)
     s.text(16, 372, "consecutive elements, staged through shared memory so that the global loads and stores "
@@ -264,57 +288,82 @@ def reduce_then_scan():
 
 # ---- 5. decoupled look-back ------------------------------------------------------------------
 
-def lookback():
-    s = Svg(800, 470, "(c) Single pass with decoupled look-back: tile 7 finds its offset")
+def lookback(slide=False):
+    # the slide's variant: text at least 15 units of 350 high (7.3 pt at 0.70 of the slide's
+    # height), wider tiles, shorter sentences, without the status word (the next slides' text)
+    s = Svg(800, 350, "tile 7 finds its offset", floor=15) if slide else \
+        Svg(800, 470, "(c) Single pass with decoupled look-back: tile 7 finds its offset")
     # tiles 0..7 with sums; status when tile 7 looks back
     sums = [11, 14, 10, 9, 6, 8, 12, 7]
     incl = inclusive(sums)
     status = ["P", "P", "P", "A", "A", "X", "A", "?"]
     # (tile 5 not yet published in the first read; published A 8 in the second)
-    cw, ch, x0, y0 = 74, 50, 80, 70
+    me = status.index("?")
+    lane_of = {t: me - 1 - t for t in range(me)}  # lane l reads tile me - 1 - l
+    prefix = max(t for t in range(me) if status[t] == "P")  # the nearest PREFIX
+    late = [t for t in range(prefix + 1, me) if status[t] == "X"][0]
+    parts = [sums[t] for t in range(me - 1, prefix, -1)] + [incl[prefix]]
+    excl = sum(parts)
+    assert excl == incl[me - 1]
+    cw, ch, x0, y0 = (94, 50, 10, 70) if slide else (74, 50, 80, 70)
+    pitch = cw + (4 if slide else 10)
     color = {"P": "#cfe8cf", "A": "#fde3c8", "X": "#f4cccc", "?": "#dbe8f7"}
     for t in range(8):
-        x = x0 + t * (cw + 10)
+        x = x0 + t * pitch
         s.rect(x, y0, cw, ch, fill=color[status[t]], rx=4)
         s.text(x + cw / 2, y0 - 8, f"tile {t}", size=11, color=GRAY)
         if status[t] == "P":
             s.text(x + cw / 2, y0 + 22, "PREFIX", size=11, weight="bold")
-            s.text(x + cw / 2, y0 + 40, str(incl[t]), size=13)
+            s.text(x + cw / 2, y0 + 42 if slide else y0 + 40, str(incl[t]), size=13)
         elif status[t] == "A":
-            s.text(x + cw / 2, y0 + 22, "AGGREGATE", size=11, weight="bold")
-            s.text(x + cw / 2, y0 + 40, str(sums[t]), size=13)
+            s.text(x + cw / 2, y0 + 22, "AGGREGATE", size=11, weight="normal" if slide else "bold")
+            s.text(x + cw / 2, y0 + 42 if slide else y0 + 40, str(sums[t]), size=13)
         elif status[t] == "X":
             s.text(x + cw / 2, y0 + 22, "INVALID", size=11, weight="bold", color=RED)
-            s.text(x + cw / 2, y0 + 40, "(loading)", size=11, color=GRAY)
+            s.text(x + cw / 2, y0 + 42 if slide else y0 + 40, "(loading)", size=11, color=GRAY)
         else:
             s.text(x + cw / 2, y0 + 22, "me", size=12, weight="bold")
-            s.text(x + cw / 2, y0 + 40, f"sum {sums[t]}", size=12)
+            s.text(x + cw / 2, y0 + 42 if slide else y0 + 40, f"sum {sums[t]}", size=12)
     # look-back window, lanes
     wy = 170
-    s.text(16, wy - 6, "Warp 0 of tile 7 reads the window, lane l reading tile 6 - l (nearest first):",
-           anchor="start", size=12)
-    for lane, t in enumerate(range(6, -1, -1)):
-        x = x0 + t * (cw + 10) + cw / 2
+    if not slide:
+        s.text(16, wy - 6, f"Warp 0 of tile {me} reads the window, lane l reading tile {me - 1} - l (nearest first):",
+               anchor="start", size=12)
+    for lane, t in enumerate(range(me - 1, -1, -1)):
+        x = x0 + t * pitch + cw / 2
         s.text(x, y0 + ch + 18, f"lane {lane}", size=11, color=BLUE)
-    s.text(16, wy + 22, "1st read: lane 1 (tile 5) is INVALID and lies before the nearest PREFIX (lane 4, tile 2): "
-           "read the window again.", anchor="start", size=12)
-    s.text(16, wy + 44, "2nd read: tile 5 is AGGREGATE 8. Add lanes 0..4:  12 + 8 + 6 + 9 + 35 = 70  = tile 7's "
-           "exclusive prefix.", anchor="start", size=12)
-    s.text(16, wy + 66, "Tile 7 publishes PREFIX 70 + 7 = 77 and stores its elements plus 70.", anchor="start",
-           size=12)
+    terms = " + ".join(str(v) for v in parts)
+    if slide:
+        s.text(16, wy + 6, f"1st read: tile {late} INVALID, before the nearest PREFIX (tile {prefix}): read again.",
+               anchor="start")
+        s.text(16, wy + 30, f"2nd read: tile {late} is AGGREGATE {sums[late]}. Lanes 0..{lane_of[prefix]}: "
+               f"{terms} = {excl}.", anchor="start")
+        s.text(16, wy + 54, f"Tile {me} publishes PREFIX {excl} + {sums[me]} = {excl + sums[me]}, stores "
+               f"its elements + {excl}.", anchor="start")
+    else:
+        s.text(16, wy + 22, f"1st read: lane {lane_of[late]} (tile {late}) is INVALID and lies before the nearest "
+               f"PREFIX (lane {lane_of[prefix]}, tile {prefix}): read the window again.", anchor="start", size=12)
+        s.text(16, wy + 44, f"2nd read: tile {late} is AGGREGATE {sums[late]}. Add lanes 0..{lane_of[prefix]}:  "
+               f"{terms} = {excl}  = tile {me}'s exclusive prefix.", anchor="start", size=12)
+        s.text(16, wy + 66, f"Tile {me} publishes PREFIX {excl} + {sums[me]} = {excl + sums[me]} and stores its "
+               f"elements plus {excl}.", anchor="start", size=12)
     # sequence for one tile
-    sy = 285
+    sy = 255 if slide else 285
     s.text(16, sy, "Each tile, in its own block:", anchor="start", size=12, weight="bold")
     steps = ["tile id =\natomicAdd", "load tile,\nscan it", "publish\nAGGREGATE", "look back\n(warp 0)",
              "publish\nPREFIX", "store\n+ offset"]
     bx = 16
+    bh, lh, ly = (52, 18, 32) if slide else (44, 15, 30)
     for i, st in enumerate(steps):
-        s.rect(bx, sy + 12, 112, 44, fill="#f3f6fb", rx=6)
+        s.rect(bx, sy + 12, 112, bh, fill="#f3f6fb", rx=6)
         for k, line in enumerate(st.split("\n")):
-            s.text(bx + 56, sy + 30 + 15 * k, line, size=11)
+            s.text(bx + 56, sy + ly + lh * k, line, size=11)
         if i < len(steps) - 1:
-            s.arrow(bx + 112, sy + 34, bx + 128, sy + 34)
+            s.arrow(bx + 112, sy + 12 + bh // 2, bx + 128, sy + 12 + bh // 2)
         bx += 130
+    if slide:
+        s.save("lab05_lookback_slide.svg")
+        return
     # the status word
     wy2 = 385
     s.text(16, wy2, "A status word: one 64-bit store, one 64-bit load, so a flag never arrives without its value.",
@@ -330,6 +379,78 @@ def lookback():
     s.save("lab05_lookback.svg")
 
 
+# ---- 6. the measurements, for the slide --------------------------------------------------------
+
+README = os.path.join(HERE, "..", "README.md")
+BENCH_LINES = [  # (row of the handout's table, label on the slide, color, dash)
+    ("device copy (cudaMemcpy)", "copy", "#000000", "6 4"),
+    ("CUB DeviceScan::InclusiveSum", "CUB", "#d62728", None),
+    ("Thrust inclusive_scan", "Thrust", "#ff7f0e", None),
+    ("05a scan-then-propagate", "(a) propagate", "#9467bd", None),
+    ("05b reduce-then-scan", "(b) reduce-then-scan", "#2ca02c", None),
+    ("05c decoupled look-back", "(c) look-back", BLUE, None),
+]
+
+
+def bench_table():
+    """{variant: {log2 n: fraction of copy}} from the handout's table of the H100 run."""
+    sizes, rows = None, {}
+    for line in open(README):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| variant | bytes moved per int"):
+            sizes = [int(c[2:]) for c in cells[2:]]
+        elif sizes and line.startswith("|") and len(cells) == len(sizes) + 2 and cells[0] != "---":
+            rows[cells[0]] = {lg: float(v) for lg, v in zip(sizes, cells[2:]) if v not in ("-", "")}
+        elif sizes and not line.startswith("|"):
+            break
+    if not rows:
+        raise SystemExit("make_figures: no bench table in " + README)
+    return rows
+
+
+def bench_slide():
+    """The slide's plot of the run the handout's table holds: its six device-wide lines, text at
+    least 16 units of 420 high (7.2 pt at 0.78 of the slide's height); lab05_bench.svg, the plot
+    `make bench` wrote, stays in the handout."""
+    rows = bench_table()
+    W, H, L, T, B, R = 800, 420, 64, 44, 62, 232
+    pw, ph = W - L - R, H - T - B
+    lgs = sorted({lg for name, *_ in BENCH_LINES for lg in rows[name]})
+    ymax = 1.1
+    s = Svg(W, H, "fraction of copy bandwidth, H100", floor=16)
+
+    def X(lg):
+        return L + (lg - lgs[0]) / (lgs[-1] - lgs[0]) * pw
+
+    def Y(v):
+        return T + ph - v / ymax * ph
+
+    for k in range(0, 6):
+        v = k * 0.2
+        s.items.append(f'<line x1="{L}" y1="{Y(v):.1f}" x2="{L + pw}" y2="{Y(v):.1f}" stroke="#e5e5e5"/>')
+        s.text(L - 8, Y(v) + 5, f"{v:.1f}", anchor="end")
+    for lg in lgs[::2]:
+        s.text(X(lg), T + ph + 22, f"2^{lg}")
+    s.text(L + pw / 2, H - 10, "N (32-bit ints)")
+    s.rect(L, T, pw, ph, fill="none")
+    ends = []
+    for name, label, color, dash in BENCH_LINES:
+        pts = sorted(rows[name].items())
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        s.items.append(f'<polyline points="{" ".join(f"{X(lg):.1f},{Y(v):.1f}" for lg, v in pts)}" '
+                       f'fill="none" stroke="{color}" stroke-width="2.2"{d}/>')
+        for lg, v in pts:
+            s.items.append(f'<circle cx="{X(lg):.1f}" cy="{Y(v):.1f}" r="3" fill="{color}"/>')
+        ends.append([Y(pts[-1][1]), label, color, pts[-1][1]])
+    # labels at the lines' right ends, moved apart where they would overlap
+    ends.sort()
+    for i in range(1, len(ends)):
+        ends[i][0] = max(ends[i][0], ends[i - 1][0] + 19)
+    for y, label, color, v in ends:
+        s.text(L + pw + 8, y + 5, f"{label} {v:.2f}", anchor="start", color=color)
+    s.save("lab05_bench_slide.svg")
+
+
 if __name__ == "__main__":
     block_scan()
     anylength()
@@ -337,4 +458,9 @@ if __name__ == "__main__":
     reduce_then_scan()
     lookback()
     block_scan(slide=True)
+    anylength(slide=True)
+    propagate(slide=True)
+    reduce_then_scan(slide=True)
+    lookback(slide=True)
+    bench_slide()
     print("wrote", ", ".join(sorted(f for f in os.listdir(HERE) if f.endswith(".svg"))))
