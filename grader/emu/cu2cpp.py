@@ -330,6 +330,10 @@ class Rewriter:
             expr = ' '.join(src[start:i].replace('\\\n', ' ').split())
             cfg = src[i + 3:end_cfg]
             args = src[p + 1:close]
+            # NULL as an argument: g++ defines it as an integer (__null), which the launcher's
+            # forwarding turns into a `long` that no pointer parameter accepts; nvcc passes it
+            # as a null pointer. An argument that is NULL alone becomes nullptr.
+            args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
             base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
             named = re.match(r'^(::)?\s*[A-Za-z_][\w\s:]*(<.*>)?$', expr, re.S) is not None
             if macro and expr in macro[2]:

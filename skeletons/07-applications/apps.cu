@@ -582,8 +582,7 @@ static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, ui
     CUDA_CHECK_LAUNCH();
     appScanExc(counts, counts, (size_t)APP_RADIX_DIGITS * tiles);
     if (d_vals_in) radixScatterKernel<true><<<tiles, APP_THREADS>>>(ks, vs, kd, vd, n, shift, counts, tiles);
-    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, (const uint32_t *)NULL, kd, (uint32_t *)NULL, n, shift,
-                                                     counts, tiles);
+    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, NULL, kd, NULL, n, shift, counts, tiles);
     CUDA_CHECK_LAUNCH();
     ks = kd;
     vs = vd;
