@@ -460,15 +460,7 @@ def slide_figures(deck):
 # the size they had when this check came): each must be redrawn with larger text for the slide
 # (the smallest text at least 1.8 % of the figure's width, when it fills the slide's width). The
 # check fails when one of them gets smaller, and when one that passes is still listed.
-SLIDE_PENDING = {
-    ("06-segmented-scan", "lab06_segments"): 4.1,
-    ("06-segmented-scan", "lab06_operator"): 3.5,
-    ("06-segmented-scan", "lab06_warp"): 3.0,
-    ("06-segmented-scan", "lab06_sweep"): 3.1,
-    ("06-segmented-scan", "lab06_block"): 3.9,
-    ("06-segmented-scan", "lab06_lookback"): 4.6,
-    ("06-segmented-scan", "lab06_bench"): 4.3,
-}
+SLIDE_PENDING = {}
 
 
 def slide_figure_text():
