@@ -278,8 +278,9 @@ int main(void) {
           reply_status(q.type, HXS_ERROR, "bad slot range");
           break;
         }
-        uint64_t d0, h0, d1, h1;
+        uint64_t d0, h0, d1, h1, c0[HXP_COUNTERS] = {0}, c1[HXP_COUNTERS] = {0};
         drv_dev_copy_counters(&d0, &h0);
+        const int counted = drv_dev_probe_counters(c0, HXP_COUNTERS);
         for (uint32_t s = q.slot; s < q.slot + q.count; s++) {
           drv_call *c = &slots[s];
           if (!c->call) drv_die("slot %u was not prepared", s);
@@ -289,6 +290,10 @@ int main(void) {
         drv_dev_copy_counters(&d1, &h1);
         r.d2h = d1 - d0;
         r.h2d = h1 - h0;
+        if (counted > 0 && drv_dev_probe_counters(c1, HXP_COUNTERS) == counted) {
+          r.counted = (uint32_t)counted;
+          for (int k = 0; k < counted; k++) r.counters[k] = c1[k] - c0[k];
+        }
         r.status = rc == 0 ? HXS_OK : rc == 2 ? HXS_FATAL : HXS_ERROR;
         send_reply(&r);
         break;

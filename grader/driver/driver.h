@@ -90,6 +90,9 @@ int drv_dev_sync(char *err, size_t cap);
 int drv_dev_copy(void *dst, const void *src, size_t bytes, char *err, size_t cap);
 /** Bytes copied device->host and host->device so far by anyone (emu counts; else 0). */
 void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
+/** The emu's memory counters of every probed launch so far (HXP_COUNTERS of them, in the order
+ *  of hxp_reply::counters); returns how many it wrote: 0 on a GPU or without probes. */
+int drv_dev_probe_counters(uint64_t *c, int n);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
 

@@ -61,3 +61,4 @@ int drv_dev_copy(void *dst, const void *src, size_t bytes, char *err, size_t cap
   return 0;
 }
 void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d) { *d2h = *h2d = 0; }
+int drv_dev_probe_counters(uint64_t *c, int n) { return (void)c, (void)n, 0; }

@@ -303,6 +303,24 @@ struct hx_timed {
  * output is wrong or a call fails.
  */
 double hx_time_calls(const hx_timed *t, int batches, int per_batch);
+
+/** The emu's memory counters over the last hx_callv() (its probes count every access of the
+ *  student's kernels, grouped per warp and instruction as Nsight Compute counts them). They are
+ *  counted in the driver's process, beside the student's code: use them to teach and to grade
+ *  efficiency, knowing that code written to tamper with the emulator could change them, as it
+ *  could not change a time measured by the test. */
+typedef struct {
+  int available;        /**< 1 where counted (emu), else 0 */
+  unsigned long long c[HXP_COUNTERS]; /**< in the order of HX_C_* */
+} hx_counters;
+/** Indices into hx_counters::c. */
+enum {
+  HX_C_GLD_REQ, HX_C_GLD_SECT, HX_C_GST_REQ, HX_C_GST_SECT, HX_C_SLD_WAVE, HX_C_SLD_CONF, HX_C_SST_WAVE,
+  HX_C_SST_CONF, HX_C_SLD_REQ, HX_C_SST_REQ
+};
+/** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
+ *  there). */
+const hx_counters *hx_last_counters(void);
 /** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
  *  hx_time_calls() times, in a process that runs no student code. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);

@@ -722,6 +722,9 @@ static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) 
   return 1;
 }
 
+static hx_counters last_counters;
+const hx_counters *hx_last_counters(void) { return last_counters.available ? &last_counters : NULL; }
+
 static size_t call_args(long long *ret, const char *fn, const char *ctx, int nargs, const hx_arg *args) {
   char where[600];
   snprintf(where, sizeof where, "%s", ctx && *ctx ? ctx : fn);
@@ -737,6 +740,9 @@ static size_t call_args(long long *ret, const char *fn, const char *ctx, int nar
   }
   const hxp_reply run = p->last;
   if (ret) *ret = run.ret;
+  memset(&last_counters, 0, sizeof last_counters);
+  last_counters.available = run.counted >= HXP_COUNTERS;
+  for (int k = 0; k < HXP_COUNTERS && last_counters.available; k++) last_counters.c[k] = run.counters[k];
   finish(p, 0, 0, where);
   bad += after_call(nargs, args, where);
   bad += check_copies(&run, fn, where);

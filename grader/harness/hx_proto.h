@@ -108,6 +108,11 @@ enum hxp_status {
   HXS_FATAL = 2    /**< as HXS_ERROR, and the driver cannot go on (a sticky CUDA error) */
 };
 
+/** Memory counters a reply carries (the emu's probes): global ld requests and sectors, st
+ *  requests and sectors, shared ld wavefronts and bank conflicts, st wavefronts and conflicts,
+ *  shared ld and st requests. */
+#define HXP_COUNTERS 10
+
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {
   uint32_t magic;        /**< HXP_MAGIC */
@@ -117,6 +122,9 @@ typedef struct {
   int64_t ret;           /**< HXP_RUN: the last call's return value */
   uint64_t d2h;          /**< HXP_RUN: bytes copied device to host during the calls */
   uint64_t h2d;          /**< HXP_RUN: bytes copied host to device during the calls */
+  uint32_t counted;      /**< HXP_RUN: counters[] holds this many counts (0: no probes, a GPU) */
+  uint32_t pad2;         /**< zero */
+  uint64_t counters[HXP_COUNTERS]; /**< HXP_RUN: the emu's memory counters over the calls */
   uint64_t l2_bytes;     /**< HXP_HELLO: L2 cache size */
   uint64_t free_bytes;   /**< HXP_HELLO: free device memory */
   uint64_t total_bytes;  /**< HXP_HELLO: device memory */

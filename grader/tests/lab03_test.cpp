@@ -316,6 +316,54 @@ static void test_timing(void) {
            n, block, sec[0] / sec[1], min_speedup);
 }
 
+/* ---- bank conflicts, counted by the emu ------------------------------------------------------- */
+
+/* Runs one batched scan on random input and returns its shared-memory counters (NULL after a
+ * failure). */
+static const hx_counters *counted_run(const Variant &v, size_t n, int block, hx_counters *keep) {
+  if (run_random(v, n, block, hx_seed())) return NULL;
+  const hx_counters *c = hx_last_counters();
+  if (!c) return NULL;
+  *keep = *c;
+  return keep;
+}
+
+/* The emu counts every shared-memory access of the student's kernels as the hardware groups
+ * them (one request per warp and instruction; a request that needs k passes through the banks
+ * has k - 1 conflicts). The padded scan must keep its conflicts per shared request under
+ * `max_conflicts_per_request`; the unpadded one's figure is shown beside it. */
+static void test_emu_conflicts(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const int block = (int)hx_param_int("block");
+  const double max_rate = hx_param_double("conflicts_threshold");
+  if (hx_failures()) return;
+  hx_counters pad, unpad;
+  if (!counted_run(PADDED, n, block, &pad)) {
+    if (!hx_failures())
+      HX_SKIP("the memory counters come from the emu's probes (make grade BACKEND=emu); on a GPU, `timing` "
+              "measures the padding's effect");
+    return;
+  }
+  const double req = (double)(pad.c[HX_C_SLD_REQ] + pad.c[HX_C_SST_REQ]);
+  const double conf = (double)(pad.c[HX_C_SLD_CONF] + pad.c[HX_C_SST_CONF]);
+  const double rate = req > 0 ? conf / req : 0.0;
+  hx_metric("conflicts_per_request", rate);
+  if (counted_run(UNPADDED, n, block, &unpad)) {
+    const double ureq = (double)(unpad.c[HX_C_SLD_REQ] + unpad.c[HX_C_SST_REQ]);
+    const double uconf = (double)(unpad.c[HX_C_SLD_CONF] + unpad.c[HX_C_SST_CONF]);
+    hx_note("scanExcBlelloch(n=%zu, block=%d): %.0f shared requests, %.0f bank conflicts (%.2f per request); "
+            "loads %llu wavefronts, stores %llu", n, block, ureq, uconf, ureq > 0 ? uconf / ureq : 0.0,
+            unpad.c[HX_C_SLD_WAVE], unpad.c[HX_C_SST_WAVE]);
+  }
+  hx_note("scanExcBlellochPadded(n=%zu, block=%d): %.0f shared requests, %.0f bank conflicts (%.2f per request; "
+          "at most %.2f); loads %llu wavefronts, stores %llu", n, block, req, conf, rate, max_rate,
+          pad.c[HX_C_SLD_WAVE], pad.c[HX_C_SST_WAVE]);
+  HX_CHECK(req > 0, "scanExcBlellochPadded(n=%zu, block=%d): the emu counted no shared-memory access", n, block);
+  HX_CHECK(rate <= max_rate,
+           "scanExcBlellochPadded(n=%zu, block=%d): %.2f bank conflicts per shared request (%.0f in %.0f); at most "
+           "%.2f: some accesses still share a bank", n, block, rate, conf, req, max_rate);
+}
+
 static const hx_test TESTS[] = {
     {"example", test_example},
     {"single_tile", test_single_tile},
@@ -324,6 +372,7 @@ static const hx_test TESTS[] = {
     {"padded_single_tile", test_padded_single_tile},
     {"padded_batched", test_padded_batched},
     {"bank_conflicts", test_bank_conflicts},
+    {"emu_conflicts", test_emu_conflicts},
     {"timing", test_timing},
     {NULL, NULL},
 };

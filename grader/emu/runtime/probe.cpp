@@ -562,13 +562,18 @@ bool probe_epoch(Worker *w) {
 
 const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_msg.c_str(); }
 
+/* Every probed launch's counts added up since the process began (read by the kit's driver
+ * around a student's call: scanlab_emu_probe_counters). */
+unsigned long long g_totals[N_COUNTS];
+
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers) {
   g_launch = nullptr;
-  if (!g_profile_path) return;
   unsigned long long c[N_COUNTS] = {0};
   for (Worker *w : workers)
     if (w->probe)
       for (int i = 0; i < N_COUNTS; i++) c[i] += ((Probe *)w->probe)->counts[i];
+  for (int i = 0; i < N_COUNTS; i++) g_totals[i] += c[i];
+  if (!g_profile_path) return;
   FILE *f = fopen(g_profile_path, "a");
   if (!f) {
     diag("emu: SCANLAB_EMU_PROFILE: cannot open %s for appending", g_profile_path);
@@ -587,6 +592,15 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
 }
 
 }  // namespace scanlab_emu
+
+/* Not CUDA: the counts of every probed launch so far, in the order of METRIC_NAMES, then shared
+ * load and store requests; returns how many it wrote (0 where no code was built with probes). */
+extern "C" int scanlab_emu_probe_counters(unsigned long long *out, int n) {
+  if (!scanlab_emu::g_probe_on) return 0;
+  int k = 0;
+  for (; k < n && k < scanlab_emu::N_COUNTS; k++) out[k] = scanlab_emu::g_totals[k];
+  return k;
+}
 
 /* ---------------------------------------------------------------- the instrumentation's entry points */
 
