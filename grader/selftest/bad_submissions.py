@@ -538,6 +538,15 @@ def case_nonblocking_stream():
     return f"measured {m.group(1)} of copy (honest: the solution's own figure)"
 
 
+def case_padding_left_out():
+    """Lab 03 on the emu: a "padded" scan whose conflictFreeIndex pads nothing is correct, and
+    the emu's counters still fail it for its bank conflicts (as `timing` does on a GPU)."""
+    rel = "03-blelloch/blelloch.cu"
+    sub = make_submission("padding_left_out", rel, "  return i + (i >> LOG_SMEM_BANKS);", "  return i;")
+    return expect("padding_left_out", sub, "03", ("padded_batched", "emu_conflicts"),
+                  {"emu_conflicts": r"3\.42 bank conflicts per shared request .* at most 0\.05"}, max_timeout=30)
+
+
 def case_slowed_unpadded():
     """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
     rel = "03-blelloch/blelloch.cu"
@@ -571,6 +580,7 @@ CASES = [
     ("write past the end", case_write_past_end),
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),
+    ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),
