@@ -35,14 +35,17 @@ def inline(line):
             if heading:
                 out.append(s)  # plain text: Doxygen shows a heading's <tt> as a raw tag
             elif "'" in s or '"' in s:
+                # \--: Doxygen turns -- in <tt> into an en dash (--gres would read –gres)
                 out.append("<tt>" + html.escape(s.strip(), quote=False).replace('"', "&quot;")
-                           .replace("'", "&apos;") + "</tt>")
+                           .replace("'", "&apos;").replace("--", "\\--") + "</tt>")
             else:
                 out.append("`" + s + "`")
             continue
         # double quotes in prose stop Doxygen's Markdown inside them; tags keep theirs
-        pieces = re.split(r"(<[^>]*>)", s)
-        s = "".join(p if p.startswith("<") else p.replace('"', "&quot;") for p in pieces)
+        # (and a reference's own text, @ref name "text", keeps its quotes)
+        pieces = re.split(r'(<[^>]*>|[@\\](?:ref|subpage)\s+\S+\s+"[^"]*")', s)
+        s = "".join(p if p.startswith(("<", "@", "\\")) else p.replace('"', "&quot;")
+                    for p in pieces)
         # ** pairs outside code spans become <b> ... </b>
         res = ""
         for chunk in re.split(r"(\*\*)", s):
