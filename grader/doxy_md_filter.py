@@ -62,9 +62,13 @@ def inline(line):
 
 def filter_text(text, path):
     lines = text.split("\n")
-    out, fence, prev_blank, in_block, in_comment = [], False, True, False, False
+    out, fence, prev_blank, in_block, in_comment, after_comment = [], False, True, False, False, False
     for line in lines:
         stripped = line.strip()
+        if after_comment:
+            after_comment = False
+            if not stripped and out and not out[-1].strip():
+                continue  # the comment's blank lines collapse into one: a list goes on
         if stripped.startswith("```"):
             fence = not fence
             out.append(line)
@@ -73,8 +77,10 @@ def filter_text(text, path):
             out.append(line)
             continue
         if in_comment or stripped.startswith("<!--"):
+            # HTML comments (the quote markers of grader/quotes.py) say nothing to a reader, and
+            # one inside a list item ends the list in Doxygen 1.9.4: they are left out
             in_comment = "-->" not in stripped
-            out.append(line)
+            after_comment = not in_comment
             continue
         indent = len(line) - len(line.lstrip(" "))
         # an indented code block: 4+ spaces after a blank line (or continuing one)
