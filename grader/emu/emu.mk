@@ -23,7 +23,8 @@ EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
 # added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
 # GCC's ThreadSanitizer instrumentation, whose entry points the runtime defines (no libtsan),
 # and no optimisation that merges or splits a thread's accesses
-EMU_PROBE_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entry-exit=0 -fno-tree-sra \
+EMU_PROBE_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entry-exit=0 \
+  --param tsan-distinguish-volatile=1 -fno-tree-sra \
   -fno-tree-vectorize -fno-tree-slp-vectorize -fno-store-merging
 EMU_RT_BUILD := build/emu-rt
 EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a

@@ -316,7 +316,8 @@ typedef struct {
 /** Indices into hx_counters::c. */
 enum {
   HX_C_GLD_REQ, HX_C_GLD_SECT, HX_C_GST_REQ, HX_C_GST_SECT, HX_C_SLD_WAVE, HX_C_SLD_CONF, HX_C_SST_WAVE,
-  HX_C_SST_CONF, HX_C_SLD_REQ, HX_C_SST_REQ
+  HX_C_SST_CONF, HX_C_SLD_REQ, HX_C_SST_REQ,
+  HX_C_GLD_VOL_SECT /**< of HX_C_GLD_SECT, the sectors of volatile loads (polling) */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */

@@ -479,8 +479,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
 void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d);
 /* Not CUDA: the memory counters of every probed launch so far (global load requests and
  * sectors, store requests and sectors, shared load wavefronts and bank conflicts, store
- * wavefronts and conflicts, shared load and store requests); the number written, 0 without
- * probes. */
+ * wavefronts and conflicts, shared load and store requests, global load sectors of volatile
+ * loads); the number written, 0 without probes. */
 int scanlab_emu_probe_counters(unsigned long long *out, int n);
 
 SCANLAB_EMU_EXTERN_C_END

@@ -49,6 +49,7 @@ struct Access {
   uint8_t size;
   uint8_t shared;
   uint8_t write;
+  uint8_t vol;      /* a volatile access (status words polled in a spin loop, ...) */
 };
 
 struct Range {
@@ -68,8 +69,10 @@ const char *const METRIC_NAMES[N_METRICS] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
-/* derived: shared requests (one per warp-level instruction), for the efficiency tests */
-enum { S_LD_REQ = N_METRICS, S_ST_REQ, N_COUNTS };
+/* derived, for the efficiency tests: shared requests (one per warp-level instruction), and the
+ * global load sectors of volatile loads (a look-back's polling: how often a tile reads its
+ * neighbours' status words depends on the schedule, the data traffic does not) */
+enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 
@@ -116,7 +119,7 @@ inline bool is_device(uintptr_t a) {
   return true;
 }
 
-inline void record(const volatile void *p, unsigned size, unsigned write, void *ret) {
+inline void record(const volatile void *p, unsigned size, unsigned write, void *ret, unsigned vol = 0) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) return;
   const uintptr_t a = (uintptr_t)p;
@@ -151,6 +154,7 @@ inline void record(const volatile void *p, unsigned size, unsigned write, void *
   y.size = (uint8_t)size;
   y.shared = x.shared;
   y.write = (uint8_t)write;
+  y.vol = (uint8_t)vol;
 }
 
 void add_shared_range(Probe *pr, uintptr_t lo, size_t bytes) {
@@ -182,6 +186,7 @@ void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) 
     if (simple) { /* one sector per lane, in increasing order: count the changes */
       pr->counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
       pr->counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
+      if (a0.vol && !a0.write) pr->counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
       return;
     }
     for (int i = 0; i < n; i++)
@@ -190,6 +195,7 @@ void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) 
     sectors = (int)(std::unique(s, s + k) - s);
     pr->counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
     pr->counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
+    if (a0.vol && !a0.write) pr->counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
     return;
   }
   /* shared: lanes in phases of 128 bytes' worth of accesses */
@@ -587,7 +593,8 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   fprintf(f, "{\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"metrics\": {", name.c_str(),
           in.grid.x, in.grid.y, in.grid.z, in.block.x, in.block.y, in.block.z);
   for (int i = 0; i < N_METRICS; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", METRIC_NAMES[i], c[i]);
-  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu}}\n", c[S_LD_REQ], c[S_ST_REQ]);
+  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu}}\n",
+          c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT]);
   fclose(f);
 }
 
@@ -611,8 +618,8 @@ using scanlab_emu::record;
   extern "C" void __tsan_write##N(void *p) { record(p, N, 1, __builtin_return_address(0)); }                \
   extern "C" void __tsan_unaligned_read##N(void *p) { record(p, N, 0, __builtin_return_address(0)); }       \
   extern "C" void __tsan_unaligned_write##N(void *p) { record(p, N, 1, __builtin_return_address(0)); }      \
-  extern "C" void __tsan_volatile_read##N(void *p) { record(p, N, 0, __builtin_return_address(0)); }        \
-  extern "C" void __tsan_volatile_write##N(void *p) { record(p, N, 1, __builtin_return_address(0)); }
+  extern "C" void __tsan_volatile_read##N(void *p) { record(p, N, 0, __builtin_return_address(0), 1); }     \
+  extern "C" void __tsan_volatile_write##N(void *p) { record(p, N, 1, __builtin_return_address(0), 1); }
 SCANLAB_PROBE_RW(1)
 SCANLAB_PROBE_RW(2)
 SCANLAB_PROBE_RW(4)
