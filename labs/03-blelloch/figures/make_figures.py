@@ -174,7 +174,7 @@ def bank_panel(y, words, title):
                        f'fill="#c0392b"/>')
     deg = max(len(v) for v in per_bank.values())
     out.append(f'<text x="{left}" y="{base + 34}" class="note">banks 0..31; each red box is one word '
-               f'the warp reads: {deg}-way ({deg} pass{"es" if deg > 1 else ""} instead of 1)</text>')
+               f'the warp reads: {deg}-way ' + (f'({deg} passes instead of 1)' if deg > 1 else '(one pass: no conflict)') + '</text>')
     return out, base + 60
 
 
