@@ -33,6 +33,7 @@
  * table, by name.
  *
  * Operators, helpers and lane rules come from lab 04 (warp_scan.h): Add, Max, Min, shflUpAny(),
+ * shflDownAny(), shflAny(),
  * warpPrefixMask(), and the lane contract (a warp function is called by the lanes of @p mask,
  * a prefix `0..k-1` of the warp, and only by them).
  */

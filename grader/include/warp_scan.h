@@ -118,6 +118,29 @@ __device__ inline T shflUpAny(unsigned mask, T v, unsigned delta) {
   return v;
 }
 
+/** `__shfl_down_sync` for any type as shflUpAny(): lane `i` receives @p v of lane `i + delta`
+ *  (its own where that lane is past the warp). */
+template <typename T>
+__device__ inline T shflDownAny(unsigned mask, T v, unsigned delta) {
+  static_assert(sizeof(T) % 4 == 0, "shflDownAny: the size of T must be a multiple of 4 bytes");
+  unsigned words[sizeof(T) / 4];
+  memcpy(words, &v, sizeof(T));
+  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_down_sync(mask, words[k], delta);
+  memcpy(&v, words, sizeof(T));
+  return v;
+}
+
+/** `__shfl_sync` for any type as shflUpAny(): every lane receives @p v of lane @p src. */
+template <typename T>
+__device__ inline T shflAny(unsigned mask, T v, int src) {
+  static_assert(sizeof(T) % 4 == 0, "shflAny: the size of T must be a multiple of 4 bytes");
+  unsigned words[sizeof(T) / 4];
+  memcpy(words, &v, sizeof(T));
+  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_sync(mask, words[k], src);
+  memcpy(&v, words, sizeof(T));
+  return v;
+}
+
 /** The mask of lanes `0..k-1` (`k` from 0 to 32). */
 __host__ __device__ inline unsigned warpPrefixMask(int k) {
   return k >= WARP_SIZE ? WARP_FULL_MASK : (k <= 0 ? 0u : (1u << k) - 1u);

@@ -42,26 +42,6 @@ __device__ T scanIncWarp(T x, Op op, unsigned mask) {
   return x;
 }
 
-/** `__shfl_sync` for any type whose size is a multiple of 4 bytes: lane @p src's @p v. */
-template <typename T>
-SS_HELPER T shflAny(unsigned mask, T v, int src) {
-  unsigned words[sizeof(T) / 4];
-  memcpy(words, &v, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_sync(mask, words[k], src);
-  memcpy(&v, words, sizeof(T));
-  return v;
-}
-
-/** `__shfl_down_sync` for any type whose size is a multiple of 4 bytes. */
-template <typename T>
-SS_HELPER T shflDownAny(unsigned mask, T v, unsigned delta) {
-  unsigned words[sizeof(T) / 4];
-  memcpy(words, &v, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_down_sync(mask, words[k], delta);
-  memcpy(&v, words, sizeof(T));
-  return v;
-}
-
 /** The bits of a 4-byte value, and back. */
 template <typename T>
 SS_HELPER uint32_t toBits(T v) {

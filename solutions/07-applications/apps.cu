@@ -4,7 +4,7 @@
  *        product and string comparison, built on one scan toolkit.
  *
  * Your code goes between the STUDENT-BEGIN(lab07) and STUDENT-END(lab07) markers. Everything
- * else is given: the toolkit (shuffles of any 4- or 8-byte type, the block scan, the status
+ * else is given: the toolkit (the block scan, the status
  * words and the look-back, the tile counter, device-wide exclusive sum), the scratch memory and
  * the host functions that launch your kernels. Leave it as it is.
  */
@@ -16,6 +16,7 @@
 
 #include "apps.h"
 #include "cuda_check.h"
+#include "warp_scan.h" /* shflUpAny, shflDownAny, shflAny: shuffles of any 4-byte multiple */
 
 static_assert(APP_THREADS % APP_WARP == 0 && APP_THREADS <= 1024, "whole warps, at most 1024");
 static_assert(APP_ITEMS % 4 == 0, "16-byte loads of four 4-byte elements");
@@ -34,35 +35,6 @@ static_assert(APP_ITEMS % 4 == 0, "16-byte loads of four 4-byte elements");
 #define APP_HELPER static __device__ __forceinline__ __attribute__((unused))
 
 /* ==== given: the toolkit ==================================================================== */
-
-/** __shfl_up_sync for any type of 4 or 8 bytes (moved as 32-bit words). */
-template <typename T>
-APP_HELPER T shflUpT(T v, int d) {
-  static_assert(sizeof(T) % 4 == 0 && sizeof(T) <= 8, "4 or 8 bytes");
-  uint32_t w[2] = {0, 0};
-  memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_up_sync(FULL_MASK, w[k], d);
-  memcpy(&v, w, sizeof(T));
-  return v;
-}
-/** __shfl_down_sync for any type of 4 or 8 bytes. */
-template <typename T>
-APP_HELPER T shflDownT(T v, int d) {
-  uint32_t w[2] = {0, 0};
-  memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_down_sync(FULL_MASK, w[k], d);
-  memcpy(&v, w, sizeof(T));
-  return v;
-}
-/** __shfl_sync for any type of 4 or 8 bytes. */
-template <typename T>
-APP_HELPER T shflT(T v, int src) {
-  uint32_t w[2] = {0, 0};
-  memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < (int)(sizeof(T) / 4); k++) w[k] = __shfl_sync(FULL_MASK, w[k], src);
-  memcpy(&v, w, sizeof(T));
-  return v;
-}
 
 /**
  * Where a thread's items lie in its tile (the layout of every tile kernel here). Warp w holds
@@ -125,14 +97,14 @@ APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T>
     T inc = t;
 #pragma unroll
     for (int d = 1; d < APP_WARP; d *= 2) {
-      const T y = shflUpT(inc, d);
+      const T y = shflUpAny(FULL_MASK, inc, d);
       if (lane >= d) inc = op(y, inc);
     }
-    T before = shflUpT(inc, 1);
+    T before = shflUpAny(FULL_MASK, inc, 1);
     if (lane == 0) before = identity;
     lane_before[r] = before;
     row_carry[r] = carry;
-    carry = op(carry, shflT(inc, APP_WARP - 1));
+    carry = op(carry, shflAny(FULL_MASK, inc, APP_WARP - 1));
   }
   if (lane == 0) temp->warp[warp] = carry; /* the warp's total */
   __syncthreads();
@@ -245,10 +217,10 @@ APP_HELPER T tileLookback(app_status *status, size_t tile, T aggregate, Op op, T
       /* lane 0 gets v[31] op ... op v[0]: higher lanes are earlier tiles, on the left */
 #pragma unroll
       for (int o = 1; o < APP_WARP; o *= 2) {
-        const T y = shflDownT(v, o);
+        const T y = shflDownAny(FULL_MASK, v, o);
         if (lane + o < APP_WARP) v = op(y, v);
       }
-      exclusive = op(shflT(v, 0), exclusive);
+      exclusive = op(shflAny(FULL_MASK, v, 0), exclusive);
       if (prefix_lanes) break;
       end -= APP_WARP;
     }
