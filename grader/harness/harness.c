@@ -193,6 +193,27 @@ const char *hx_param_str(const char *key) {
   return v ? v : "";
 }
 
+int hx_param_words(const char *key, hx_words *out) {
+  out->n = -1;
+  const char *v = require(key);
+  if (!v) return -1;
+  if (strlen(v) >= sizeof out->buf) {
+    HX_FAIL("manifest error: parameter '%s' is longer than %d characters", key, HX_WORDS_CHARS - 1);
+    return -1;
+  }
+  strcpy(out->buf, v);
+  out->n = 0;
+  for (char *save = NULL, *t = strtok_r(out->buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+    if (out->n == HX_WORDS_MAX) {
+      HX_FAIL("manifest error: parameter '%s' has more than %d words", key, HX_WORDS_MAX);
+      out->n = -1;
+      return -1;
+    }
+    out->w[out->n++] = t;
+  }
+  return out->n;
+}
+
 int hx_param_int_list(const char *key, long long *out, int max) {
   const char *v = require(key);
   if (!v) return -1;

@@ -75,6 +75,25 @@ const char *hx_param_str(const char *key);
  * @return the number of values, or -1 (and a failed test) when missing, malformed or too long
  */
 int hx_param_int_list(const char *key, long long *out, int max);
+
+/** Most words in an hx_words list. */
+#define HX_WORDS_MAX 64
+/** Size of an hx_words buffer: a list parameter's characters, and its terminating zero. */
+#define HX_WORDS_CHARS 1024
+/** The words of a list parameter (see hx_param_words()); `w` points into `buf`. */
+typedef struct {
+  char buf[HX_WORDS_CHARS];     /**< the parameter, cut into words */
+  const char *w[HX_WORDS_MAX];  /**< the words */
+  int n;                        /**< how many, or -1 after a failure */
+} hx_words;
+/**
+ * @brief A list of words separated by commas or spaces, such as `patterns = "r2,r32,all"`.
+ * @param key parameter name
+ * @param out receives the words (filled in place: its pointers point into its own buffer)
+ * @return out->n: the number of words, or -1 (and a failed test) when missing or longer than
+ *         HX_WORDS_MAX words or HX_WORDS_CHARS - 1 characters
+ */
+int hx_param_words(const char *key, hx_words *out);
 /** The seed of the test's random inputs (parameter `seed`); always printed in messages. */
 uint64_t hx_seed(void);
 /** @} */

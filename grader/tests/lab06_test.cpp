@@ -346,24 +346,9 @@ static size_t run_named(const Case &c, const char *op) {
 /* ---- the manifest's lists ----------------------------------------------------------------- */
 
 #define MAX_LIST 48
-struct Words {
-  char buf[512];
-  const char *w[MAX_LIST];
-  int n;
-};
-/* A comma-separated string parameter as words; n = -1 (and a failed test) when missing. */
-static Words words(const char *key) {
-  Words out;
-  out.n = 0;
-  snprintf(out.buf, sizeof out.buf, "%s", hx_param_str(key));
-  if (hx_failures()) {
-    out.n = -1;
-    return out;
-  }
-  for (char *save = NULL, *t = strtok_r(out.buf, ", ", &save); t && out.n < MAX_LIST; t = strtok_r(NULL, ", ", &save))
-    out.w[out.n++] = t;
-  return out;
-}
+typedef hx_words Words;
+/* A list parameter's words (filled in place: the words point into the struct's own buffer). */
+static void words(const char *key, Words *out) { hx_param_words(key, out); }
 
 static Tolerance float_tolerance(void) {
   Tolerance t = {hx_param_double("rtol"), hx_param_double("atol")};
@@ -376,7 +361,9 @@ static void sweep(int variant, bool exclusive, bool use_blocks) {
   long long sizes[MAX_LIST], blocks[MAX_LIST] = {0};
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
   const int nb = use_blocks ? hx_param_int_list("blocks", blocks, MAX_LIST) : 1;
-  const Words patterns = words("patterns"), ops = words("ops");
+  Words patterns, ops;
+  words("patterns", &patterns);
+  words("ops", &ops);
   const Tolerance ftol = float_tolerance();
   const long long tile = hx_param_int("tile");
   if (hx_failures() || ns < 0 || nb < 0 || patterns.n < 0 || ops.n < 0) return;
@@ -492,7 +479,8 @@ done:
 
 static void test_operator(void) {
   const size_t n = (size_t)hx_param_int("n");
-  const Words ops = words("ops");
+  Words ops;
+  words("ops", &ops);
   if (hx_failures() || ops.n < 0) return;
   for (int o = 0; o < ops.n; o++) {
     const uint64_t seed = hx_seed() + (uint64_t)o;
@@ -527,7 +515,8 @@ static void test_examples(void) {
 static void test_head_lane(void) {
   long long sizes[MAX_LIST], blocks[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST), nb = hx_param_int_list("blocks", blocks, MAX_LIST);
-  const Words patterns = words("patterns");
+  Words patterns;
+  words("patterns", &patterns);
   if (hx_failures() || ns < 0 || nb < 0 || patterns.n < 0) return;
   for (int b = 0; b < nb; b++)
     for (int s = 0; s < ns; s++)
@@ -598,7 +587,8 @@ static void test_global_long(void) { sweep_both(); }
 static void test_in_place(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  const Words ops = words("ops");
+  Words ops;
+  words("ops", &ops);
   const long long tile = hx_param_int("tile");
   const Tolerance ftol = float_tolerance(), exact = {0, 0};
   if (hx_failures() || ns < 0 || ops.n < 0) return;

@@ -22,23 +22,9 @@
 
 #define MAX_LIST 64
 
-struct Words {
-  char buf[1024];
-  const char *w[MAX_LIST];
-  int n;
-};
-static Words words(const char *key) {
-  Words out;
-  out.n = 0;
-  snprintf(out.buf, sizeof out.buf, "%s", hx_param_str(key));
-  if (hx_failures()) {
-    out.n = -1;
-    return out;
-  }
-  for (char *save = NULL, *t = strtok_r(out.buf, ", ", &save); t && out.n < MAX_LIST; t = strtok_r(NULL, ", ", &save))
-    out.w[out.n++] = t;
-  return out;
-}
+typedef hx_words Words;
+/* A list parameter's words (filled in place: the words point into the struct's own buffer). */
+static void words(const char *key, Words *out) { hx_param_words(key, out); }
 
 /* A buffer of at least @p bytes bytes (32-bit elements). */
 static hx_buf *byte_buf(size_t bytes) { return hx_buf_new((bytes + 3) / 4 ? (bytes + 3) / 4 : 1, 4); }
@@ -102,7 +88,8 @@ static size_t run_select(const char *fn, const char *pattern, size_t n, uint64_t
 static void sweep_select(const char *fn) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  const Words pats = words("patterns");
+  Words pats;
+  words("patterns", &pats);
   if (hx_failures() || ns < 0 || pats.n < 0) return;
   for (int p = 0; p < pats.n; p++)
     for (int s = 0; s < ns; s++)
@@ -262,7 +249,8 @@ static size_t check_u32(const char *ctx, const uint32_t *exp, const uint32_t *go
 static void test_split(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  const Words pats = words("patterns");
+  Words pats;
+  words("patterns", &pats);
   if (hx_failures() || ns < 0 || pats.n < 0) return;
   const int bits[3] = {0, 7, 31};
   for (int p = 0; p < pats.n; p++)
@@ -330,7 +318,8 @@ static size_t run_sort(const char *fn, const char *pattern, size_t n, uint64_t s
 static void sweep_sort(const char *fn) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  const Words pats = words("patterns");
+  Words pats;
+  words("patterns", &pats);
   if (hx_failures() || ns < 0 || pats.n < 0) return;
   for (int p = 0; p < pats.n; p++)
     for (int s = 0; s < ns; s++)
@@ -372,7 +361,8 @@ static bool make_terrain(const char *kind, size_t n, uint64_t seed, float *alt) 
 static void test_sight(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  const Words kinds = words("terrains");
+  Words kinds;
+  words("terrains", &kinds);
   if (hx_failures() || ns < 0 || kinds.n < 0) return;
   for (int t = 0; t < kinds.n; t++)
     for (int s = 0; s < ns; s++) {
@@ -468,7 +458,8 @@ static size_t check_y(const char *ctx, const Csr &m, const std::vector<double> &
 static void test_spmv(void) {
   long long rows_list[MAX_LIST];
   const int nr = hx_param_int_list("rows", rows_list, MAX_LIST);
-  const Words kinds = words("matrices");
+  Words kinds;
+  words("matrices", &kinds);
   const int32_t mean = (int32_t)hx_param_int("mean");
   const double rtol = hx_param_double("rtol"), atol = hx_param_double("atol");
   if (hx_failures() || nr < 0 || kinds.n < 0) return;
@@ -683,7 +674,8 @@ static size_t run_batch(const char *kind, uint32_t pairs, uint32_t mean, uint64_
 static void test_strings_batch(void) {
   long long counts[MAX_LIST];
   const int nc = hx_param_int_list("pairs", counts, MAX_LIST);
-  const Words kinds = words("kinds");
+  Words kinds;
+  words("kinds", &kinds);
   const uint32_t mean = (uint32_t)hx_param_int("mean");
   if (hx_failures() || nc < 0 || kinds.n < 0) return;
   for (int k = 0; k < kinds.n; k++)
@@ -813,7 +805,8 @@ static size_t check_spmv_timed(const hx_timed *t, uint64_t seed, const void *out
 
 static void test_timing_spmv(void) {
   const int32_t rows = (int32_t)hx_param_int("rows"), mean = (int32_t)hx_param_int("mean");
-  const Words kinds = words("matrices");
+  Words kinds;
+  words("matrices", &kinds);
   const double threshold = hx_param_double("threshold"), flat = hx_param_double("flat_threshold");
   const double rtol = hx_param_double("rtol"), atol = hx_param_double("atol");
   const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
