@@ -85,7 +85,10 @@ static size_t run_select(const char *fn, const char *pattern, size_t n, uint64_t
   return bad;
 }
 
-static void sweep_select(const char *fn) {
+/* Every pattern at every size of the manifest, through `run` (run_select or run_sort); stops at
+ * the first failing case. */
+typedef size_t (*RunCase)(const char *fn, const char *pattern, size_t n, uint64_t seed);
+static void sweep(const char *fn, RunCase run) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
   Words pats;
@@ -93,12 +96,12 @@ static void sweep_select(const char *fn) {
   if (hx_failures() || ns < 0 || pats.n < 0) return;
   for (int p = 0; p < pats.n; p++)
     for (int s = 0; s < ns; s++)
-      if (run_select(fn, pats.w[p], (size_t)sizes[s], hx_seed() + (uint64_t)(p * 131 + s))) return;
+      if (run(fn, pats.w[p], (size_t)sizes[s], hx_seed() + (uint64_t)(p * 131 + s))) return;
 }
 
-static void test_compact_scan(void) { sweep_select("compactScan"); }
-static void test_compact_single(void) { sweep_select("compactSinglePass"); }
-static void test_partition(void) { sweep_select("partitionStable"); }
+static void test_compact_scan(void) { sweep("compactScan", run_select); }
+static void test_compact_single(void) { sweep("compactSinglePass", run_select); }
+static void test_partition(void) { sweep("partitionStable", run_select); }
 
 /* The seeds' example: keep the odd numbers of {1 3 2 4 8 6 5 4 9 7 3} (002): here x > pivot
  * on the same values after x -> x odd ? x : -x, pivot 0, so the kept ones are {1 3 5 9 7 3}. */
@@ -315,19 +318,9 @@ static size_t run_sort(const char *fn, const char *pattern, size_t n, uint64_t s
   return bad;
 }
 
-static void sweep_sort(const char *fn) {
-  long long sizes[MAX_LIST];
-  const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
-  Words pats;
-  words("patterns", &pats);
-  if (hx_failures() || ns < 0 || pats.n < 0) return;
-  for (int p = 0; p < pats.n; p++)
-    for (int s = 0; s < ns; s++)
-      if (run_sort(fn, pats.w[p], (size_t)sizes[s], hx_seed() + (uint64_t)(p * 131 + s))) return;
-}
-static void test_sort_split(void) { sweep_sort("radixSortSplit"); }
-static void test_sort_keys(void) { sweep_sort("radixSortKeys"); }
-static void test_sort_pairs(void) { sweep_sort("radixSortPairs"); }
+static void test_sort_split(void) { sweep("radixSortSplit", run_sort); }
+static void test_sort_keys(void) { sweep("radixSortKeys", run_sort); }
+static void test_sort_pairs(void) { sweep("radixSortPairs", run_sort); }
 
 /* ==== Part 2: line of sight ===================================================================== */
 
