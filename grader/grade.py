@@ -459,6 +459,11 @@ def check_source(text, ranges, manifest, shown, kit_words):
                 parts = name.split("::")
                 if name in ("asm", "__asm__", "__asm", "_Pragma") or parts[0] in ("asm", "__asm__"):
                     problems.append(f"{shown}:{no}: {parts[0]}: not allowed in student code")
+                elif "sanitize" in name.lower() or name.startswith("__tsan"):
+                    # the emu's probes (race detector, memory counters) ride on the sanitizer
+                    # instrumentation: code may not switch it off or stand in for its hooks
+                    problems.append(f"{shown}:{no}: {name}: turns off the emulator's probes (races, memory "
+                                    "counters): not allowed in student code")
                 elif forbidden(name) or any(forbidden(p) for p in parts):
                     problems.append(f"{shown}:{no}: {name}: not allowed in this lab (grader/manifests/"
                                     f"lab{manifest['lab']}.toml lists what student code may not call)")

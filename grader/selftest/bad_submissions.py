@@ -547,6 +547,18 @@ def case_padding_left_out():
                   {"emu_conflicts": r"3\.42 bank conflicts per shared request .* at most 0\.05"}, max_timeout=30)
 
 
+def case_probes_switched_off():
+    """Lab 03 on the emu: a helper marked to escape the sanitizer instrumentation (which the
+    emu's race detector and memory counters ride on) is refused before it builds."""
+    rel = "03-blelloch/blelloch.cu"
+    sub = make_submission("probes_switched_off", rel, "  return i + (i >> LOG_SMEM_BANKS);",
+                          "  struct __attribute__((no_sanitize(\"thread\"))) Quiet {};\n"
+                          "  return i + (i >> LOG_SMEM_BANKS);")
+    return expect("probes_switched_off", sub, "03", ("padded_example", "emu_conflicts"),
+                  {"padded_example": r"no_sanitize: turns off the emulator's probes",
+                   "emu_conflicts": r"no_sanitize: turns off the emulator's probes"}, max_timeout=30)
+
+
 def case_slowed_unpadded():
     """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
     rel = "03-blelloch/blelloch.cu"
@@ -581,6 +593,7 @@ CASES = [
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),
     ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
+    ("the emu's probes switched off", case_probes_switched_off),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),
