@@ -600,6 +600,8 @@ def gpu_checks():
             out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
     out.append(("quoted GPU output matches real runs", gpu_quotes))
     sys.modules.setdefault("run", sys.modules[__name__])
+    import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
+    out.append(("race detector agrees with racecheck", race_compare.check))
     import bad_submissions  # noqa: E402
     for name, fn in bad_submissions.GPU_CASES:
         out.append((f"grader survives on the GPU: {name}", fn))
