@@ -171,8 +171,8 @@ def autograder(labs, out):
         z.writestr("LABS", " ".join(labs) + "\n")
         # The whole run's time limit: every build and every test at its timeout, and a margin.
         ms = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]
-        limit = sum(m["limits"]["build_timeout"] + sum(grade.test_settings(m, t, "emu")[0] for t in m["test"]
-                                                       if grade.graded_here(t, m, "emu")) for m in ms)
+        limit = sum(m["limits"]["build_timeout"] + sum(grade.run_settings(m, t, "emu")[0] for t in m["test"])
+                    for m in ms)
         z.writestr("LIMIT", f"{int(limit) + 120}\n")
         for rel in files:
             if os.path.isfile(os.path.join(ROOT, rel)) and not os.path.islink(os.path.join(ROOT, rel)):

@@ -341,6 +341,28 @@ enum {
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */
 const hx_counters *hx_last_counters(void);
+/**
+ * @brief On emu, one note with the memory model's figures for the last call: what a timing test,
+ * skipped there, can still tell a student without a GPU.
+ *
+ * The note gives the global bytes the call's kernels moved per @p unit (32-byte sectors loaded
+ * and stored, loads of volatile status words left out: how often a look-back polls depends on
+ * the schedule) against the @p ideal the timing test counts, the fraction of copy that follows
+ * if every counted byte moved at the copy's bandwidth (ideal / moved, at most 1), the sectors
+ * per global request, and the shared-memory requests with their bank conflicts per request.
+ * The grader page says what the figures can and cannot predict. Lab 05's single pass:
+ * @code
+ * scanIncLookback(n=65537), emu model: 8.01 bytes per element (the timing test counts 8), so 1.00
+ *   of copy if all moved at copy speed; sectors per request: stores 15.5 (loads with polling: not
+ *   shown); shared memory: 162 requests, 0.00 bank conflicts per request
+ * @endcode
+ * @param what the call, as the note names it
+ * @param units the elements (points, non-zeros, ...) the call handled; above 0
+ * @param unit the name of one, for the note: "element"
+ * @param ideal bytes per unit the timing test counts (read plus written)
+ * @return the bytes moved per unit; -1 where there are no counters (a GPU: no note)
+ */
+double hx_model_note(const char *what, double units, const char *unit, double ideal);
 /** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
  *  hx_time_calls() times, in a process that runs no student code. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);
@@ -354,9 +376,10 @@ const char *hx_backend(void);
 /** True where timing means something (a GPU, or the CPU for a lab without kernels); false on
  *  `emu`, which runs kernels on the CPU. */
 int hx_timing_available(void);
-/** Skips the running test when timing is not available (the `emu` backend). */
+/** Skips the running test when timing is not available (the `emu` backend). On emu a timing
+ *  test calls hx_model_note() for each timed call it checked before it skips. */
 #define HX_REQUIRE_TIMING() \
-  do { if (!hx_timing_available()) HX_SKIP("not graded on this backend: the emu backend does not time kernels"); } while (0)
+  do { if (!hx_timing_available()) HX_SKIP("not graded on the emu backend, which does not time kernels; the memory model's figures for the timed calls follow"); } while (0)
 /** @} */
 
 #ifdef __cplusplus

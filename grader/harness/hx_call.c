@@ -725,6 +725,34 @@ static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) 
 static hx_counters last_counters;
 const hx_counters *hx_last_counters(void) { return last_counters.available ? &last_counters : NULL; }
 
+double hx_model_note(const char *what, double units, const char *unit, double ideal) {
+  const hx_counters *c = hx_last_counters();
+  if (!c || units <= 0) return -1;
+  const unsigned long long *k = c->c;
+  const double ld = (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_SECT]), st = (double)k[HX_C_GST_SECT];
+  const double moved = 32.0 * (ld + st) / units;
+  double at_copy = moved > 0 ? ideal / moved : 1.0;
+  if (at_copy > 1.0) at_copy = 1.0;
+  char sectors[160], shared[160];
+  /* A polling request touches a sector per lane, and its requests are not told apart from the
+   * others: the loads' figure is left out where there was polling. */
+  const double per_st = k[HX_C_GST_REQ] ? (double)k[HX_C_GST_SECT] / (double)k[HX_C_GST_REQ] : 0.0;
+  if (k[HX_C_GLD_VOL_SECT])
+    snprintf(sectors, sizeof sectors, "sectors per request: stores %.1f (loads with polling: not shown)", per_st);
+  else
+    snprintf(sectors, sizeof sectors, "sectors per request: loads %.1f, stores %.1f",
+             k[HX_C_GLD_REQ] ? (double)k[HX_C_GLD_SECT] / (double)k[HX_C_GLD_REQ] : 0.0, per_st);
+  const double sreq = (double)(k[HX_C_SLD_REQ] + k[HX_C_SST_REQ]);
+  if (sreq > 0)
+    snprintf(shared, sizeof shared, "shared memory: %.0f requests, %.2f bank conflicts per request", sreq,
+             (double)(k[HX_C_SLD_CONF] + k[HX_C_SST_CONF]) / sreq);
+  else
+    snprintf(shared, sizeof shared, "no shared memory");
+  hx_note("%s, emu model: %.2f bytes per %s (the timing test counts %.4g), so %.2f of copy if all moved at copy "
+          "speed; %s; %s", what, moved, unit, ideal, at_copy, sectors, shared);
+  return moved;
+}
+
 static size_t call_args(long long *ret, const char *fn, const char *ctx, int nargs, const hx_arg *args) {
   char where[600];
   snprintf(where, sizeof where, "%s", ctx && *ctx ? ctx : fn);

@@ -239,6 +239,9 @@ static void test_timing(void) {
     free(in);
     if (bad) return;
   }
+  char what[160];
+  snprintf(what, sizeof what, "scanIncKoggeStoneTiles(n=%zu, blockSize=%d)", n, block);
+  hx_model_note(what, (double)n, "element", 8); /* on emu: what the memory model counted */
   HX_REQUIRE_TIMING();
   if (n * sizeof(int) <= hx_device()->l2_bytes) {
     HX_FAIL("manifest error: timing needs n*4 bytes (%zu) above the L2 cache (%llu bytes)",

@@ -242,6 +242,9 @@ static void timing(const variant *v) {
   const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
   if (hx_failures()) return;
   if (check_scan(v, n, hx_seed(), -1000, 1000, 0)) return; /* a wrong answer is not timed */
+  char what[160];
+  snprintf(what, sizeof what, "%s(n=%zu)", v->name, n);
+  hx_model_note(what, (double)n, "element", 8); /* on emu: what the memory model counted */
   HX_REQUIRE_TIMING();
   if (n * sizeof(int32_t) < 2 * hx_device()->l2_bytes)
     hx_note("n=%zu is small next to the %llu MB L2 cache: the timing flatters", n,
