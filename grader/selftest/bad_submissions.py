@@ -559,6 +559,66 @@ def case_probes_switched_off():
                    "emu_conflicts": r"no_sanitize: turns off the emulator's probes"}, max_timeout=30)
 
 
+def efficiency_case(case, sub, lab, tests, test, reason):
+    """A correct but wasteful submission: under each of the self-test's schedules, `test` (an emu
+    efficiency test) fails with `reason` and every other test of `tests` passes."""
+    for schedule in selftest.SCHEDULES:
+        expect(f"{case}-{schedule.split(':')[0]}", sub, lab, tests, {test: reason}, max_timeout=60, schedule=schedule)
+    return f"{test} FAILS with the right reason, {len(tests) - 1} still OK, under {len(selftest.SCHEDULES)} schedules"
+
+
+def case_warp_walked():
+    """Lab 04 on the emu: a shared-memory warp scan in which each lane walks the values before it
+    is correct, and the emu's counters fail it for its 33 shared requests per warp (11 in
+    log2 32 steps), as `timing` does on a GPU."""
+    rel = "04-warp-scan/warp_scan.cu"
+    steps = ("#pragma unroll\n  for (unsigned d = 1; d < WARP_SIZE; d *= 2) {\n    T y = lane >= d ? s[lane - d] : x;\n"
+             "    __syncwarp(mask);             /* all reads of this step before any write */\n"
+             "    if (lane >= d) {\n      x = op(y, x);\n      s[lane] = x;\n    }\n"
+             "    __syncwarp(mask);             /* all writes of this step before the next step's reads */\n"
+             "  }\n  return x;\n")
+    sub = make_submission("warp_walked", rel, steps,
+                          "  T acc = s[0]; /* the values before this lane's, one after the other */\n"
+                          "  for (unsigned j = 1; j <= lane; j++) acc = op(acc, s[j]);\n"
+                          "  return acc;\n")
+    return efficiency_case("warp_walked", sub, "04", ("smem_ops", "smem_partial_warps", "noncommutative", "emu_shared"),
+                           "emu_shared", r"scanIncWarpSmem<int, Add>.*: 33\.00 shared-memory requests per warp.* at most 24")
+
+
+def case_segscan_uncoalesced():
+    """Lab 06 on the emu: a single pass whose lanes load and store their 4 consecutive elements one
+    at a time (the partial tile's path for every tile) is correct, and the emu's counters fail it
+    for the sectors it requests, as the timing tests do on a GPU."""
+    rel = "06-segmented-scan/seg_scan.cu"
+    sub = make_submission("segscan_uncoalesced", rel, "  const bool full = vec && tile_base + SS_GLOBAL_TILE <= n;",
+                          "  const bool full = false && vec && tile_base + SS_GLOBAL_TILE <= n;")
+    return efficiency_case("segscan_uncoalesced", sub, "06", ("global_inc", "global_exc", "emu_traffic"), "emu_traffic",
+                           r"segScanIncGlobal<int, Add>\(n=\d+\) moved \d+\.\d\d bytes per element .* at most 9\.50")
+
+
+def case_compaction_unstaged():
+    """Lab 07 on the emu: a single-pass compaction that writes its kept elements straight from
+    registers, not staged in shared memory, is correct, and the emu's counters fail it for its
+    scattered stores, as `timing_compact` does on a GPU."""
+    rel = "07-applications/apps.cu"
+    sub = make_submission("compaction_unstaged", rel, "s_kept[rank[k]] = v[k];", "out[before + rank[k]] = v[k];",
+                          edits=[("  for (unsigned j = threadIdx.x; j < kept; j += APP_THREADS) __stcs(out + before + j, "
+                                  "s_kept[j]);\n", "")])
+    return efficiency_case("compaction_unstaged", sub, "07", ("compact_single", "emu_compact"), "emu_compact",
+                           r"compactSinglePass\(n=\d+, \d+ kept\) moved \d+\.\d\d bytes per element .* at most 7\.00")
+
+
+def case_sight_byte_stores():
+    """Lab 07 on the emu: a line of sight that stores its answers a byte at a time (lanes 4 bytes
+    apart) is correct, and the emu's counters fail it for the sectors its stores touch, as
+    `timing_sight` does on a GPU."""
+    rel = "07-applications/apps.cu"
+    sub = make_submission("sight_byte_stores", rel, "    if (j + 4 <= valid && ((uintptr_t)(vis + base + j) & 3u) == 0) {",
+                          "    if (false && j + 4 <= valid) {")
+    return efficiency_case("sight_byte_stores", sub, "07", ("sight", "emu_sight"), "emu_sight",
+                           r"lineOfSight\(n=\d+\) moved \d+\.\d\d bytes per point .* at most 6\.00")
+
+
 def case_slowed_unpadded():
     """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
     rel = "03-blelloch/blelloch.cu"
@@ -594,6 +654,10 @@ CASES = [
     ("input modified", case_input_modified),
     ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
     ("the emu's probes switched off", case_probes_switched_off),
+    ("a warp scan that walks the warp (emu counters)", case_warp_walked),
+    ("a segmented scan with uncoalesced loads and stores (emu counters)", case_segscan_uncoalesced),
+    ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
+    ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),

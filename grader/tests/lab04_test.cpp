@@ -360,6 +360,68 @@ static void test_timing(void) {
            n, block, fraction[2], threshold_smem);
 }
 
+/* ---- shared memory, counted by the emu ------------------------------------------------------- */
+
+/* Runs one warp scan (int Add) on random input; its counters in @p keep. False after a failure,
+ * or where there are no counters (a GPU). */
+static bool counted_run(WarpScanVariant v, size_t n, int block, hx_counters *keep) {
+  Case c = {v, n, block, hx_seed(), {0, 0}};
+  if (run_case<int32_t>(c, Add())) return false;
+  const hx_counters *k = hx_last_counters();
+  if (!k) return false;
+  *keep = *k;
+  return true;
+}
+
+/* The emu counts the shared-memory accesses of the student's code as the hardware groups them:
+ * one request per warp and instruction. The shared-memory scan takes log2 32 = 5 steps, each a
+ * load and a store (11 requests per warp with the first store); a scan that walks the warp's
+ * values one by one takes 32 or more. It must stay at `requests_threshold` requests per warp or
+ * below, and the two shuffle scans, which keep their values in registers, make none. The global
+ * traffic (the kit's load and store) is shown beside. */
+static void test_emu_shared(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const int block = (int)hx_param_int("block");
+  const double max_requests = hx_param_double("requests_threshold");
+  if (hx_failures()) return;
+  if (n % WARP_SIZE || block % WARP_SIZE) {
+    HX_FAIL("manifest error: emu_shared counts per warp: n (%zu) and block (%d) must be multiples of 32", n, block);
+    return;
+  }
+  const WarpScanVariant all[3] = {WARP_SCAN_INC, WARP_SCAN_EXC, WARP_SCAN_INC_SMEM};
+  hx_counters c[3];
+  for (int v = 0; v < 3; v++)
+    if (!counted_run(all[v], n, block, &c[v])) {
+      if (!hx_failures())
+        HX_SKIP("the memory counters come from the emu's probes (make grade BACKEND=emu); on a GPU, `timing` "
+                "measures the scans' speed");
+      return;
+    }
+  const double warps = (double)(n / WARP_SIZE);
+  double per_warp[3];
+  for (int v = 0; v < 3; v++) {
+    const unsigned long long *k = c[v].c;
+    const double req = (double)(k[HX_C_SLD_REQ] + k[HX_C_SST_REQ]);
+    per_warp[v] = req / warps;
+    hx_note("%s<int, Add>(n=%zu, block=%d): %.2f shared requests per warp (%llu loads, %llu stores), %.2f bank "
+            "conflicts per request; %.2f global bytes per element", variant_name(all[v]), n, block, per_warp[v],
+            k[HX_C_SLD_REQ], k[HX_C_SST_REQ], req > 0 ? (double)(k[HX_C_SLD_CONF] + k[HX_C_SST_CONF]) / req : 0.0,
+            32.0 * (double)(k[HX_C_GLD_SECT] + k[HX_C_GST_SECT]) / (double)n);
+  }
+  hx_metric("smem_requests_per_warp", per_warp[2]);
+  for (int v = 0; v < 2; v++)
+    HX_CHECK(per_warp[v] == 0,
+             "%s<int, Add>(n=%zu, block=%d): %.2f shared-memory requests per warp, as the emu counts them; a "
+             "shuffle scan keeps its values in registers and makes none", variant_name(all[v]), n, block, per_warp[v]);
+  HX_CHECK(per_warp[2] > 0,
+           "scanIncWarpSmem<int, Add>(n=%zu, block=%d): the emu counted no shared-memory access: the exercise is "
+           "the scan through s", n, block);
+  HX_CHECK(per_warp[2] <= max_requests,
+           "scanIncWarpSmem<int, Add>(n=%zu, block=%d): %.2f shared-memory requests per warp, as the emu counts them "
+           "(one per warp and instruction); log2 32 = 5 steps of a load and a store take 11: at most %.0f",
+           n, block, per_warp[2], max_requests);
+}
+
 static const hx_test TESTS[] = {
     {"inc_one_warp", test_inc_one_warp},
     {"inc_ops", test_inc_ops},
@@ -369,6 +431,7 @@ static const hx_test TESTS[] = {
     {"smem_ops", test_smem_ops},
     {"smem_partial_warps", test_smem_partial_warps},
     {"noncommutative", test_noncommutative},
+    {"emu_shared", test_emu_shared},
     {"timing", test_timing},
     {NULL, NULL},
 };
