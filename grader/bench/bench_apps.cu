@@ -13,7 +13,10 @@
  * - the sparse product (and cuSPARSE's): values and column indices once (8 bytes per non-zero),
  *   the row offsets, x once and y (4 bytes per row each);
  * - radix sort: 8n for keys, 16n for pairs (what one pass would move), for ours and CUB's;
- *   ours is checked sorted (keys) or equal to CUB's stable order (pairs).
+ *   ours is checked sorted (keys) or equal to CUB's stable order (pairs);
+ * - string comparison: both strings (2 bytes per byte of a), and for the batch also both
+ *   offsets and the result of each pair (12 bytes a pair); the pairs are 1 to 127 bytes long
+ *   and differ in one byte at a random place. No library compares strings on a GPU.
  * "x lib" is the variant's speed over its library's in the same run (1 for the libraries).
  * Every output is checked against the library's before it is timed.
  *
@@ -115,6 +118,15 @@ static void runSortKeys() { radixSortKeys(d_keys, d_keys_out, g_n); }
 static void runSortPairs() { radixSortPairs(d_keys, d_vals, d_keys_out, d_vals_out, g_n); }
 static void runSpmv() { spmvCsr(d_row_ptr, d_col, d_val, d_x, d_y, g_rows, g_nnz); }
 
+/* Strings of n bytes: a; c equal to a but for its last byte (one pair); b, a batch of pairs of
+ * 1 to 127 bytes back to back, each equal to its string of a but for one byte at a random place. */
+static uint8_t *d_sa, *d_sb, *d_sc;
+static uint32_t *d_off_a, *d_off_b, g_pairs;
+static int32_t *d_res, g_str_one, g_str_one_ref;
+static std::vector<int32_t> g_res_ref;
+static void runStrOne() { g_str_one = strCompare(d_sa, g_n, d_sc, g_n); }
+static void runStrBatch() { strCompareBatch(d_sa, d_off_a, d_sb, d_off_b, d_res, g_pairs); }
+
 static cusparseSpMatDescr_t g_mat;
 static cusparseDnVecDescr_t g_vx, g_vy;
 static void *g_sp_buf;
@@ -124,7 +136,7 @@ static void runCusparse() {
                   CUSPARSE_SPMV_ALG_DEFAULT, g_sp_buf));
 }
 
-enum Kind { SELECT, PARTITION, SIGHT, SORT, SORT_PAIRS, SPMV_UNIFORM, SPMV_POWER, COPY };
+enum Kind { SELECT, PARTITION, SIGHT, SORT, SORT_PAIRS, SPMV_UNIFORM, SPMV_POWER, STR_ONE, STR_BATCH, COPY };
 struct Variant {
   const char *name;
   const char *lab;  /* "07", or "-" for a yardstick */
@@ -148,6 +160,8 @@ static const Variant VARIANTS[] = {
     {"07 SpMV (segmented sum), uniform rows", "07", runSpmv, SPMV_UNIFORM, 11},
     {"cuSPARSE SpMV, power-law rows", "-", runCusparse, SPMV_POWER, -1},
     {"07 SpMV (segmented sum), power-law rows", "07", runSpmv, SPMV_POWER, 13},
+    {"07 string comparison, one pair", "07", runStrOne, STR_ONE, -1},
+    {"07 string comparison, batch (mean 64 bytes)", "07", runStrBatch, STR_BATCH, -1},
 };
 static const int NVARIANTS = (int)(sizeof VARIANTS / sizeof VARIANTS[0]);
 
@@ -204,6 +218,34 @@ static void makeMatrix(size_t n, bool power, uint64_t seed) {
   CK(cudaMalloc(&g_sp_buf, b ? b : 1));
 }
 
+static void makeStrings(size_t n, uint64_t seed) {
+  std::vector<uint8_t> a(n), b;
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t h = mix(seed + i);
+    for (size_t j = 0; j < 8 && i + j < n; j++) a[i + j] = (uint8_t)(h >> (8 * j));
+  }
+  b = a;
+  std::vector<uint32_t> off(1, 0);
+  g_res_ref.clear();
+  while (off.back() < n) {
+    const uint64_t h = mix(seed ^ ((uint64_t)off.size() << 32));
+    const uint32_t len = (uint32_t)std::min<uint64_t>(1 + h % 127, n - off.back());
+    const uint32_t at = off.back() + (uint32_t)((h >> 8) % len);
+    const uint8_t delta = (uint8_t)(1 + (h >> 20) % 255);
+    b[at] = (uint8_t)(a[at] + delta);
+    g_res_ref.push_back(a[at] < b[at] ? -1 : 1);
+    off.push_back(off.back() + len);
+  }
+  g_pairs = (uint32_t)(off.size() - 1);
+  CK(cudaMemcpy(d_sa, a.data(), n, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_sb, b.data(), n, cudaMemcpyHostToDevice));
+  a[n - 1] ^= 0x80; /* c: a with its last byte changed, the sign of the difference known */
+  g_str_one_ref = a[n - 1] & 0x80 ? -1 : 1; /* strCompare(a, c): c greater where its bit is set */
+  CK(cudaMemcpy(d_sc, a.data(), n, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_off_a, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_off_b, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
+}
+
 static __global__ void fillKernel(int32_t *a, float *alt, uint32_t *keys, uint32_t *vals, size_t n, uint64_t seed) {
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
@@ -248,6 +290,8 @@ static double counted(Kind k) {
     case SORT_PAIRS: return 16.0 * g_n;
     case SPMV_UNIFORM:
     case SPMV_POWER: return 8.0 * g_nnz + 4.0 * (g_rows + 1) + 8.0 * g_rows;
+    case STR_ONE: return 2.0 * g_n;
+    case STR_BATCH: return 2.0 * g_n + 12.0 * g_pairs; /* both strings, both offsets, a result */
     case COPY: return 2.0 * (double)(g_n * 3 / 4 * sizeof(int32_t));
   }
   return 1;
@@ -306,6 +350,14 @@ static size_t check(const Variant &v) {
     for (size_t i = 0; i < a.size(); i++) bad += !(std::fabs(a[i] - b[i]) <= 1e-3f + 1e-4f * std::fabs(b[i]));
     return bad;
   }
+  if (v.kind == STR_ONE) return g_str_one != g_str_one_ref;
+  if (v.kind == STR_BATCH) {
+    std::vector<int32_t> r(g_pairs);
+    CK(cudaMemcpy(r.data(), d_res, (size_t)g_pairs * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (uint32_t p = 0; p < g_pairs; p++) bad += r[p] != g_res_ref[p];
+    return bad;
+  }
   return 0;
 }
 
@@ -342,10 +394,16 @@ int main(int argc, char **argv) {
   CK(cudaMemGetInfo(&free_b, &total_b));
   printf("DEVICE {\"name\": \"%s\", \"sms\": %d, \"l2_mb\": %d, \"memory_gb\": %.1f, \"reps\": %d}\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, total_b / 1e9, reps);
+  /* the copy always, the variants asked for, and the library each of them is compared with */
+  std::vector<bool> want(NVARIANTS, false);
+  for (int k = 0; k < NVARIANTS; k++)
+    if (!only || k == 0 || matches(VARIANTS[k].name, only)) {
+      want[k] = true;
+      if (VARIANTS[k].lib >= 0) want[VARIANTS[k].lib] = true;
+    }
   std::vector<int> chosen;
   for (int k = 0; k < NVARIANTS; k++)
-    if (!only || k == 0 || matches(VARIANTS[k].name, only) || (VARIANTS[k].lab[0] == '-' && VARIANTS[k].kind != COPY))
-      chosen.push_back(k);
+    if (want[k]) chosen.push_back(k);
   printf("PLAN %d\n", (int)chosen.size() * (max_log2 - min_log2 + 1));
   fflush(stdout);
   CS(cusparseCreate(&g_sp));
@@ -371,11 +429,18 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&d_x, nmax / 32 * 4 + 4));
   CK(cudaMalloc(&d_y, nmax / 32 * 4 + 4));
   CK(cudaMalloc(&d_y_ref, nmax / 32 * 4 + 4));
+  CK(cudaMalloc(&d_sa, nmax));
+  CK(cudaMalloc(&d_sb, nmax));
+  CK(cudaMalloc(&d_sc, nmax));
+  CK(cudaMalloc(&d_off_a, (nmax + 1) * 4)); /* pairs are at least a byte long */
+  CK(cudaMalloc(&d_off_b, (nmax + 1) * 4));
+  CK(cudaMalloc(&d_res, nmax * 4));
   for (int lg = min_log2; lg <= max_log2; lg++) {
     g_n = (size_t)1 << lg;
     fillKernel<<<2048, 256>>>(d_in, d_alt, d_keys, d_vals, g_n, 0xA991ull + (unsigned)lg);
     CK(cudaGetLastError());
     int shape = -1; /* the matrix in memory: 0 uniform, 1 power */
+    bool strings = false;
     double t_copy = 0, t_lib[NVARIANTS] = {0};
     for (int k : chosen) {
       const Variant &v = VARIANTS[k];
@@ -388,6 +453,10 @@ int main(int argc, char **argv) {
           return 1;
         }
         runCusparse(); /* the reference y */
+      }
+      if ((v.kind == STR_ONE || v.kind == STR_BATCH) && !strings) {
+        makeStrings(g_n, 0x57123ull + (unsigned)lg);
+        strings = true;
       }
       printf("BEGIN %s\t%d\n", v.name, lg);
       fflush(stdout);

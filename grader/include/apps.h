@@ -175,8 +175,8 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n);
  * LSD radix sort by digits of APP_RADIX_BITS bits, 4 passes, each: per-tile digit counts
  * (radixCountKernel()), one exclusive sum of the counts laid out digit by digit (appScanExc:
  * the offset of each digit in each tile), and a stable scatter (radixScatterKernel()) that
- * ranks the keys inside each tile by 8 one-bit splits in shared memory and writes each digit's
- * run contiguously. @p d_out may equal @p d_in.
+ * ranks the keys inside each tile by digit (warp by warp, the lanes of one digit found with
+ * __match_any_sync) and writes each digit's run contiguously. @p d_out may equal @p d_in.
  */
 void radixSortKeys(const uint32_t *d_in, uint32_t *d_out, size_t n);
 

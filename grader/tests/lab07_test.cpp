@@ -798,6 +798,58 @@ static size_t check_spmv_timed(const hx_timed *t, uint64_t seed, const void *out
   return check_y(ctx, m, y, mag, (const float *)out, st->rtol, st->atol);
 }
 
+/* The timed sort's output: in order, and the input's keys (two sums of a mix of every key
+ * match: a sorted output that is not a permutation of the input fails). */
+static uint64_t sort_mix(uint32_t k, uint64_t salt) {
+  uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ salt;
+  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return x ^ (x >> 29);
+}
+static size_t check_sort_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+  const uint32_t *o = (const uint32_t *)out;
+  uint64_t in_a = 0, in_b = 0, out_a = 0, out_b = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    const uint32_t k = (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
+    in_a += sort_mix(k, 1);
+    in_b += sort_mix(k, 0x5EED);
+    out_a += sort_mix(o[i], 1);
+    out_b += sort_mix(o[i], 0x5EED);
+    if (i > 0 && o[i - 1] > o[i]) {
+      HX_FAIL("%s: a timed call's output is out of order at %zu: %u before %u", ctx, i, o[i - 1], o[i]);
+      return 1;
+    }
+  }
+  if (in_a != out_a || in_b != out_b) {
+    HX_FAIL("%s: a timed call's output is sorted but does not hold the input's keys", ctx);
+    return 1;
+  }
+  return 0;
+}
+
+static void test_timing_sort(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double threshold = hx_param_double("threshold");
+  const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
+  if (hx_failures()) return;
+  if (run_sort("radixSortKeys", "rand", n, hx_seed())) return; /* correct first */
+  char ctx[160];
+  snprintf(ctx, sizeof ctx, "radixSortKeys(n=%zu, random 32-bit keys)", n);
+  hx_model_note(ctx, (double)n, "key", 32); /* on emu: what the memory model counted */
+  HX_REQUIRE_TIMING();
+  const hx_arg extra[1] = {hx_i64((long long)n)};
+  const hx_timed t = {"radixSortKeys", ctx, n, 4, hx_seed(), INT32_MIN, INT32_MAX, extra, 1, check_sort_timed, NULL};
+  const size_t moved = 32 * n; /* 4 passes of 8 bits, each reading and writing every key once */
+  const double copy_s = copy_time(moved, n, reps, per_batch);
+  const double s = hx_time_calls(&t, reps, per_batch);
+  if (s != s) return;
+  const double frac = copy_s / s;
+  hx_metric("fraction_of_copy", frac);
+  hx_note("%s: %.3f ms, %.2f G keys/s, %.3f of copy counting 32 bytes per key (threshold %.3f)", ctx, s * 1e3,
+          (double)n / s * 1e-9, frac, threshold);
+  HX_CHECK(frac >= threshold, "%s reached %.3f of copy bandwidth counting 32 bytes per key; the threshold is %.3f",
+           ctx, frac, threshold);
+}
+
 static void test_timing_spmv(void) {
   const int32_t rows = (int32_t)hx_param_int("rows"), mean = (int32_t)hx_param_int("mean");
   Words kinds;
@@ -979,6 +1031,7 @@ static const hx_test TESTS[] = {
     {"timing_compact", test_timing_compact},
     {"timing_sight", test_timing_sight},
     {"timing_spmv", test_timing_spmv},
+    {"timing_sort", test_timing_sort},
     {NULL, NULL},
 };
 HX_SUITE("07", TESTS);

@@ -510,29 +510,38 @@ static __global__ void __launch_bounds__(APP_THREADS)
 }
 
 /**
- * Tile t (blockIdx.x) of one pass: sort the tile's keys by their digit, stably, with
- * APP_RADIX_BITS one-bit splits through shared memory (each a blockScanExc of the "bit is 0"
- * flags); find where each digit's run starts in the sorted tile; write key j of the sorted tile
- * to offsets[d * tiles + t] + (j - start of its digit), consecutive threads writing consecutive
- * keys of a run. PAIRS: the values move with their keys.
+ * Tile t (blockIdx.x) of one pass: rank the tile's keys by their digit, stably, in one sweep;
+ * place them in shared memory sorted by digit; write key j of the sorted tile to
+ * offsets[d * tiles + t] + (j - start of its digit's run), consecutive threads writing
+ * consecutive keys of a run. The ranking: warp w holds the tile's elements
+ * [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE), item i of lane l at w * APP_WARP_TILE + 32 i + l
+ * (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item 0, 1, ... the lanes
+ * with the same digit find each other with __match_any_sync, each counts the peers below it,
+ * and the lowest one adds the peers to the warp's count of that digit. A key's place in the
+ * sorted tile is then: the keys of smaller digits, plus its digit's keys in earlier warps, plus
+ * its rank in its warp. PAIRS: the values move with their keys.
  */
 template <bool PAIRS>
 static __global__ void __launch_bounds__(APP_THREADS)
     radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
                        size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): sort the tile by its digit, stably, then write it out:
-   *   1. loadTile the keys with fill 0xffffffff (past the end: the largest key, last in the
-   *      input, so it stays after every real key), and the values when PAIRS;
-   *   2. for each bit b of the digit (shift + 0 .. shift + 7): zero[i] = the bit is 0;
-   *      rank = blockScanExc(copy of zero): a key with the bit 0 goes to rank[i], another to
-   *      zeros + (tilePos(i) - rank[i]); write it (and its value) to __shared__ arrays at that
-   *      place; __syncthreads(); read back item i from tilePos(i) (not after the last bit);
+  /* TODO(lab07): rank the tile's keys by digit, stably, then write them out:
+   *   1. zero a __shared__ uint32_t count[APP_WARPS][APP_RADIX_DIGITS]; load item i of the
+   *      lane from j = warp * APP_WARP_TILE + 32 * i + lane (0xffffffff past `valid`: it
+   *      ranks after every real key and is never written), and its value when PAIRS;
    *      __syncthreads();
-   *   3. for each sorted position j < valid where the digit changes, start[digit] = j;
+   *   2. for each item i in order: d = its digit; peers = __match_any_sync(FULL_MASK, d);
+   *      the lowest peer (__ffs(peers) - 1) reads count[warp][d] and adds __popc(peers) to
+   *      it; rank[i] = that value (__shfl_sync from the lowest peer) + the peers in lanes
+   *      below; __syncwarp() before the next item; then __syncthreads();
+   *   3. per digit: each warp's count becomes the digit's keys in the warps before it; an
+   *      exclusive sum of the digits' totals over the block gives start[d], where digit d's
+   *      run begins in the sorted tile; __syncthreads();
+   *   4. a key goes to shared position start[d] + count[warp][d] + rank[i] (its value too);
    *      __syncthreads();
-   *   4. sorted key j goes to offsets[d * tiles + blockIdx.x] + (j - start[d]), j striding by
-   *      APP_THREADS (consecutive threads, consecutive addresses).
+   *   5. sorted key j < valid goes to offsets[d * tiles + blockIdx.x] + (j - start[d]), j
+   *      striding by APP_THREADS (consecutive threads, consecutive addresses).
    * Until then: nothing is written. */
   (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)offsets, (void)tiles;
   /* STUDENT-END(lab07) */

@@ -535,58 +535,109 @@ static __global__ void __launch_bounds__(APP_THREADS)
 }
 
 /**
- * Tile t (blockIdx.x) of one pass: sort the tile's keys by their digit, stably, with
- * APP_RADIX_BITS one-bit splits through shared memory (each a blockScanExc of the "bit is 0"
- * flags); find where each digit's run starts in the sorted tile; write key j of the sorted tile
- * to offsets[d * tiles + t] + (j - start of its digit), consecutive threads writing consecutive
- * keys of a run. PAIRS: the values move with their keys.
+ * Tile t (blockIdx.x) of one pass: rank the tile's keys by their digit, stably, in one sweep;
+ * place them in shared memory sorted by digit; write key j of the sorted tile to
+ * offsets[d * tiles + t] + (j - start of its digit's run), consecutive threads writing
+ * consecutive keys of a run. The ranking: warp w holds the tile's elements
+ * [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE), item i of lane l at w * APP_WARP_TILE + 32 i + l
+ * (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item 0, 1, ... the lanes
+ * with the same digit find each other with __match_any_sync, each counts the peers below it,
+ * and the lowest one adds the peers to the warp's count of that digit. A key's place in the
+ * sorted tile is then: the keys of smaller digits, plus its digit's keys in earlier warps, plus
+ * its rank in its warp. PAIRS: the values move with their keys.
  */
 template <bool PAIRS>
 static __global__ void __launch_bounds__(APP_THREADS)
     radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
                        size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
   /* STUDENT-BEGIN(lab07) */
+  static_assert(APP_RADIX_DIGITS % APP_THREADS == 0, "each thread sums whole digits");
+  constexpr int PER = APP_RADIX_DIGITS / APP_THREADS; /* digits per thread in step 2 */
   __shared__ uint32_t s_keys[APP_TILE];
   __shared__ uint32_t s_vals[PAIRS ? APP_TILE : 1];
-  __shared__ uint32_t s_start[APP_RADIX_DIGITS];
-  __shared__ BlockScanTemp<uint32_t> temp;
+  __shared__ uint32_t s_count[APP_WARPS][APP_RADIX_DIGITS]; /* a warp's keys of each digit */
+  __shared__ uint32_t s_start[APP_RADIX_DIGITS];            /* a digit's run in the sorted tile */
+  __shared__ uint32_t s_dest[APP_RADIX_DIGITS];             /* its place in keys_out, less that */
+  __shared__ uint32_t s_warp_sum[APP_WARPS];
+  const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
+  const unsigned mask = APP_RADIX_DIGITS - 1;
   const size_t base = (size_t)blockIdx.x * APP_TILE;
   const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
-  uint32_t k[APP_ITEMS], v[APP_ITEMS];
-  /* past the end: the largest key, last in the input, so it sorts after every real key */
-  loadTile(keys_in, base, valid, 0xffffffffu, k);
-  if (PAIRS) loadTile(vals_in, base, valid, 0u, v);
-  for (int b = 0; b < APP_RADIX_BITS; b++) {
-    uint32_t rank[APP_ITEMS], zero[APP_ITEMS];
+  for (int i = threadIdx.x; i < APP_WARPS * APP_RADIX_DIGITS; i += APP_THREADS) (&s_count[0][0])[i] = 0;
+  /* 1. Load, item i of the lane at first + 32 i; past the end the largest key, ranked after
+   *    every real key of the tile (it is never written). */
+  const unsigned first = warp * APP_WARP_TILE + lane;
+  uint32_t k[APP_ITEMS], v[PAIRS ? APP_ITEMS : 1], rank[APP_ITEMS];
 #pragma unroll
-    for (int i = 0; i < APP_ITEMS; i++) zero[i] = rank[i] = ((k[i] >> (shift + b)) & 1u) == 0;
-    const uint32_t zeros = blockScanExc(rank, AddU(), 0u, &temp);
-#pragma unroll
-    for (int i = 0; i < APP_ITEMS; i++) {
-      const unsigned dst = zero[i] ? rank[i] : zeros + (tilePos(i) - rank[i]);
-      s_keys[dst] = k[i];
-      if (PAIRS) s_vals[dst] = v[i];
-    }
-    __syncthreads();
-    if (b + 1 < APP_RADIX_BITS) {
-#pragma unroll
-      for (int i = 0; i < APP_ITEMS; i++) {
-        k[i] = s_keys[tilePos(i)];
-        if (PAIRS) v[i] = s_vals[tilePos(i)];
-      }
-      __syncthreads();
-    }
-  }
-  const unsigned mask = APP_RADIX_DIGITS - 1;
-  for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS) { /* where each digit's run starts */
-    const unsigned d = (s_keys[j] >> shift) & mask;
-    if (j == 0 || ((s_keys[j - 1] >> shift) & mask) != d) s_start[d] = j;
+  for (int i = 0; i < APP_ITEMS; i++) {
+    const unsigned j = first + 32 * i;
+    k[i] = j < valid ? __ldcs(keys_in + base + j) : 0xffffffffu;
+    if (PAIRS) v[i] = j < valid ? __ldcs(vals_in + base + j) : 0u;
   }
   __syncthreads();
+  /* 2. Rank in the warp, item by item: the lowest lane of each digit updates its count. */
+  const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+  for (int i = 0; i < APP_ITEMS; i++) {
+    const unsigned d = (k[i] >> shift) & mask;
+    const unsigned peers = __match_any_sync(FULL_MASK, d);
+    const int leader = __ffs(peers) - 1;
+    uint32_t before = 0;
+    if (lane == leader) {
+      before = s_count[warp][d];
+      s_count[warp][d] = before + __popc(peers);
+    }
+    rank[i] = __shfl_sync(FULL_MASK, before, leader) + __popc(peers & lanes_below);
+    __syncwarp(); /* this item's counts, before the next item reads them */
+  }
+  __syncthreads();
+  /* 3. Thread t takes digits PER t .. PER t + PER - 1: each warp's count becomes the digit's
+   *    keys in the warps before it, and the digits' totals are scanned over the block. */
+  uint32_t total[PER], mine = 0;
+#pragma unroll
+  for (int q = 0; q < PER; q++) {
+    const int d = PER * threadIdx.x + q;
+    uint32_t sum = 0;
+#pragma unroll
+    for (int w = 0; w < APP_WARPS; w++) {
+      const uint32_t c = s_count[w][d];
+      s_count[w][d] = sum;
+      sum += c;
+    }
+    total[q] = sum;
+    mine += sum;
+  }
+  uint32_t inc = mine;
+#pragma unroll
+  for (int o = 1; o < APP_WARP; o *= 2) {
+    const uint32_t y = __shfl_up_sync(FULL_MASK, inc, o);
+    if (lane >= o) inc += y;
+  }
+  if (lane == APP_WARP - 1) s_warp_sum[warp] = inc;
+  __syncthreads();
+  uint32_t start = inc - mine;
+  for (int w = 0; w < warp; w++) start += s_warp_sum[w];
+#pragma unroll
+  for (int q = 0; q < PER; q++) {
+    const int d = PER * threadIdx.x + q;
+    s_start[d] = start;
+    s_dest[d] = offsets[(size_t)d * tiles + blockIdx.x] - start; /* modulo 2^32: + j >= start */
+    start += total[q];
+  }
+  __syncthreads();
+  /* 4. Place each key (and value) in the sorted tile. */
+#pragma unroll
+  for (int i = 0; i < APP_ITEMS; i++) {
+    const unsigned d = (k[i] >> shift) & mask;
+    const unsigned at = s_start[d] + s_count[warp][d] + rank[i];
+    s_keys[at] = k[i];
+    if (PAIRS) s_vals[at] = v[i];
+  }
+  __syncthreads();
+  /* 5. Write the sorted tile: key j to s_dest[d] + j, a digit's run on consecutive addresses. */
   for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS) {
     const uint32_t key = s_keys[j];
-    const unsigned d = (key >> shift) & mask;
-    const size_t at = (size_t)offsets[(size_t)d * tiles + blockIdx.x] + (j - s_start[d]);
+    const size_t at = (uint32_t)(s_dest[(key >> shift) & mask] + j);
     keys_out[at] = key;
     if (PAIRS) vals_out[at] = s_vals[j];
   }
