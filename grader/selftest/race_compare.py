@@ -366,8 +366,17 @@ def emu_graded(case, folder):
     return v
 
 
+# One graded racecheck run at a time. Two at once took each other's targets on an H100 (a lab 04
+# log held the lab 02 driver's hazards; the other run ended "terminated before first
+# instrumented API call"), most likely because each graded driver runs in a PID namespace of
+# its own, where all have the same small PID. The plain programs run outside the sandbox, with
+# PIDs of their own, and stay parallel.
+GRADED_RACECHECK = threading.Lock()
+
+
 def racecheck_graded(case, folder):
-    status, text, log, out = graded(case, "cuda", folder, wrap=RACECHECK)
+    with GRADED_RACECHECK:
+        status, text, log, out = graded(case, "cuda", folder, wrap=RACECHECK)
     v = read_racecheck(text, log, f"the test {status}")
     if not v["race"] and status != "passed":
         raise Unreadable(f"the test did not pass under racecheck, with no hazard (see {log})")
