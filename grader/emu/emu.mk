@@ -3,6 +3,7 @@
 # Included by the top-level Makefile; also works on its own from the repository root:
 #   make -f grader/emu/emu.mk emu-test
 #   make -f grader/emu/emu.mk emu-run FILE=path/prog.cu ARGS="..."
+#   make -f grader/emu/emu.mk emu-probe-cost [EMU_COST_ARGS="--lab 05"]
 #
 # A .cu file is built for emu as
 #   $(EMU_REWRITE) SRC.cu OBJ.cpp && $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -c OBJ.cpp -o OBJ.o
@@ -53,7 +54,7 @@ EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
 EMU_RUN_FLAGS ?=
 EMU_PROBE ?=
 
-.PHONY: emu-run emu-test emu-lib emu-clean
+.PHONY: emu-run emu-test emu-probe-cost emu-lib emu-clean
 emu-lib: $(EMU_LIB)
 
 emu-run: $(EMU_LIB)
@@ -71,6 +72,16 @@ emu-test: $(EMU_LIB)
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
 	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
 	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_TEST_ARGS)
+
+# ---- emu-probe-cost: what the memory probes cost ---------------------------------------
+# tests/bench_scan3.cu with and without EMU_PROBE_FLAGS, one worker, best of 5 each, taking turns;
+# EMU_COST_ARGS="--lab 05" also times that lab's graded tests (its solution, as make grade runs
+# them) both ways, "--rounds N" sets the rounds
+EMU_COST_ARGS ?=
+emu-probe-cost: $(EMU_LIB)
+	@$(EMU_PYTHON) $(EMU_DIR)/tests/probe_cost.py --build=build/emu-test \
+	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" --lib="$(EMU_LIB)" \
+	  --ldlibs="$(EMU_LDLIBS)" --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_COST_ARGS)
 
 emu-clean:
 	rm -rf $(EMU_RT_BUILD) $(EMU_RUN_DIR) build/emu-test

@@ -57,6 +57,11 @@ struct Fiber {
   ucontext_t uc;
 #endif
   Stack stack;
+  /* memory probes (probe.cpp): where this thread's next access goes in its log, the end of the
+   * room it has there, and the warp collectives it has passed in this block */
+  void *probe_cur;
+  void *probe_end;
+  uint32_t probe_phase;
   int tid;
   ::uint3 tidx;
   uint8_t state;

@@ -6,9 +6,11 @@
  * Active only in programs whose `.cu` files were compiled with the probe flags (`EMU_PROBE`,
  * see @ref emu): GCC's ThreadSanitizer instrumentation then calls `__tsan_readN` and
  * `__tsan_writeN` before every load and store, and this file, not libtsan, defines them. Each
- * call appends the access to the log of the CUDA thread running now. When all threads of a
- * block meet at `__syncthreads`, and when the block ends, the logs of that stretch (an epoch)
- * are read twice:
+ * call appends the access to the log of the CUDA thread running now (the place of its next
+ * entry is kept in the thread's Fiber, which the call reads anyway) and, for the race detector,
+ * notes in a summary per 4-byte word whether two threads touched it, one of them writing. When
+ * all threads of a block meet at `__syncthreads`, and when the block ends, the logs of that
+ * stretch (an epoch) are read:
  *
  * 1. grouped per warp and per instruction (the k-th execution of one instruction by each lane
  *    of a warp is one warp-level instruction, as the lanes of a converged warp issue it), each
@@ -17,7 +19,9 @@
  *    must deliver, per phase of 32, 16 or 8 lanes for 4-, 8- and 16-byte accesses);
  * 2. every address touched by two threads, at least one writing, is checked for an order
  *    between them: within an epoch only a warp collective (`__syncwarp`, shuffles, votes)
- *    orders two lanes of one warp, and nothing orders threads of different warps.
+ *    orders two lanes of one warp, and nothing orders threads of different warps. Only the
+ *    8-byte granules that hold a word the summary marked are checked; in a correct kernel that
+ *    is almost always none, and the epoch is done without reading the logs a second time.
  *
  * Both depend only on what each thread accessed between two barriers, not on the order in
  * which the emulator ran the threads, so the verdicts are the same under every schedule.
@@ -32,7 +36,6 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace scanlab_emu {
@@ -76,16 +79,88 @@ enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 
+/* One thread's log: its accesses of the epoch, in its order. Where the next one goes and the
+ * end of its room are in its Fiber (probe_cur, probe_end). */
+struct ThreadLog {
+  Access *base = nullptr;
+  size_t cap = 0;
+};
+
+/* A word's summary for the race detector: gen << 32 | (thread + 1) << 16 | OTHER | WRITTEN,
+ * the thread being the first that touched it in the epoch; the epoch's gen, or none. A word is
+ * suspect when it is both OTHER (a second thread touched it) and WRITTEN. */
+const uint64_t WRITTEN = 1, OTHER = 2;
+/* The summaries of words outside the shared window: open addressing on the word. */
+struct WordSlot {
+  uintptr_t key;   /* word address / 4 + 1 */
+  uint64_t v;      /* the summary; another epoch's gen: empty */
+};
+
+/* The race check's record of one suspect 8-byte granule. */
+struct Who {       /* 16 bytes */
+  uintptr_t pc;
+  uint32_t phase;
+  uint16_t tid;
+  uint8_t mask;    /* bytes of the 8-byte granule */
+  uint8_t write;
+};
+struct Cell {
+  uint8_t nw, nr;  /* slots used */
+  Who w[2];        /* writes */
+  Who r[3];        /* reads, from distinct threads */
+};
+/* A suspect granule and its cell (NO_CELL until its first access in the check). */
+struct Slot {
+  uintptr_t key;   /* granule address / 8 + 1 */
+  uint32_t gen;    /* the epoch that filled it; another: empty */
+  uint32_t cell;
+};
+const uint32_t NO_CELL = ~(uint32_t)0;
+
+/* The general path of the counting: the occurrences of one instruction in one lane, and the
+ * warp-level instruction that is the k-th occurrence of one instruction. */
+struct PcCount {
+  uintptr_t pc;
+  uint32_t stamp;
+  uint32_t n;
+};
+struct GroupKey {
+  uintptr_t pc;
+  uint32_t occ;
+  uint32_t stamp;
+  uint32_t id;
+};
+
 struct Probe {
-  std::vector<std::vector<Access>> logs;
-  std::vector<uint32_t> phase;
-  std::vector<Range> shared;  /* dynamic shared memory and the static arrays reached */
+  std::vector<ThreadLog> logs;
+  std::vector<Range> shared;   /* dynamic shared memory and the static arrays reached */
   uintptr_t sh_lo = 0, sh_hi = 0;
-  uintptr_t sh_next = 0;      /* next free offset in the shared window */
+  uintptr_t sh_next = 0;       /* next free offset in the shared window */
   unsigned long long counts[N_COUNTS];
   bool truncated = false;
-  /* scratch */
+  /* each thread's accesses of the epoch, in its order (make_views) */
+  std::vector<const Access *> tb, te;
+  /* race detector: the word summaries of the epoch (gen) and the suspect granules */
+  uint32_t gen = 1;
+  bool sh_direct = true;       /* every range starts at a multiple of 4 bytes and no access
+                                  straddled a range's end: shared words are summarised in wmap,
+                                  by offset in the window */
+  bool resummarize = false;    /* sh_direct ended in this epoch: summarise it again from the logs */
+  std::vector<uint64_t> wmap;  /* shared words, by window offset / 4 */
+  std::vector<WordSlot> words; /* other words */
+  size_t words_used = 0;
+  std::vector<uintptr_t> suspects; /* granules with a suspect word (repeats allowed) */
+  std::vector<Slot> slots;
+  Cell *cells = nullptr;       /* the suspect granules', in order of first access (not cleared: a
+                                  cell is written when it is taken) */
+  size_t cells_cap = 0;
+  /* counting scratch */
   std::vector<uint64_t> scratch;
+  std::vector<PcCount> pc_tab;
+  std::vector<GroupKey> group_tab;
+  uint32_t pc_stamp = 0, group_stamp = 0;
+  std::vector<uint32_t> gid, gsize, gstart;
+  std::vector<std::pair<const Access *, uint8_t>> members;
 };
 
 /* device memory of the running launch, sorted by start */
@@ -98,7 +173,11 @@ std::mutex g_race_mutex;
 const LaunchInfo *g_launch = nullptr;
 
 Probe *probe_of(Worker *w) {
-  if (!w->probe) w->probe = new Probe();
+  if (!w->probe) {
+    Probe *pr = new Probe();
+    pr->words.assign(1024, WordSlot{0, 0});
+    w->probe = pr;
+  }
   return (Probe *)w->probe;
 }
 
@@ -119,42 +198,173 @@ inline bool is_device(uintptr_t a) {
   return true;
 }
 
-inline void record(const volatile void *p, unsigned size, unsigned write, void *ret, unsigned vol = 0) {
+inline size_t mix(uintptr_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 20); }
+
+/* ---------------------------------------------------------------- word summaries */
+
+/* Notes one thread's access to a word (mine: gen << 32 | (thread + 1) << 16); true when that
+ * makes the word suspect. */
+inline bool touch(uint64_t &e, uint64_t mine, uint64_t write) {
+  const uint64_t v = e;
+  const bool now = (v >> 32) == (mine >> 32);
+  const uint64_t other = ((v ^ mine) & 0xffff0000u) ? OTHER : 0;
+  const uint64_t nv = now ? (v | other | write) : (mine | write);
+  e = nv;
+  return (nv & (OTHER | WRITTEN)) == (OTHER | WRITTEN) && !(now && (v & (OTHER | WRITTEN)) == (OTHER | WRITTEN));
+}
+
+__attribute__((noinline)) void add_suspect(Probe *pr, uintptr_t word) {
+  pr->suspects.push_back((word << 2) & ~(uintptr_t)7);
+}
+
+/* The summary slot of a word outside the shared window, taken if it is new; the table doubles
+ * when three quarters are taken. */
+WordSlot *word_slot(Probe *pr, uintptr_t key) {
+  for (;;) {
+    const size_t cap = pr->words.size();
+    for (size_t h = mix(key);; h++) {
+      WordSlot &s = pr->words[h & (cap - 1)];
+      if ((uint32_t)(s.v >> 32) != pr->gen) {
+        if (++pr->words_used > cap / 4 * 3) break;
+        s.key = key;
+        return &s;
+      }
+      if (s.key == key) return &s;
+    }
+    std::vector<WordSlot> old;
+    old.swap(pr->words);
+    pr->words.assign(2 * old.size(), WordSlot{0, 0});
+    pr->words_used = 0;
+    for (const WordSlot &o : old) {
+      if ((uint32_t)(o.v >> 32) != pr->gen) continue;
+      pr->words_used++;
+      for (size_t h = mix(o.key);; h++)
+        if ((uint32_t)(pr->words[h & (pr->words.size() - 1)].v >> 32) != pr->gen) {
+          pr->words[h & (pr->words.size() - 1)] = o;
+          break;
+        }
+    }
+  }
+}
+
+/* The words [w0, w0 + nw] of an access outside the shared window (or of any access where the
+ * window is not summarised directly). */
+__attribute__((noinline)) void touch_words(Probe *pr, uintptr_t w0, uintptr_t nw, uint64_t mine, uint64_t write) {
+  for (uintptr_t k = 0; k <= nw; k++)
+    if (touch(word_slot(pr, w0 + k + 1)->v, mine, write)) add_suspect(pr, w0 + k);
+}
+
+/* ---------------------------------------------------------------- the log */
+
+/* The slow part of record: a thread's first access in the block, a full log that grows, and
+ * a thread that logged LOG_CAP accesses in this epoch, which logs no more (null). */
+__attribute__((noinline)) Access *log_room(Probe *pr, Fiber *f) {
+  ThreadLog &l = pr->logs[(size_t)f->tid];
+  const size_t used = f->probe_cur ? (size_t)((Access *)f->probe_cur - l.base) : 0;
+  if (used >= LOG_CAP) {
+    pr->truncated = true;
+    return nullptr;
+  }
+  if (used == l.cap) {
+    const size_t cap = l.cap ? 2 * l.cap : 64;
+    Access *p = (Access *)realloc(l.base, cap * sizeof(Access));
+    if (!p) {
+      diag("emu: out of memory for the memory probes' log (%zu accesses)", cap);
+      abort();
+    }
+    l.base = p;
+    l.cap = cap;
+  }
+  f->probe_cur = l.base + used;
+  f->probe_end = l.base + std::min(l.cap, LOG_CAP);
+  return (Access *)f->probe_cur;
+}
+
+void end_direct(Probe *pr) {
+  if (!pr->sh_direct) return;
+  pr->sh_direct = false;
+  pr->resummarize = true;
+}
+
+__attribute__((noinline)) void add_suspects(Probe *pr, uintptr_t w0, unsigned bits) {
+  for (; bits; bits &= bits - 1) add_suspect(pr, w0 + (uintptr_t)__builtin_ctz(bits));
+}
+
+/* Where in the shared window an address lies: false when it is not shared memory. */
+inline bool shared_offset(Probe *pr, uintptr_t a, uintptr_t *va, uintptr_t *hi) {
+  if (a - pr->sh_lo >= pr->sh_hi - pr->sh_lo) return false;
+  for (const Range &r : pr->shared)
+    if (a - r.lo < r.hi - r.lo) {
+      *va = r.vbase + (a - r.lo);
+      *hi = r.hi;
+      return true;
+    }
+  return false;
+}
+
+/* The log entry and the word summaries of an access that is to be kept. */
+inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
+                 unsigned vol, uint8_t sh) {
+  f->probe_cur = y + 1;
+  /* filled in place, field by field: a whole Access built on the stack and copied in costs a
+     stalled 16-byte load (the fields were just stored one by one) on every access */
+  y->pc = (uintptr_t)ret;
+  y->addr = a;
+  y->vaddr = va;
+  y->phase = f->probe_phase;
+  y->size = (uint8_t)size;
+  y->shared = sh;
+  y->write = (uint8_t)write;
+  y->vol = (uint8_t)vol;
+  if (!g_race_on) return;
+  const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(f->tid + 1) << 16;
+  const uintptr_t w0 = a >> 2, nw = ((a + size - 1) >> 2) - w0;
+  if (sh && pr->sh_direct) {
+    uint64_t *m = pr->wmap.data() + (va >> 2);
+    unsigned bits = 0;
+    for (uintptr_t k = 0; k <= nw; k++) bits |= (unsigned)touch(m[k], mine, write) << k;
+    if (__builtin_expect(bits != 0, 0)) add_suspects(pr, w0, bits);
+  } else {
+    touch_words(pr, w0, nw, mine, write);
+  }
+}
+
+/* record() where it leaves the common path: an access that straddles the end of a shared
+ * range, a thread's first access in the block, a full log. */
+__attribute__((noinline)) void record_rare(const volatile void *p, unsigned size, unsigned write, void *ret,
+                                           unsigned vol) {
+  Fiber *f = (Fiber *)tls.fiber;
+  Probe *pr = (Probe *)((Worker *)tls.worker)->probe;
+  const uintptr_t a = (uintptr_t)p;
+  uintptr_t va = a, hi = 0;
+  const uint8_t sh = shared_offset(pr, a, &va, &hi);
+  if (sh && a + size > hi) end_direct(pr);
+  if (!sh && !is_device(a)) return;
+  Access *y = (Access *)f->probe_cur;
+  if (y == f->probe_end && !(y = log_room(pr, f))) return;
+  keep(pr, f, y, a, va, size, write, ret, vol, sh);
+}
+
+/* Called before every load and store of instrumented code: keeps the accesses of CUDA threads
+ * to shared and device memory. Inlined into each entry point, it runs for every access: what is
+ * rare goes to functions it calls last, so that the common path saves few registers. */
+__attribute__((always_inline)) inline void record(const volatile void *p, unsigned size, unsigned write, void *ret,
+                                                  unsigned vol = 0) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) return;
   const uintptr_t a = (uintptr_t)p;
+  if (a - (uintptr_t)&tls < sizeof tls) return; /* threadIdx, blockIdx, ...: the emulator's own */
   if (a - (uintptr_t)f->stack.lo < (uintptr_t)(f->stack.hi - f->stack.lo)) return; /* its own stack */
   Probe *pr = (Probe *)((Worker *)tls.worker)->probe;
-  Access x;
-  x.shared = 0;
-  if (a >= pr->sh_lo && a < pr->sh_hi) {
-    for (const Range &r : pr->shared)
-      if (a >= r.lo && a < r.hi) {
-        x.shared = 1;
-        x.vaddr = r.vbase + (a - r.lo);
-        break;
-      }
-  }
-  if (!x.shared) {
-    if (!is_device(a)) return;
-    x.vaddr = a;
-  }
-  std::vector<Access> &log = pr->logs[(size_t)f->tid];
-  if (log.size() >= LOG_CAP) {
-    pr->truncated = true;
+  uintptr_t va = a, hi = 0;
+  const uint8_t sh = shared_offset(pr, a, &va, &hi);
+  if (sh ? a + size > hi : !is_device(a)) {
+    if (sh) record_rare(p, size, write, ret, vol);
     return;
   }
-  /* filled in place, field by field: a whole Access built on the stack and copied in costs a
-     stalled 16-byte load (the fields were just stored one by one) on every access */
-  Access &y = log.emplace_back();
-  y.pc = (uintptr_t)ret;
-  y.addr = a;
-  y.vaddr = x.vaddr;
-  y.phase = pr->phase[(size_t)f->tid];
-  y.size = (uint8_t)size;
-  y.shared = x.shared;
-  y.write = (uint8_t)write;
-  y.vol = (uint8_t)vol;
+  Access *y = (Access *)f->probe_cur;
+  if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
+  keep(pr, f, y, a, va, size, write, ret, vol, sh);
 }
 
 void add_shared_range(Probe *pr, uintptr_t lo, size_t bytes) {
@@ -165,13 +375,42 @@ void add_shared_range(Probe *pr, uintptr_t lo, size_t bytes) {
   pr->sh_next = vbase + bytes;
   if (!pr->sh_lo || lo < pr->sh_lo) pr->sh_lo = lo;
   if (lo + bytes > pr->sh_hi) pr->sh_hi = lo + bytes;
+  if (lo & 3) end_direct(pr);
+  if (pr->wmap.size() < pr->sh_next / 4 + 1) pr->wmap.resize(pr->sh_next / 4 + 1, 0);
+}
+
+/* Each thread's accesses of the epoch as one run [tb[t], te[t]); the logs start over. */
+void make_views(Worker *w, Probe *pr) {
+  const size_t n = (size_t)w->nthreads;
+  pr->tb.resize(n);
+  pr->te.resize(n);
+  for (size_t t = 0; t < n; t++) {
+    Fiber &f = w->fibers[t];
+    const Access *b = pr->logs[t].base, *e = (const Access *)f.probe_cur;
+    if (!e) b = e = nullptr;
+    pr->tb[t] = b;
+    pr->te[t] = e;
+    f.probe_cur = pr->logs[t].base;
+  }
+}
+
+/* The next epoch's summaries: a new gen (all tables cleared when it wraps). */
+void next_gen(Probe *pr) {
+  pr->suspects.clear();
+  pr->words_used = 0;
+  pr->resummarize = false;
+  if (++pr->gen == 0) {
+    for (WordSlot &s : pr->words) s.v = 0;
+    for (uint64_t &e : pr->wmap) e = 0;
+    for (Slot &s : pr->slots) s.gen = 0;
+    pr->gen = 1;
+  }
 }
 
 /* ---------------------------------------------------------------- counting */
 
-void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) {
+void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g, const uint8_t *lanes, int n) {
   const Access &a0 = *g[0];
-  uint64_t *s = pr->scratch.data();
   int k = 0;
   if (!a0.shared) {
     bool simple = true;
@@ -183,30 +422,33 @@ void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) 
       sectors += !i || q != prev;
       prev = q;
     }
-    if (simple) { /* one sector per lane, in increasing order: count the changes */
-      pr->counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
-      pr->counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
-      if (a0.vol && !a0.write) pr->counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
-      return;
+    if (!simple) { /* sort the sectors */
+      for (int i = 0; i < n; i++)
+        for (uintptr_t q = g[i]->vaddr >> 5; q <= (g[i]->vaddr + g[i]->size - 1) >> 5; q++) s[k++] = q;
+      std::sort(s, s + k);
+      sectors = (int)(std::unique(s, s + k) - s);
     }
-    for (int i = 0; i < n; i++)
-      for (uintptr_t q = g[i]->vaddr >> 5; q <= (g[i]->vaddr + g[i]->size - 1) >> 5; q++) s[k++] = q;
-    std::sort(s, s + k);
-    sectors = (int)(std::unique(s, s + k) - s);
-    pr->counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
-    pr->counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
-    if (a0.vol && !a0.write) pr->counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
+    counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
+    counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
+    if (a0.vol && !a0.write) counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
     return;
   }
   /* shared: lanes in phases of 128 bytes' worth of accesses */
   int maxsize = 4;
-  for (int i = 0; i < n; i++) maxsize = std::max(maxsize, (int)g[i]->size);
-  if (maxsize == 4) { /* one word per lane: no two words in one bank means one wavefront */
+  {
+    /* one word per lane: no two words in one bank means one wavefront */
     unsigned banks = 0;
     uintptr_t word[32];
     bool clash = false;
-    for (int i = 0; i < n && !clash; i++) {
-      const uintptr_t wd = g[i]->vaddr >> 2;
+    for (int i = 0; i < n; i++) {
+      const uintptr_t va = g[i]->vaddr;
+      const int size = g[i]->size;
+      if (size > 4) {
+        maxsize = std::max(maxsize, size);
+        continue;
+      }
+      if (clash) continue;
+      const uintptr_t wd = va >> 2;
       const unsigned bit = 1u << (wd & 31);
       if (banks & bit) {
         clash = true;
@@ -215,11 +457,11 @@ void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) 
       }
       banks |= bit;
       word[i] = wd;
-      if ((g[i]->vaddr & 3) && ((g[i]->vaddr + g[i]->size - 1) >> 2) != wd) clash = true;
+      if ((va & 3) && ((va + size - 1) >> 2) != wd) clash = true;
     }
-    if (!clash) {
-      pr->counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += 1;
-      pr->counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
+    if (maxsize == 4 && !clash) {
+      counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += 1;
+      counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
       return;
     }
   }
@@ -246,87 +488,155 @@ void cost_group(Probe *pr, const Access *const *g, const uint8_t *lanes, int n) 
     waves += (unsigned long long)best;
     phases++;
   }
-  pr->counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += waves;
-  pr->counts[a0.write ? S_ST_CONF : S_LD_CONF] += waves - phases;
-  pr->counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
+  counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += waves;
+  counts[a0.write ? S_ST_CONF : S_LD_CONF] += waves - phases;
+  counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
+}
+
+/* A warp whose lanes did not all run the same instructions: the k-th execution of an
+ * instruction by each lane is one warp-level instruction. */
+__attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const *base, const size_t *len,
+                                                   const uint8_t *lanes, int k) {
+  size_t e = 0, maxlen = 0;
+  for (int j = 0; j < k; j++) {
+    e += len[j];
+    maxlen = std::max(maxlen, len[j]);
+  }
+  size_t pcap = 16, gcap = 16;
+  while (pcap < 2 * maxlen) pcap <<= 1;
+  while (gcap < 2 * e) gcap <<= 1;
+  if (pr->pc_tab.size() < pcap) pr->pc_tab.assign(pcap, PcCount{0, 0, 0}), pr->pc_stamp = 0;
+  if (pr->group_tab.size() < gcap) pr->group_tab.assign(gcap, GroupKey{0, 0, 0, 0}), pr->group_stamp = 0;
+  if (pr->gid.size() < e) pr->gid.resize(e);
+  pr->gsize.clear();
+  if (++pr->group_stamp == 0) {
+    for (GroupKey &x : pr->group_tab) x.stamp = 0;
+    pr->group_stamp = 1;
+  }
+  const uint32_t gs = pr->group_stamp;
+  PcCount *pt = pr->pc_tab.data();
+  GroupKey *gt = pr->group_tab.data();
+  size_t at = 0;
+  for (int j = 0; j < k; j++) {
+    if (++pr->pc_stamp == 0) {
+      for (PcCount &x : pr->pc_tab) x.stamp = 0;
+      pr->pc_stamp = 1;
+    }
+    const uint32_t ps = pr->pc_stamp;
+    for (size_t i = 0; i < len[j]; i++) {
+      const uintptr_t pc = base[j][i].pc;
+      size_t h = mix(pc);
+      for (;; h++) {
+        PcCount &c = pt[h & (pcap - 1)];
+        if (c.stamp != ps) {
+          c = PcCount{pc, ps, 0};
+          break;
+        }
+        if (c.pc == pc) break;
+      }
+      const uint32_t occ = pt[h & (pcap - 1)].n++;
+      size_t h2 = mix(pc * 31 + occ);
+      for (;; h2++) {
+        GroupKey &c = gt[h2 & (gcap - 1)];
+        if (c.stamp != gs) {
+          c = GroupKey{pc, occ, gs, (uint32_t)pr->gsize.size()};
+          pr->gsize.push_back(0);
+          break;
+        }
+        if (c.pc == pc && c.occ == occ) break;
+      }
+      const uint32_t id = gt[h2 & (gcap - 1)].id;
+      pr->gid[at++] = id;
+      pr->gsize[id]++;
+    }
+  }
+  const size_t ng = pr->gsize.size();
+  pr->gstart.resize(ng + 1);
+  pr->gstart[0] = 0;
+  for (size_t i = 0; i < ng; i++) pr->gstart[i + 1] = pr->gstart[i] + pr->gsize[i];
+  if (pr->members.size() < e) pr->members.resize(e);
+  at = 0;
+  for (int j = 0; j < k; j++)
+    for (size_t i = 0; i < len[j]; i++) pr->members[pr->gstart[pr->gid[at++]]++] = {base[j] + i, lanes[j]};
+  const Access *g[32];
+  uint8_t gl[32];
+  size_t from = 0;
+  for (size_t i = 0; i < ng; i++) {
+    const size_t to = pr->gstart[i]; /* shifted by the scatter: now the end of group i */
+    int m = 0;
+    for (size_t q = from; q < to; q++) {
+      g[m] = pr->members[q].first;
+      gl[m++] = pr->members[q].second;
+    }
+    cost_group(pr->counts, pr->scratch.data(), g, gl, m);
+    from = to;
+  }
+}
+
+/* A warp-level instruction of 4-byte accesses, one word per lane, that is either the same word
+ * for every lane or consecutive words in lane order: costed as cost_group costs it. */
+inline void cost_simple(unsigned long long *counts, const Access &a0, int n, bool consecutive) {
+  if (a0.shared) { /* distinct banks, or a broadcast: one wavefront */
+    counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += 1;
+    counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
+    return;
+  }
+  const unsigned long long sectors =
+      consecutive ? ((a0.vaddr + 4 * (uintptr_t)n - 1) >> 5) - (a0.vaddr >> 5) + 1 : 1;
+  counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
+  counts[a0.write ? G_ST_SECT : G_LD_SECT] += sectors;
+  if (a0.vol && !a0.write) counts[G_LD_VOL_SECT] += sectors;
 }
 
 void count_epoch(Worker *w, Probe *pr) {
   const int n = w->nthreads;
   if (pr->scratch.size() < 32 * 8) pr->scratch.resize(32 * 8);
+  uint64_t *s = pr->scratch.data();
   for (int w0 = 0; w0 < n; w0 += 32) {
     const int m = std::min(32, n - w0);
-    /* fast path: every lane that accessed memory ran the same instructions */
-    int first = -1;
+    for (int l = w0 + 32; l < std::min(n, w0 + 64); l++) __builtin_prefetch(pr->tb[(size_t)l]); /* the next warp */
+    const Access *base[32];
+    size_t len[32];
+    uint8_t lanes[32];
+    int k = 0;
     bool same = true;
-    for (int l = 0; l < m && same; l++) {
-      const std::vector<Access> &L = pr->logs[(size_t)(w0 + l)];
-      if (L.empty()) continue;
-      if (first < 0) {
-        first = l;
+    for (int l = 0; l < m; l++) {
+      const Access *b = pr->tb[(size_t)(w0 + l)];
+      if (b == pr->te[(size_t)(w0 + l)]) continue; /* no access */
+      base[k] = b;
+      len[k] = (size_t)(pr->te[(size_t)(w0 + l)] - b);
+      if (len[k] != len[0]) same = false;
+      lanes[k++] = (uint8_t)l;
+    }
+    if (!k) continue;
+    if (same) { /* every lane that accessed memory ran the same instructions (checked on the way) */
+      unsigned long long c[N_COUNTS] = {0};
+      const Access *g[32];
+      size_t i = 0;
+      for (; i < len[0]; i++) {
+        const Access &a0 = base[0][i];
+        const uintptr_t pc = a0.pc, v0 = a0.vaddr;
+        bool word = a0.size == 4 && !(v0 & 3), consecutive = word, one = word;
+        g[0] = &a0;
+        int j = 1;
+        for (; j < k; j++) {
+          const Access &x = base[j][i];
+          if (x.pc != pc) break;
+          const bool w4 = x.size == 4;
+          consecutive &= w4 && x.vaddr == v0 + 4 * (uintptr_t)j;
+          one &= w4 && x.vaddr == v0;
+          g[j] = &x;
+        }
+        if (j < k) break;
+        if (consecutive || one) cost_simple(c, a0, k, consecutive);
+        else cost_group(c, s, g, lanes, k);
+      }
+      if (i == len[0]) {
+        for (int q = 0; q < N_COUNTS; q++) pr->counts[q] += c[q];
         continue;
       }
-      const std::vector<Access> &F = pr->logs[(size_t)(w0 + first)];
-      if (L.size() != F.size()) {
-        same = false;
-        break;
-      }
-      for (size_t i = 0; i < L.size(); i++)
-        if (L[i].pc != F[i].pc) {
-          same = false;
-          break;
-        }
     }
-    if (first < 0) continue;
-    const Access *g[32];
-    uint8_t lanes[32];
-    if (same) {
-      const size_t len = pr->logs[(size_t)(w0 + first)].size();
-      const Access *base[32];
-      int k = 0;
-      for (int l = 0; l < m; l++) {
-        const std::vector<Access> &L = pr->logs[(size_t)(w0 + l)];
-        if (L.empty()) continue;
-        base[k] = L.data();
-        lanes[k++] = (uint8_t)l;
-      }
-      for (size_t i = 0; i < len; i++) {
-        for (int j = 0; j < k; j++) g[j] = base[j] + i;
-        cost_group(pr, g, lanes, k);
-      }
-      continue;
-    }
-    /* general: the k-th execution of an instruction by each lane */
-    struct Key {
-      uintptr_t pc;
-      uint32_t occ;
-      bool operator==(const Key &o) const { return pc == o.pc && occ == o.occ; }
-    };
-    struct KeyHash {
-      size_t operator()(const Key &k) const { return std::hash<uintptr_t>()(k.pc * 31 + k.occ); }
-    };
-    std::unordered_map<Key, std::vector<std::pair<const Access *, uint8_t>>, KeyHash> groups;
-    std::vector<Key> order;
-    for (int l = 0; l < m; l++) {
-      std::unordered_map<uintptr_t, uint32_t> occ;
-      for (const Access &x : pr->logs[(size_t)(w0 + l)]) {
-        Key key{x.pc, occ[x.pc]++};
-        auto it = groups.find(key);
-        if (it == groups.end()) {
-          it = groups.emplace(key, std::vector<std::pair<const Access *, uint8_t>>()).first;
-          order.push_back(key);
-        }
-        it->second.emplace_back(&x, (uint8_t)l);
-      }
-    }
-    for (const Key &key : order) {
-      const auto &v = groups[key];
-      for (size_t i = 0; i < v.size(); i++) {
-        g[i] = v[i].first;
-        lanes[i] = v[i].second;
-      }
-      cost_group(pr, g, lanes, (int)v.size());
-    }
+    count_warp_general(pr, base, len, lanes, k);
   }
 }
 
@@ -373,24 +683,6 @@ std::string where(uintptr_t pc) {
   return slash == std::string::npos ? out : out.substr(slash + 1);
 }
 
-struct Who {       /* 16 bytes: a cell fits in 96 */
-  uintptr_t pc;
-  uint32_t phase;
-  uint16_t tid;
-  uint8_t mask;    /* bytes of the 8-byte granule */
-  uint8_t write;
-};
-struct Cell {
-  uintptr_t key;   /* granule address / 8 + 1 */
-  uint32_t gen;    /* the epoch that filled it; another: empty */
-  uint8_t shared;
-  uint8_t nw, nr;  /* slots used */
-  Who w[2];        /* writes */
-  Who r[3];        /* reads, from distinct threads */
-};
-__thread std::vector<Cell> *t_table = nullptr;
-__thread uint32_t t_gen = 0;
-
 bool ordered(const Who &a, int tid, uint32_t phase) {
   if (a.tid == tid) return true;
   if ((a.tid >> 5) != (tid >> 5)) return false;
@@ -403,44 +695,92 @@ struct Race {
   bool shared;
 };
 
-bool check_races(Worker *w, Probe *pr, Race *race) {
-  size_t total = 0;
-  for (int t = 0; t < w->nthreads; t++) total += pr->logs[(size_t)t].size();
-  if (!total) return false;
-  size_t cap = 64;
-  while (cap < total * 2) cap <<= 1;
-  if (!t_table) t_table = new std::vector<Cell>();
-  std::vector<Cell> &table = *t_table;
-  if (table.size() < cap || ++t_gen == 0) {
-    if (table.size() < cap) table.resize(cap);
-    for (Cell &c : table) c.gen = 0;
-    t_gen = 1;
+/* The summaries again, from the logs and all in the word table: for an epoch in which the
+ * shared window stopped being summarised directly (a range that starts off a word boundary
+ * was reached, or an access straddled a range's end). */
+void summarize_from_logs(Probe *pr) {
+  next_gen(pr);
+  const size_t n = pr->tb.size();
+  for (size_t t = 0; t < n; t++) {
+    const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(t + 1) << 16;
+    for (const Access *x = pr->tb[t]; x != pr->te[t]; x++) {
+      const uintptr_t w0 = x->addr >> 2;
+      touch_words(pr, w0, ((x->addr + x->size - 1) >> 2) - w0, mine, x->write);
+    }
   }
-  /* only the first `cap` cells: a small epoch after a large one stays in the cache */
-  const uint32_t gen = t_gen;
+}
+
+/* The race, if there is one: the threads in order, each thread's accesses in its order, each
+ * granule (8 bytes) an access covers; the first access that two threads make to one byte
+ * without an order between them, at least one writing, is the race. A granule keeps up to 2
+ * writes and 3 reads (one per thread and phase) to compare later accesses with.
+ *
+ * Only a granule with a suspect word can hold a race, and what a granule's cell holds depends
+ * only on the accesses to that granule: so the granules without a suspect word are passed over,
+ * and an epoch without any suspect word (almost every epoch of a correct kernel) is not read. */
+bool check_races(Worker *w, Probe *pr, Race *race) {
+  if (pr->resummarize) summarize_from_logs(pr);
+  if (pr->suspects.empty()) return false;
+  /* the suspect granules: a bit filter, then the table that gives each its cell */
+  std::vector<uintptr_t> &sus = pr->suspects;
+  std::sort(sus.begin(), sus.end());
+  sus.erase(std::unique(sus.begin(), sus.end()), sus.end());
+  size_t cap = 64;
+  while (cap < sus.size() * 2) cap <<= 1;
+  if (pr->slots.size() < cap) pr->slots.resize(cap, Slot{0, 0, 0});
+  const uint32_t gen = pr->gen;
+  uint64_t filter[64] = {0};
+  Slot *const slots = pr->slots.data();
+  for (uintptr_t gaddr : sus) {
+    const uintptr_t key = (gaddr >> 3) + 1;
+    const size_t h0 = mix(key);
+    filter[(h0 >> 6) & 63] |= (uint64_t)1 << (h0 & 63);
+    for (size_t h = h0;; h++)
+      if (slots[h & (cap - 1)].gen != gen) {
+        slots[h & (cap - 1)] = Slot{key, gen, NO_CELL};
+        break;
+      }
+  }
+  if (pr->cells_cap < sus.size()) {
+    free(pr->cells);
+    pr->cells_cap = std::max((size_t)1024, sus.size());
+    pr->cells = (Cell *)malloc(pr->cells_cap * sizeof(Cell));
+    if (!pr->cells) {
+      diag("emu: out of memory for the race detector (%zu granules)", pr->cells_cap);
+      abort();
+    }
+  }
+  Cell *const cells = pr->cells;
+  uint32_t ncells = 0;
   for (int t = 0; t < w->nthreads; t++) {
-    for (const Access &x : pr->logs[(size_t)t]) {
+    for (const Access *xp = pr->tb[(size_t)t], *xe = pr->te[(size_t)t]; xp != xe; xp++) {
+      const Access &x = *xp;
       for (uintptr_t gaddr = x.addr & ~(uintptr_t)7; gaddr < x.addr + x.size; gaddr += 8) {
         const uintptr_t key = (gaddr >> 3) + 1;
+        const size_t h0 = mix(key);
+        if (!((filter[(h0 >> 6) & 63] >> (h0 & 63)) & 1)) continue;
+        Slot *sl = nullptr;
+        for (size_t h = h0;; h++) {
+          Slot &c = slots[h & (cap - 1)];
+          if (c.gen != gen) break;
+          if (c.key == key) {
+            sl = &c;
+            break;
+          }
+        }
+        if (!sl) continue; /* no suspect word */
         const uintptr_t lo = std::max(gaddr, x.addr), hi = std::min(gaddr + 8, x.addr + x.size);
         const uint8_t mask = (uint8_t)(((1u << (hi - lo)) - 1u) << (lo - gaddr));
-        size_t h = (key * 0x9E3779B97F4A7C15ull) >> 20;
-        Cell *c;
-        for (;;) {
-          c = &table[h & (cap - 1)];
-          if (c->gen != gen || c->key == key) break;
-          h++;
-        }
-        if (c->gen != gen) { /* a fresh cell: this thread is its only user so far */
-          c->key = key;
-          c->gen = gen;
-          c->shared = x.shared;
-          Who &o = x.write ? c->w[0] : c->r[0];
+        if (sl->cell == NO_CELL) { /* a fresh cell: this thread is its only user so far */
+          sl->cell = ncells;
+          Cell &c = cells[ncells++];
+          Who &o = x.write ? c.w[0] : c.r[0];
           o = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
-          c->nw = x.write;
-          c->nr = !x.write;
+          c.nw = x.write;
+          c.nr = !x.write;
           continue;
         }
+        Cell *c = &cells[sl->cell];
         for (int i = 0; i < c->nw; i++) {
           const Who &o = c->w[i];
           if ((o.mask & mask) && !ordered(o, t, x.phase)) {
@@ -458,14 +798,14 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
               return true;
             }
           }
-        Who *slots = x.write ? c->w : c->r;
+        Who *ws = x.write ? c->w : c->r;
         uint8_t &used = x.write ? c->nw : c->nr;
-        const int ns = x.write ? 2 : 3;
+        const int room = x.write ? 2 : 3;
         int k = 0;
-        while (k < used && !(slots[k].tid == t && slots[k].phase == x.phase)) k++;
-        if (k < used) slots[k].mask |= mask;
-        else if (k < ns) {
-          slots[k] = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
+        while (k < used && !(ws[k].tid == t && ws[k].phase == x.phase)) k++;
+        if (k < used) ws[k].mask |= mask;
+        else if (k < room) {
+          ws[k] = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
           used++;
         }
       }
@@ -535,11 +875,18 @@ void probe_worker_reset(Worker *w) {
 void probe_block_begin(Worker *w) {
   Probe *pr = probe_of(w);
   const size_t n = (size_t)w->nthreads;
+  next_gen(pr); /* a block that failed left its last epoch unchecked */
   if (pr->logs.size() < n) pr->logs.resize(n);
-  for (size_t i = 0; i < n; i++) pr->logs[i].clear();
-  pr->phase.assign(n, 0);
+  for (size_t t = 0; t < n; t++) {
+    Fiber &f = w->fibers[t];
+    f.probe_cur = pr->logs[t].base;
+    f.probe_end = pr->logs[t].base + std::min(pr->logs[t].cap, LOG_CAP);
+    f.probe_phase = 0;
+  }
   pr->shared.clear();
   pr->sh_lo = pr->sh_hi = pr->sh_next = 0;
+  pr->sh_direct = true;
+  pr->resummarize = false;
   if (w->launch->info.smem) add_shared_range(pr, (uintptr_t)w->dyn, w->launch->info.smem);
 }
 
@@ -549,12 +896,13 @@ void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes) {
 }
 
 void probe_collective(Worker *w, int tid) {
-  if (w->probe) ((Probe *)w->probe)->phase[(size_t)tid]++;
+  if (w->probe) w->fibers[(size_t)tid].probe_phase++;
 }
 
 bool probe_epoch(Worker *w) {
   Probe *pr = (Probe *)w->probe;
   if (!pr) return true;
+  make_views(w, pr);
   count_epoch(w, pr);
   bool ok = true;
   Race r;
@@ -562,7 +910,7 @@ bool probe_epoch(Worker *w) {
     describe_race(w, pr, r);
     ok = false;
   }
-  for (int t = 0; t < w->nthreads; t++) pr->logs[(size_t)t].clear();
+  next_gen(pr);
   return ok;
 }
 

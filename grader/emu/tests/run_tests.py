@@ -19,6 +19,9 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
     // emu-test: max-ms N          the program prints `time_ms: X`; X must be below N
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
     // emu-test: probe             built with the memory probes (counters, race detector)
+    // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
+                                   `time_ms` of N runs of each on one worker, taking turns
+                                   (probe_cost.py): probed / plain must be below R
 
 Prints one line per run (`name [schedule]: OK (0.12s)` or FAIL with the reason below),
 keeps the output of failed runs in BUILD/logs/, and ends with `N passed, N failed`.
@@ -33,12 +36,14 @@ import subprocess
 import sys
 import time
 
+import probe_cost
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def parse(path):
     spec = {'expect': 'pass', 'schedules': None, 'stderr': [], 'stdout': [], 'env': {}, 'rc': None,
-            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False}
+            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False, 'probe_ratio': None}
     with open(path, encoding='utf-8') as fh:
         for line in fh:
             m = re.match(r'\s*//\s*emu-test:\s*(\S+)\s*(.*?)\s*$', line)
@@ -66,6 +71,9 @@ def parse(path):
                 spec['timeout'] = float(val)
             elif key == 'probe':
                 spec['probe'] = True
+            elif key == 'probe-ratio':
+                limit, rounds = val.split()
+                spec['probe_ratio'] = (float(limit), int(rounds))
     if spec['schedules'] is None:
         spec['schedules'] = (['forward', 'random:1'] if spec['expect'] == 'fail'
                              else ['forward', 'reverse', 'random:1', 'random:2'])
@@ -202,6 +210,23 @@ def main():
         if spec['expect'] == 'racy':
             record(bool(wrong), n + ' [some schedule exposes the race]', 0.0,
                    'the answer was right under every schedule: the race went unnoticed', '')
+        if spec['probe_ratio'] and not opt.probe_flags:
+            print('%s [probe cost]: SKIPPED (no --probe-flags)' % n, flush=True)
+        elif spec['probe_ratio']:
+            limit, rounds = spec['probe_ratio']
+            t0 = time.time()
+            try:
+                plain, probed = probe_cost.bench_ratio(opt, os.path.join(HERE, n + '.cu'), rounds)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                record(False, n + ' [probe cost]', time.time() - t0, str(e).strip().splitlines()[-1][:200], str(e))
+                continue
+            ratio = probed / plain
+            what = '%.2fx: %.0f ms probed, %.0f ms plain, best of %d on one worker' % (ratio, probed, plain, rounds)
+            if ratio < limit:
+                print('%s [probe cost]: OK (%.2fs) %s' % (n, time.time() - t0, what), flush=True)
+                passed += 1
+            else:
+                record(False, n + ' [probe cost]', time.time() - t0, '%s; the limit is %gx' % (what, limit), what)
 
     print('%d passed, %d failed' % (passed, failed))
     return 1 if failed else 0
