@@ -98,5 +98,6 @@ profile: ## memory counters of a lab's kernels, emu model and ncu (on a GPU): ma
 clean: ## remove build/
 	rm -rf build
 
-# The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-test.
+# The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-test, emu-probe-cost
+# (what the probes of the race detector and counters cost; grader/emu/README.md, "Cost").
 include grader/emu/emu.mk
