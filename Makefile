@@ -90,10 +90,10 @@ bench: ## time every solution against the device copy and CUB (GPU only)
 	@grader/deps.sh grade
 	@$(PYTHON) grader/bench/bench.py
 
-profile: ## memory counters of a lab's kernels, emu model and ncu (on a GPU): make profile LAB=03
-	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03"; exit 2; }
+profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared: make profile LAB=03 or LAB=all
+	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03 (or LAB=all)"; exit 2; }
 	@grader/deps.sh grade
-	@$(PYTHON) grader/profile_banks.py --lab $(LAB)
+	@$(PYTHON) grader/profile_banks.py --lab "$(LAB)"
 
 clean: ## remove build/
 	rm -rf build

@@ -252,7 +252,7 @@ def profile_emu():
     sectors each way, shared stores 38784/29760 unpadded, 9024/0 padded)."""
     code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "03"])
     rows = {}
-    for line in out.splitlines():
+    for line in out.split("ncu against the emu")[0].splitlines():  # the table, not the comparison
         m = re.match(r"\s+([a-z][a-z /:-]+?)\s{2,}(.*)$", line)
         if m:
             cols = m.group(2).split()
@@ -265,6 +265,122 @@ def profile_emu():
         raise CheckFailed("make profile LAB=03 on the emu:\n    " + "\n    ".join(bad + out.splitlines()[-18:]))
     return "lab 03 unpadded and padded counters as on an H100 (" + " / ".join(rows["bank conflicts per tile"]) + \
         " conflicts per tile)"
+
+
+# Launches per case of the other labs' profiles, and counters fixed by the access pattern alone:
+# (case, kernel index, column) -> value; columns: gld req, gld sect, gst req, gst sect, sld wf,
+# sld conf, sst wf, sst conf, vol sect (the emu's volatile load sectors, one worker).
+PROFILE_LAUNCHES = {
+    "02": {"ks": ["scanIncKoggeStoneKernel"], "tiles": ["scanIncKoggeStoneDBKernel"]},
+    "05": {"propagate_inc": ["scanTilesKernel", "scanTilesKernel", "addOffsetsKernel"],
+           "rts_inc": ["reduceRangesKernel", "scanBlockAnyLengthKernel", "scanRangesKernel"],
+           "lookback_inc": ["scanLookbackKernel"]},
+    "06": {"block_inc": ["segScanBatchKernel"], "global_inc": ["segScanGlobalKernel"]},
+    "07": {"compact_scan": ["compactFlagsKernel", "appScanExcKernel", "compactScatterKernel"],
+           "radix_keys": ["radixCountKernel", "appScanExcKernel", "radixScatterKernel"] * 4,
+           "spmv": ["spmvTileRowsKernel", "spmvKernel"], "str_compare": ["strTileKernel", "strFinishKernel"]},
+}
+PROFILE_COUNTS = {
+    # 1000 ints in one block of 1024: 32 warps load and store, 4000 bytes = 125 sectors
+    ("02", "ks", 0): [32, 125, 32, 125], ("02", "tiles", 0): [132, 525, 132, 525],
+    # one whole tile of 8192 ints in 16-byte loads: 64 requests of 16 sectors; the stores add
+    # the status word; 4 tiles look back over 1 + 2 + 3 status words (one worker)
+    ("05", "lookback_inc_1tile", 0): [64, 1024, 65, 1025, None, 0, None, 0, 0],
+    ("05", "lookback_inc", 0): [None] * 8 + [6],
+    # values (16 bytes) and flags (4 bytes) of one tile: 64 + 64 requests, 1024 + 256 sectors
+    ("06", "global_inc_1tile", 0): [128, 1280, 65, 1025, None, None, None, None, 0],
+    ("07", "app_scan_exc_1tile", 0): [32, 512, 129, 2049, None, 0, None, 0, 0],
+}
+
+
+def profile_emu_labs():
+    """`make profile LAB=02,05,06,07` without ncu: every case runs and lists its launches, with
+    the counters an access pattern fixes."""
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "02,05,06,07",
+                    "--emu-only"])
+    runs, lab, cid = {}, None, None
+    for line in out.splitlines():
+        m = re.match(r"lab (\d\d): memory counters", line)
+        if m:
+            lab = m.group(1)
+        m = re.match(r"  (\w+): \S", line)
+        if m and lab:
+            cid = m.group(1)
+            runs[(lab, cid)] = []
+        m = re.match(r"    (\S.*?)\s{2,}((?:[\d,]+\s+){8}[\d,]+)$", line)
+        if m and cid:
+            runs[(lab, cid)].append((m.group(1), [int(x.replace(",", "")) for x in m.group(2).split()]))
+    bad = []
+    for lab, cases in PROFILE_LAUNCHES.items():
+        for c, kernels in cases.items():
+            got = [re.sub(r"<.*", "", k) for k, _ in runs.get((lab, c), [])]
+            if got != kernels:
+                bad.append(f"lab {lab} {c}: launches {got}, expected {kernels}")
+    for (lab, c, i), want in PROFILE_COUNTS.items():
+        got = runs.get((lab, c), [])
+        cols = got[i][1] if len(got) > i else []
+        if len(cols) < len(want) or any(w is not None and w != g for w, g in zip(want, cols)):
+            bad.append(f"lab {lab} {c} launch {i + 1}: counters {cols}, expected {want} (None: any)")
+    if code != 0 or bad or not runs:
+        raise CheckFailed("make profile LAB=02,05,06,07 on the emu:\n    " +
+                          "\n    ".join(bad + out.splitlines()[-25:]))
+    launches = sum(len(v) for v in runs.values())
+    return f"{len(runs)} cases, {launches} launches listed; counters as the patterns fix them"
+
+
+def profile_ncu_parsing():
+    """The GPU half of `make profile` without a GPU: an ncu CSV made from the emu's own
+    counters (lab 05's look-back on 4 tiles and on one) is read, lined up and agrees; one
+    counter changed is a DIFFER; a CSV without a metric, or another kernel, fails loudly."""
+    sys.path.insert(0, os.path.join(ROOT, "grader"))
+    import profile_compare as pc  # noqa: E402
+    work = os.path.join(ROOT, "build", "profile", "lab05", "solutions")
+    files = [os.path.join(work, f"emu-{c}.jsonl") for c in ("lookback_inc", "lookback_inc_1tile")]
+    if not all(os.path.exists(f) for f in files):
+        code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "05",
+                        "--emu-only"])
+        if code:
+            raise CheckFailed("make profile LAB=05 on the emu failed:\n" + out[-2000:])
+    emu = [[dict(json.loads(x), name=json.loads(x)["kernel"]) for x in open(f)] for f in files]
+
+    def fake_csv(launches, change=None, drop=None, name=None):
+        head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",' \
+               '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+        rows = ["==PROF== Connected to process 1", head]
+        for i, k in enumerate(launches):
+            kname = name or f"void {re.sub('<.*', '', k['kernel'])}<(bool)0>(const int *, int *, unsigned long)"
+            for m in pc.METRIC_NAMES:
+                v = k["metrics"][m] + (1 if m == change else 0)
+                if m != drop:
+                    rows.append(f'"{i}","1","p","h","{kname}","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0",'
+                                f'"Command line profiler metrics","{m}","","{v:,}"')
+        return "\n".join(rows) + "\n"
+
+    bad = []
+    for launches in emu:
+        got = pc.compare(pc.align(pc.parse_ncu_kernels(fake_csv(launches)), launches, "fake"))
+        texts = [t for k in got for _, _, _, _, t in k["rows"]]
+        if any("DIFFER" in t for t in texts):
+            bad.append(f"the emu's own counters as ncu's do not agree: {texts}")
+    polling = [t for k in pc.compare(pc.align(pc.parse_ncu_kernels(fake_csv(emu[0])), emu[0], "fake"))
+               for _, _, _, _, t in k["rows"] if t.startswith("polling")]
+    if len(polling) != 2:
+        bad.append(f"the look-back on 4 tiles: {len(polling)} load rows marked polling, expected 2")
+    changed = pc.compare(pc.align(pc.parse_ncu_kernels(
+        fake_csv(emu[1], change=pc.METRIC_NAMES[3])), emu[1], "fake"))
+    if [t for k in changed for _, _, _, _, t in k["rows"] if "DIFFER" in t] != ["exact: DIFFER by -1"]:
+        bad.append("one store sector more in ncu's CSV is not the one exact DIFFER")
+    for what, text in (("a metric missing", fake_csv(emu[1], drop=pc.METRIC_NAMES[7])),
+                       ("no table", "==PROF== No kernels were profiled.\n"),
+                       ("another kernel", fake_csv(emu[1], name="void otherKernel(int *)"))):
+        try:
+            pc.align(pc.parse_ncu_kernels(text), emu[1], "fake")
+            bad.append(f"{what}: read without an error")
+        except pc.ProfileError:
+            pass
+    if bad:
+        raise CheckFailed("make profile's comparison with ncu:\n    " + "\n    ".join(bad))
+    return "a fake ncu CSV of lab 05's look-back agrees, loads of 4 tiles as polling; a change and 3 bad CSVs caught"
 
 
 def docs():
@@ -628,6 +744,8 @@ def checks():
     if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
         out.append(("emu's own tests", emu_tests))
         out.append(("make profile LAB=03 on the emu", profile_emu))
+        out.append(("make profile LAB=02,05,06,07 on the emu", profile_emu_labs))
+        out.append(("make profile reads and compares ncu's CSV (a fake one)", profile_ncu_parsing))
     for lab in labs:
         scheds = SCHEDULES if lab in emu_labs else ("forward",)
         for s in scheds:
