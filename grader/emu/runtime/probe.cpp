@@ -5,12 +5,13 @@
  *
  * Active only in programs whose `.cu` files were compiled with the probe flags (`EMU_PROBE`,
  * see @ref emu): GCC's ThreadSanitizer instrumentation then calls `__tsan_readN` and
- * `__tsan_writeN` before every load and store, and this file, not libtsan, defines them. Each
- * call appends the access to the log of the CUDA thread running now (the place of its next
- * entry is kept in the thread's Fiber, which the call reads anyway) and, for the race detector,
- * notes in a summary per 4-byte word whether two threads touched it, one of them writing. When
- * all threads of a block meet at `__syncthreads`, and when the block ends, the logs of that
- * stretch (an epoch) are read:
+ * `__tsan_writeN` before every load and store (`__tsan_read_range` and `__tsan_write_range`
+ * before a struct copy, split into the 4-byte accesses nvcc makes of it: record_range), and
+ * this file, not libtsan, defines them. Each call appends the access to the log of the CUDA
+ * thread running now (the place of its next entry is kept in the thread's Fiber, which the call
+ * reads anyway) and, for the race detector, notes in a summary per 4-byte word whether two
+ * threads touched it, one of them writing. When all threads of a block meet at
+ * `__syncthreads`, and when the block ends, the logs of that stretch (an epoch) are read:
  *
  * 1. grouped per warp and per instruction (the k-th execution of one instruction by each lane
  *    of a warp is one warp-level instruction, as the lanes of a converged warp issue it), each
@@ -365,6 +366,25 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   Access *y = (Access *)f->probe_cur;
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
+}
+
+/* A byte range: GCC reports so the copy of a struct whose size is not a power of two up to 16
+ * bytes or exceeds its alignment (an 8-byte pair of 4-byte fields aligned to 4, a 12-byte
+ * triple, ...). nvcc copies such a struct in accesses no wider than its alignment, 4 bytes for
+ * the kit's pairs of 4-byte fields. The probes see neither the type nor its alignment, only the
+ * address and the size: they record 4-byte accesses where both are multiples of 4 (2 or 1
+ * bytes otherwise), in address order, each an instruction of its own. All pieces carry the
+ * copy's return address, so piece k of one lane groups with piece k of the others (the k-th
+ * occurrence of the instruction), and a race names the copy's line. (A struct aligned to its
+ * size, up to 16 bytes, is one access: GCC calls __tsan_readN, nvcc issues one.) */
+__attribute__((noinline)) void record_range(const void *p, unsigned long size, unsigned write, void *ret) {
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f || !size) return;
+  const uintptr_t a = (uintptr_t)p;
+  const uintptr_t slo = (uintptr_t)f->stack.lo, shi = (uintptr_t)f->stack.hi;
+  if (a >= slo && a + size <= shi) return; /* a copy within its own stack */
+  const unsigned piece = ((a | size) & 3) == 0 ? 4 : ((a | size) & 1) ? 1 : 2;
+  for (unsigned long o = 0; o < size; o += piece) record((const char *)p + o, piece, write, ret);
 }
 
 void add_shared_range(Probe *pr, uintptr_t lo, size_t bytes) {
@@ -974,8 +994,12 @@ SCANLAB_PROBE_RW(4)
 SCANLAB_PROBE_RW(8)
 SCANLAB_PROBE_RW(16)
 
-extern "C" void __tsan_read_range(void *, unsigned long) {}
-extern "C" void __tsan_write_range(void *, unsigned long) {}
+extern "C" void __tsan_read_range(void *p, unsigned long size) {
+  scanlab_emu::record_range(p, size, 0, __builtin_return_address(0));
+}
+extern "C" void __tsan_write_range(void *p, unsigned long size) {
+  scanlab_emu::record_range(p, size, 1, __builtin_return_address(0));
+}
 extern "C" void __tsan_func_entry(void *) {}
 extern "C" void __tsan_func_exit() {}
 extern "C" void __tsan_vptr_update(void *, void *) {}

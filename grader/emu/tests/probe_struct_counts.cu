@@ -1,0 +1,129 @@
+// The memory counters on struct copies. GCC reports the copy of a struct whose size exceeds its
+// alignment (here 8 bytes of two 4-byte fields, aligned to 4) as a byte range; nvcc copies it
+// field-sized, as two 4-byte loads or stores, and so do the probes: each 4-byte piece is one
+// instruction of its own, grouped lane by lane (piece k of one lane with piece k of the others),
+// so a warp copying 32 consecutive pairs makes two requests of 8 sectors, not one of 16. The same
+// struct declared with alignas(8) is one 8-byte access (GCC's __tsan_read8, nvcc's 64-bit load),
+// counted as an int2 is. Each kernel runs once as one block of 64 threads (two warps); the emu's
+// counts (SCANLAB_EMU_PROFILE) must equal the table, worked out from the access patterns as
+// probe_patterns.cu's are (not yet run under ncu).
+// emu-test: expect pass
+// emu-test: probe
+// emu-test: schedules forward reverse
+// emu-test: env SCANLAB_EMU_PROFILE=build/emu-test/probe_struct_counts.%p.jsonl
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "emu_test.h"
+
+#define N 64
+
+struct FlagVal { /* 8 bytes, aligned to 4: copied as a range */
+  uint32_t flag;
+  float value;
+};
+struct alignas(8) FlagVal8 { /* 8 bytes, aligned to 8: one 8-byte access */
+  uint32_t flag;
+  float value;
+};
+
+__global__ void gPairKernel(const FlagVal *in, FlagVal *out) { out[threadIdx.x] = in[threadIdx.x]; }
+__global__ void gPairOddKernel(const FlagVal *in, FlagVal *out) {
+  if (threadIdx.x & 1) out[threadIdx.x] = in[threadIdx.x];
+}
+/* lanes 0-15 of each warp copy a second pair: the warp's lanes run different numbers of
+   instructions, so they are grouped by instruction and occurrence (the general path) */
+__global__ void gPairHalfKernel(const FlagVal *in, FlagVal *out) {
+  out[threadIdx.x] = in[threadIdx.x];
+  if (threadIdx.x % 32 < 16) out[threadIdx.x + N] = in[threadIdx.x + N];
+}
+__global__ void sPairKernel(const FlagVal *in, FlagVal *out) {
+  __shared__ FlagVal s[N];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[N - 1 - threadIdx.x];
+}
+__global__ void gPair8Kernel(const FlagVal8 *in, FlagVal8 *out) { out[threadIdx.x] = in[threadIdx.x]; }
+__global__ void sPair8Kernel(const FlagVal8 *in, FlagVal8 *out) {
+  __shared__ FlagVal8 s[N];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[N - 1 - threadIdx.x];
+}
+
+/* per kernel: global ld requests, sectors; st requests, sectors; shared ld wavefronts,
+   conflicts; st wavefronts, conflicts. A 4-byte piece of 32 lanes 8 bytes apart: 8 sectors, or
+   in shared memory 16 banks with two words each, 2 wavefronts (1 conflict). */
+struct Expect {
+  const char *kernel;
+  unsigned long long m[8];
+};
+static const Expect EXPECT[] = {
+    {"gPairKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
+    {"gPairOddKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
+    {"gPairHalfKernel", {8, 48, 8, 48, 0, 0, 0, 0}},
+    {"sPairKernel", {4, 32, 4, 32, 8, 4, 8, 4}},
+    {"gPair8Kernel", {2, 16, 2, 16, 0, 0, 0, 0}},
+    {"sPair8Kernel", {2, 16, 2, 16, 4, 0, 4, 0}},
+};
+static const char *const METRIC[8] = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+};
+
+int main() {
+  FlagVal *in, *out;
+  CK(cudaMalloc(&in, 2 * N * sizeof(FlagVal)));
+  CK(cudaMalloc(&out, 2 * N * sizeof(FlagVal)));
+  CK(cudaMemset(in, 1, 2 * N * sizeof(FlagVal)));
+  FlagVal8 *in8 = (FlagVal8 *)in, *out8 = (FlagVal8 *)out;
+  gPairKernel<<<1, N>>>(in, out);
+  gPairOddKernel<<<1, N>>>(in, out);
+  gPairHalfKernel<<<1, N>>>(in, out);
+  sPairKernel<<<1, N>>>(in, out);
+  gPair8Kernel<<<1, N>>>(in8, out8);
+  sPair8Kernel<<<1, N>>>(in8, out8);
+  CK(cudaDeviceSynchronize());
+#ifdef SCANLAB_EMU
+  char path[512];
+  snprintf(path, sizeof path, "build/emu-test/probe_struct_counts.%ld.jsonl", (long)getpid());
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    printf("no profile at %s\n", path);
+    return 1;
+  }
+  char line[4096];
+  int k = 0, bad = 0;
+  const int count = (int)(sizeof EXPECT / sizeof EXPECT[0]);
+  while (fgets(line, sizeof line, f)) {
+    if (k >= count) {
+      printf("more launches in the profile than the %d expected\n", count);
+      return 1;
+    }
+    if (!strstr(line, EXPECT[k].kernel)) {
+      printf("launch %d: expected kernel %s in %s", k, EXPECT[k].kernel, line);
+      return 1;
+    }
+    for (int i = 0; i < 8; i++) {
+      const char *p = strstr(line, METRIC[i]);
+      unsigned long long v = p ? strtoull(p + strlen(METRIC[i]) + 3, NULL, 10) : ~0ull;
+      if (v != EXPECT[k].m[i]) {
+        printf("%s (launch %d): %s = %llu, expected %llu\n", EXPECT[k].kernel, k, METRIC[i], v, EXPECT[k].m[i]);
+        bad++;
+      }
+    }
+    k++;
+  }
+  fclose(f);
+  remove(path);
+  if (k != count) {
+    printf("%d launches in the profile, expected %d\n", k, count);
+    return 1;
+  }
+  if (bad) return 1;
+#endif
+  printf("ok\n");
+  return 0;
+}
