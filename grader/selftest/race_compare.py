@@ -66,6 +66,9 @@ BARRIER_SCAN = "  scanKernel<true><<<1, 256>>>(d);\n"
 BARRIER_WARP = "  warpKernel<<<1, 32>>>(d);\n"
 BARRIER_RACY = "  racyScanKernel<<<1, 256>>>(d);\n"
 LEFT_OUT = "  (void)0; /* launch left out: one kernel per run */\n"
+STRUCT = "grader/emu/tests/probe_race_struct.cu"
+STRUCT_CLEAN = "  pairKernel<<<1, 64>>>(d_in, d_out);\n"
+STRUCT_RACY = "  racyPairKernel<<<1, 64>>>(d_in, d_out);\n"
 
 # The self-test's known-bad submissions (bad_submissions.py, case_missing_barrier_race): the
 # line each one deletes from the solution.
@@ -133,6 +136,12 @@ CASES = [
     program("race_scan", "emu test race_scan.cu, racyScanKernel",
             "emu test `race_scan.cu`, `racyScanKernel` (no barrier between read and write)",
             "grader/emu/tests/race_scan.cu", "racyScanKernel", True),
+    program("struct_clean", "emu test probe_race_struct.cu, pairKernel",
+            "emu test `probe_race_struct.cu`, `pairKernel` (struct copies, with the barrier)", STRUCT,
+            "pairKernel", False, [(STRUCT_RACY, LEFT_OUT)]),
+    program("struct_racy", "emu test probe_race_struct.cu, racyPairKernel",
+            "emu test `probe_race_struct.cu`, `racyPairKernel` (struct copies, no barrier)", STRUCT,
+            "racyPairKernel", True, [(STRUCT_RACY, LEFT_OUT), (STRUCT_CLEAN, STRUCT_RACY)]),
 ]
 
 
