@@ -8,8 +8,6 @@
 // emu-test: probe
 // emu-test: schedules forward reverse
 // emu-test: env SCANLAB_EMU_PROFILE=build/emu-test/probe_patterns.%p.jsonl
-#include <string.h>
-#include <unistd.h>
 #include "emu_test.h"
 
 #define N 64
@@ -77,11 +75,7 @@ __global__ void sVec4Stride2Kernel(const int4 *in, int4 *out) {
 
 /* per kernel: global ld requests, sectors; st requests, sectors; shared ld wavefronts,
    conflicts; st wavefronts, conflicts */
-struct Expect {
-  const char *kernel;
-  unsigned long long m[8];
-};
-static const Expect EXPECT[] = {
+static const ProfileExpect EXPECT[] = {
     {"gCoalescedKernel", {2, 8, 2, 8, 0, 0, 0, 0}},
     {"gStride2Kernel", {2, 16, 2, 8, 0, 0, 0, 0}},
     {"gStride32Kernel", {2, 64, 2, 8, 0, 0, 0, 0}},
@@ -100,12 +94,6 @@ static const Expect EXPECT[] = {
     {"sVec2Kernel", {2, 16, 2, 16, 4, 0, 4, 0}},
     {"sVec4Kernel", {2, 32, 2, 32, 8, 0, 8, 0}},
     {"sVec4Stride2Kernel", {2, 32, 2, 32, 16, 8, 16, 8}},
-};
-static const char *const METRIC[8] = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
 
 int main() {
@@ -134,44 +122,7 @@ int main() {
   sVec4Kernel<<<1, N>>>(in4, out4);
   sVec4Stride2Kernel<<<1, N>>>(in4, out4);
   CK(cudaDeviceSynchronize());
-#ifdef SCANLAB_EMU
-  char path[512];
-  snprintf(path, sizeof path, "build/emu-test/probe_patterns.%ld.jsonl", (long)getpid());
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    printf("no profile at %s\n", path);
-    return 1;
-  }
-  char line[4096];
-  int k = 0, bad = 0;
-  const int count = (int)(sizeof EXPECT / sizeof EXPECT[0]);
-  while (fgets(line, sizeof line, f)) {
-    if (k >= count) {
-      printf("more launches in the profile than the %d expected\n", count);
-      return 1;
-    }
-    if (!strstr(line, EXPECT[k].kernel)) {
-      printf("launch %d: expected kernel %s in %s", k, EXPECT[k].kernel, line);
-      return 1;
-    }
-    for (int i = 0; i < 8; i++) {
-      const char *p = strstr(line, METRIC[i]);
-      unsigned long long v = p ? strtoull(p + strlen(METRIC[i]) + 3, NULL, 10) : ~0ull;
-      if (v != EXPECT[k].m[i]) {
-        printf("%s (launch %d): %s = %llu, expected %llu\n", EXPECT[k].kernel, k, METRIC[i], v, EXPECT[k].m[i]);
-        bad++;
-      }
-    }
-    k++;
-  }
-  fclose(f);
-  remove(path);
-  if (k != count) {
-    printf("%d launches in the profile, expected %d\n", k, count);
-    return 1;
-  }
-  if (bad) return 1;
-#endif
+  if (!check_profile("probe_patterns", EXPECT, (int)(sizeof EXPECT / sizeof EXPECT[0]))) return 1;
   printf("ok\n");
   return 0;
 }

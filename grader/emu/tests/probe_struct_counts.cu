@@ -12,8 +12,6 @@
 // emu-test: schedules forward reverse
 // emu-test: env SCANLAB_EMU_PROFILE=build/emu-test/probe_struct_counts.%p.jsonl
 #include <stdint.h>
-#include <string.h>
-#include <unistd.h>
 #include "emu_test.h"
 
 #define N 64
@@ -54,23 +52,13 @@ __global__ void sPair8Kernel(const FlagVal8 *in, FlagVal8 *out) {
 /* per kernel: global ld requests, sectors; st requests, sectors; shared ld wavefronts,
    conflicts; st wavefronts, conflicts. A 4-byte piece of 32 lanes 8 bytes apart: 8 sectors, or
    in shared memory 16 banks with two words each, 2 wavefronts (1 conflict). */
-struct Expect {
-  const char *kernel;
-  unsigned long long m[8];
-};
-static const Expect EXPECT[] = {
+static const ProfileExpect EXPECT[] = {
     {"gPairKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
     {"gPairOddKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
     {"gPairHalfKernel", {8, 48, 8, 48, 0, 0, 0, 0}},
     {"sPairKernel", {4, 32, 4, 32, 8, 4, 8, 4}},
     {"gPair8Kernel", {2, 16, 2, 16, 0, 0, 0, 0}},
     {"sPair8Kernel", {2, 16, 2, 16, 4, 0, 4, 0}},
-};
-static const char *const METRIC[8] = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
 
 int main() {
@@ -86,44 +74,7 @@ int main() {
   gPair8Kernel<<<1, N>>>(in8, out8);
   sPair8Kernel<<<1, N>>>(in8, out8);
   CK(cudaDeviceSynchronize());
-#ifdef SCANLAB_EMU
-  char path[512];
-  snprintf(path, sizeof path, "build/emu-test/probe_struct_counts.%ld.jsonl", (long)getpid());
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    printf("no profile at %s\n", path);
-    return 1;
-  }
-  char line[4096];
-  int k = 0, bad = 0;
-  const int count = (int)(sizeof EXPECT / sizeof EXPECT[0]);
-  while (fgets(line, sizeof line, f)) {
-    if (k >= count) {
-      printf("more launches in the profile than the %d expected\n", count);
-      return 1;
-    }
-    if (!strstr(line, EXPECT[k].kernel)) {
-      printf("launch %d: expected kernel %s in %s", k, EXPECT[k].kernel, line);
-      return 1;
-    }
-    for (int i = 0; i < 8; i++) {
-      const char *p = strstr(line, METRIC[i]);
-      unsigned long long v = p ? strtoull(p + strlen(METRIC[i]) + 3, NULL, 10) : ~0ull;
-      if (v != EXPECT[k].m[i]) {
-        printf("%s (launch %d): %s = %llu, expected %llu\n", EXPECT[k].kernel, k, METRIC[i], v, EXPECT[k].m[i]);
-        bad++;
-      }
-    }
-    k++;
-  }
-  fclose(f);
-  remove(path);
-  if (k != count) {
-    printf("%d launches in the profile, expected %d\n", k, count);
-    return 1;
-  }
-  if (bad) return 1;
-#endif
+  if (!check_profile("probe_struct_counts", EXPECT, (int)(sizeof EXPECT / sizeof EXPECT[0]))) return 1;
   printf("ok\n");
   return 0;
 }
