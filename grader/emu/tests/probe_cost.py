@@ -167,6 +167,7 @@ def lab_ratio(lab, opt):
 
 
 def add_compiler_options(ap):
+    """The options that say how to build a test, shared with run_tests.py."""
     ap.add_argument('--build', default='build/emu-test')
     ap.add_argument('--cxx', default='g++')
     ap.add_argument('--probe-flags', default='')

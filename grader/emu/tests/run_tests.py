@@ -147,15 +147,8 @@ def judge(spec, rc, out, err):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build/emu-test')
-    ap.add_argument('--cxx', default='g++')
-    ap.add_argument('--probe-flags', default='')
-    ap.add_argument('--cxxflags', default='-std=c++17 -O2 -g -pthread -Wno-unknown-pragmas')
-    ap.add_argument('--cppflags', default='-Igrader/emu/include -include scanlab_emu.h')
+    probe_cost.add_compiler_options(ap)  # --build, --cxx, --probe-flags, ...: one list for both
     ap.add_argument('--cflags', default='-Igrader/emu/include')
-    ap.add_argument('--lib', default='build/emu-rt/libscanlab_emu.a')
-    ap.add_argument('--ldlibs', default='-pthread')
-    ap.add_argument('--rewrite', default='python3 grader/emu/cu2cpp.py')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('names', nargs='*')
     opt = ap.parse_args()
