@@ -343,14 +343,14 @@ def profile_ncu_parsing():
             raise CheckFailed("make profile LAB=05 on the emu failed:\n" + out[-2000:])
     emu = [[dict(json.loads(x), name=json.loads(x)["kernel"]) for x in open(f)] for f in files]
 
-    def fake_csv(launches, change=None, drop=None, name=None):
+    def fake_csv(launches, change=None, drop=None, name=None, add=None):
         head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",' \
                '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
         rows = ["==PROF== Connected to process 1", head]
         for i, k in enumerate(launches):
             kname = name or f"void {re.sub('<.*', '', k['kernel'])}<(bool)0>(const int *, int *, unsigned long)"
-            for m in pc.METRIC_NAMES:
-                v = k["metrics"][m] + (1 if m == change else 0)
+            for m in pc.NCU_METRIC_NAMES:
+                v = pc.emu_value(k["metrics"], m) + (1 if m == change else 0) + (add or {}).get(m, 0)
                 if m != drop:
                     rows.append(f'"{i}","1","p","h","{kname}","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0",'
                                 f'"Command line profiler metrics","{m}","","{v:,}"')
@@ -370,7 +370,19 @@ def profile_ncu_parsing():
         fake_csv(emu[1], change=pc.METRIC_NAMES[3])), emu[1], "fake"))
     if [t for k in changed for _, _, _, _, t in k["rows"] if "DIFFER" in t] != ["exact: DIFFER by -1"]:
         bad.append("one store sector more in ncu's CSV is not the one exact DIFFER")
+    # Contention: the L1 counts 5 more store wavefronts than the instructions need and calls them
+    # conflicts, which agrees; 5 conflicts with no extra wavefronts, or an extra wavefront by
+    # instruction, does not.
+    st_wf, st_conf, st_instr = pc.METRIC_NAMES[6], pc.METRIC_NAMES[7], pc.INSTR_METRICS[1][0]
+    for add, want in (({st_wf: 5, st_conf: 5}, []),
+                      ({st_conf: 5}, ["within 10%: DIFFER (-100.0%)"]),
+                      ({st_instr: 1}, ["exact: DIFFER by -1"])):
+        got = pc.compare(pc.align(pc.parse_ncu_kernels(fake_csv(emu[1], add=add)), emu[1], "fake"))
+        differ = [t for k in got for _, _, _, _, t in k["rows"] if "DIFFER" in t]
+        if differ != want:
+            bad.append(f"ncu's CSV with {add}: {differ or 'all agree'}, expected {want or 'all agree'}")
     for what, text in (("a metric missing", fake_csv(emu[1], drop=pc.METRIC_NAMES[7])),
+                       ("a by-instruction metric missing", fake_csv(emu[1], drop=pc.INSTR_METRICS[0][0])),
                        ("no table", "==PROF== No kernels were profiled.\n"),
                        ("another kernel", fake_csv(emu[1], name="void otherKernel(int *)"))):
         try:
@@ -380,7 +392,8 @@ def profile_ncu_parsing():
             pass
     if bad:
         raise CheckFailed("make profile's comparison with ncu:\n    " + "\n    ".join(bad))
-    return "a fake ncu CSV of lab 05's look-back agrees, loads of 4 tiles as polling; a change and 3 bad CSVs caught"
+    return ("a fake ncu CSV of lab 05's look-back agrees, loads of 4 tiles as polling; contention agrees; "
+            "3 changes and 4 bad CSVs caught")
 
 
 def docs():

@@ -36,7 +36,8 @@ __global__ void scanExcBlellochKernel(const int32_t *in, int32_t *out, size_t n)
    *      tile[s*(2t+1)-1] into tile[s*(2t+2)-1], with a __syncthreads() before each step;
    *   3. set the last element to 0;
    *   4. down-sweep: for s = blockDim.x, ..., 2, 1, threads t < blockDim.x / s swap-and-add
-   *      the pair a = s*(2t+1)-1, b = s*(2t+2)-1: tile[a] = tile[b], tile[b] += old tile[a];
+   *      the pair a = s*(2t+1)-1, b = s*(2t+2)-1: tile[a] = tile[b], tile[b] += old tile[a]
+   *      (read both into registers before writing either: the handout's "Down-sweep" says why);
    *   5. store elements t and t + blockDim.x (only those below n). */
   (void)in, (void)out, (void)n;
   /* STUDENT-END(lab03) */

@@ -50,9 +50,11 @@ __global__ void scanExcBlellochKernel(const int32_t *in, int32_t *out, size_t n)
     __syncthreads();
     if (t < active) {
       const unsigned a = stride * (2 * t + 1) - 1, b = stride * (2 * t + 2) - 1;
-      const int32_t left = tile[a];
-      tile[a] = tile[b];
-      tile[b] = (int32_t)((uint32_t)tile[b] + (uint32_t)left);
+      /* Both values into registers first: nvcc cannot prove a != b, and from tile[b] read
+       * twice (before and after the store to tile[a]) it emits two shared loads. */
+      const int32_t left = tile[a], right = tile[b];
+      tile[a] = right;
+      tile[b] = (int32_t)((uint32_t)right + (uint32_t)left);
     }
   }
   __syncthreads();
@@ -85,9 +87,11 @@ __global__ void scanExcBlellochPaddedKernel(const int32_t *in, int32_t *out, siz
     if (t < active) {
       const int a = conflictFreeIndex(stride * (2 * t + 1) - 1);
       const int b = conflictFreeIndex(stride * (2 * t + 2) - 1);
-      const int32_t left = tile[a];
-      tile[a] = tile[b];
-      tile[b] = (int32_t)((uint32_t)tile[b] + (uint32_t)left);
+      /* Both values into registers first: nvcc cannot prove a != b, and from tile[b] read
+       * twice (before and after the store to tile[a]) it emits two shared loads. */
+      const int32_t left = tile[a], right = tile[b];
+      tile[a] = right;
+      tile[b] = (int32_t)((uint32_t)right + (uint32_t)left);
     }
   }
   __syncthreads();
