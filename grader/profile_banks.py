@@ -24,7 +24,11 @@ and conflicts, a lower bound for the loads of a look-back that polls) and a
 Markdown table for grader/emu/README.md ends the output.
 
     profile_banks.py --lab 03|02,05|all [--submission PATH] [--n N] [--block B] [--sm 90]
-                     [--no-emu | --emu-only] [--strict]
+                     [--no-emu | --emu-only] [--strict] [--record FILE | --recorded FILE]
+
+--record FILE keeps ncu's counts of the run in FILE (JSON, by lab and case); --recorded FILE
+compares the emu with counts kept so, without a GPU. grader/emu/h100_profile.json holds an
+H100's counts of the solutions at the default sizes; `make check` compares the emu with them.
 """
 import argparse
 import glob
@@ -390,8 +394,48 @@ def print_launches(spec, runs, who):
               "  not exactly; every other counter of them, and the one-tile cases (no look-back), exactly.")
 
 
-def profile_lab(lab, args, nvcc, ncu, gpu, use_emu):
-    """Profiles one lab; returns [(lab, call, compared launches)] when both ncu and the emu ran."""
+def load_recorded(path):
+    try:
+        data = json.load(open(path))
+        if not isinstance(data.get("labs"), dict):
+            raise ValueError("no \"labs\" object")
+        return data
+    except (OSError, ValueError) as e:
+        fail(f"{path}: cannot read recorded ncu counts: {e}")
+
+
+def recorded_runs(data, path, lab, runs):
+    """The recorded ncu counts of one lab's runs, as run_ncu returns them."""
+    cases = data["labs"].get(lab, {})
+    out = {}
+    for tag, _, _ in runs:
+        if tag not in cases:
+            fail(f"{path}: no recorded counts for lab {lab}, case {tag} (record them with --record on a GPU)")
+        kernels = [{"id": str(i), "name": k["kernel"], "metrics": dict(k["metrics"])} for i, k in enumerate(cases[tag])]
+        for k in kernels:
+            missing = [m for m in pc.NCU_METRIC_NAMES if m not in k["metrics"]]
+            if missing:
+                fail(f"{path}: lab {lab} case {tag}, {k['name']}: no {missing[0]}")
+        out[tag] = (kernels, {})
+    return out
+
+
+def record(path, lab, gpu_runs, gpu):
+    """Adds one lab's ncu counts to the JSON file at path (kept in the order of the runs)."""
+    data = json.load(open(path)) if os.path.exists(path) else {}
+    data["device"] = gpu or data.get("device", "")
+    labs = data.setdefault("labs", {})
+    labs[lab] = {tag: [{"kernel": k["name"], "metrics": {m: k["metrics"][m] for m in pc.NCU_METRIC_NAMES}}
+                       for k in kernels] for tag, (kernels, _) in gpu_runs.items()}
+    data["labs"] = dict(sorted(labs.items()))
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+
+
+def profile_lab(lab, args, nvcc, ncu, gpu, use_emu, recorded=None):
+    """Profiles one lab; returns [(lab, call, compared launches)] when both ncu (or its recorded
+    counts) and the emu ran."""
     spec = LABS[lab]
     manifest = [m for m in grade.all_manifests() if m["lab"] == lab][0]
     submission = args.submission
@@ -411,10 +455,15 @@ def profile_lab(lab, args, nvcc, ncu, gpu, use_emu):
     if gpu:
         build(lab, spec, source, base, args.sm, nvcc)
         gpu_runs = {tag: run_ncu(lab, base, tag, argv, ncu, work) for tag, _, argv in runs}
+        if args.record:
+            record(args.record, lab, gpu_runs, gpu)
+    elif recorded:
+        gpu_runs = recorded_runs(recorded, args.recorded, lab, runs)
     if use_emu:
         build_emu(lab, spec, source, base + "-emu")
         emu_runs = {tag: run_emu(lab, base + "-emu", tag, argv, work) for tag, _, argv in runs}
-    how = "; ".join(x for x in ("ncu --clock-control none" if gpu_runs else "",
+    how = "; ".join(x for x in (f"ncu's counts recorded in {os.path.relpath(args.recorded, ROOT)}" if recorded
+                                else "ncu --clock-control none" if gpu_runs else "",
                                 "emu: memory probes, SCANLAB_EMU_PROFILE" if emu_runs else "") if x)
     if "variants" in spec:
         names, results = [], []
@@ -444,7 +493,7 @@ def profile_lab(lab, args, nvcc, ncu, gpu, use_emu):
             launches = pc.compare(pairs)
             pc.print_comparison(f"{tag}: {label}{notes.get(tag, '')}", launches)
             entries.append((lab, label, launches))
-    raw = ([f"{os.path.relpath(work, ROOT)}/ncu-*.csv"] if gpu_runs else []) + \
+    raw = ([f"{os.path.relpath(work, ROOT)}/ncu-*.csv"] if gpu_runs and not recorded else []) + \
           ([f"{os.path.relpath(work, ROOT)}/emu-*.jsonl"] if emu_runs else [])
     print(f"\n(raw output: {', '.join(raw)})")
     return entries
@@ -482,7 +531,23 @@ def main(argv=None):
     ap.add_argument("--emu-only", action="store_true", help="the emu only, even where ncu and a GPU answer")
     ap.add_argument("--strict", action="store_true",
                     help="exit with status 3 when a counter compared with ncu's disagrees")
+    ap.add_argument("--record", metavar="FILE", help="keep ncu's counts in FILE (JSON), lab by lab")
+    ap.add_argument("--differences", metavar="FILE",
+                    help="write the counters that differ to FILE (JSON: lab, call, kernel, counter, ncu, emu)")
+    ap.add_argument("--recorded", metavar="FILE",
+                    help="compare the emu with ncu's counts kept in FILE (no GPU needed), such as "
+                         "grader/emu/h100_profile.json")
     args = ap.parse_args(argv)
+    recorded = None
+    if args.recorded:
+        if args.record or args.no_emu:
+            fail("--recorded compares the emu with kept counts: not with --record or --no-emu")
+        if args.n or args.block:
+            fail("--recorded holds the counts of the default sizes: leave out --n and --block")
+        if os.path.basename(os.path.normpath(args.submission)) != "solutions":
+            fail("--recorded holds the counts of the solutions: leave out --submission (or name solutions/)")
+        recorded = load_recorded(args.recorded)
+        args.emu_only = True
 
     labs = parse_labs(args.lab)
     if (args.n or args.block) and any("cases" in LABS[lab] for lab in labs):
@@ -501,7 +566,10 @@ def main(argv=None):
     if missing and not use_emu:
         fail("needs " + ", ".join(missing) + " for ncu's counters, or a host C++ compiler (g++) for "
              "the emulator's")
-    if args.emu_only:
+    if recorded:
+        print(f"profile: the emulator's counters beside ncu's on {recorded.get('device') or 'a GPU'}, as "
+              f"recorded in {os.path.relpath(args.recorded, ROOT)} ({recorded.get('note', '')})", flush=True)
+    elif args.emu_only:
         print("profile: --emu-only: the emulator's counters alone, as an H100 would count them "
               "(grader/emu/README.md, 'Memory probes')", flush=True)
     elif missing:
@@ -509,17 +577,24 @@ def main(argv=None):
               "as an H100 would count them (grader/emu/README.md, 'Memory probes')", flush=True)
     entries = []
     for lab in labs:
-        entries += profile_lab(lab, args, nvcc, ncu, not missing, use_emu)
+        entries += profile_lab(lab, args, nvcc, ncu, gpu if not missing else None, use_emu, recorded)
     if not entries:
         return 0
     launches = [k for _, _, ks in entries for k in ks]
     exact_ok, exact, tol_ok, tol, poll_ok, poll = pc.summary(launches)
-    print(f"\nMarkdown for grader/emu/README.md (labs {', '.join(labs)}; ncu on {gpu}; a cell shows ncu's "
+    where = f"recorded ({recorded.get('device', '')})" if recorded else f"on {gpu}"
+    print(f"\nMarkdown for grader/emu/README.md (labs {', '.join(labs)}; ncu {where}; a cell shows ncu's "
           "value, and the emu's after it where they differ):\n")
     print(pc.markdown(entries))
     print(f"\nagreement over {len(launches)} launches: exact counters {exact_ok} of {exact} agree; "
           f"shared counters within 10% or contention: {tol_ok} of {tol}; polled loads (ncu >= emu): {poll_ok} of {poll}")
     bad = (exact - exact_ok) + (tol - tol_ok) + (poll - poll_ok)
+    if args.differences:
+        rows = [{"lab": lab, "call": call, "kernel": pc.base_name(k["name"]), "counter": label, "ncu": g, "emu": e,
+                 "verdict": text}
+                for lab, call, ks in entries for k in ks for label, g, e, ok, text in k["rows"] if ok is False]
+        with open(args.differences, "w") as f:
+            json.dump(rows, f, indent=1)
     print("profile: every compared counter agrees" if not bad else
           f"profile: {bad} compared counters DIFFER (the rows marked DIFFER above)")
     return 3 if bad and args.strict else 0

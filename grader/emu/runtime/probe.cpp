@@ -53,12 +53,15 @@ struct Access {
   uint8_t size;
   uint8_t shared;
   uint8_t write;
-  uint8_t vol;      /* a volatile access (status words polled in a spin loop, ...) */
+  uint8_t vol;      /* VOLATILE: a volatile access (status words polled in a spin loop, ...);
+                       PIECE: a piece of a struct copy (record_range), FIRST_PIECE its first */
 };
 
 struct Range {
   uintptr_t lo, hi, vbase;
 };
+
+enum AccessFlag { VOLATILE = 1, PIECE = 2, FIRST_PIECE = 4 };
 
 enum Metric {
   G_LD_REQ, G_LD_SECT, G_ST_REQ, G_ST_SECT, S_LD_WAVE, S_LD_CONF, S_ST_WAVE, S_ST_CONF, N_METRICS
@@ -157,6 +160,12 @@ struct Probe {
   size_t cells_cap = 0;
   /* counting scratch */
   std::vector<uint64_t> scratch;
+  struct UniformRun {
+    uintptr_t pc, vaddr;
+    int r, warps, seen_by, last_warp;
+    bool bad;
+  };
+  std::vector<UniformRun> runs; /* the epoch's candidate runs of uniform loads (vector_run) */
   std::vector<PcCount> pc_tab;
   std::vector<GroupKey> group_tab;
   uint32_t pc_stamp = 0, group_stamp = 0;
@@ -384,7 +393,8 @@ __attribute__((noinline)) void record_range(const void *p, unsigned long size, u
   const uintptr_t slo = (uintptr_t)f->stack.lo, shi = (uintptr_t)f->stack.hi;
   if (a >= slo && a + size <= shi) return; /* a copy within its own stack */
   const unsigned piece = ((a | size) & 3) == 0 ? 4 : ((a | size) & 1) ? 1 : 2;
-  for (unsigned long o = 0; o < size; o += piece) record((const char *)p + o, piece, write, ret);
+  for (unsigned long o = 0; o < size; o += piece)
+    record((const char *)p + o, piece, write, ret, o ? PIECE : PIECE | FIRST_PIECE);
 }
 
 void add_shared_range(Probe *pr, uintptr_t lo, size_t bytes) {
@@ -450,7 +460,7 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
     }
     counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
     counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
-    if (a0.vol && !a0.write) counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
+    if ((a0.vol & VOLATILE) && !a0.write) counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
     return;
   }
   /* shared: lanes in phases of 128 bytes' worth of accesses */
@@ -485,7 +495,22 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
       return;
     }
   }
-  const int lanes_per_phase = maxsize >= 16 ? 8 : maxsize >= 8 ? 16 : 32;
+  int lanes_per_phase = maxsize >= 16 ? 8 : maxsize >= 8 ? 16 : 32;
+  if (maxsize > 4) {
+    /* 8- and 16-byte accesses in which lanes 2i and 2i+1 read the same address (a value every
+     * lane reads, or pairs): twice the lanes per phase (an H100 serves a 16-byte value read by
+     * the whole warp in 2 wavefronts, an 8-byte one in 1; tests/probe_uniform.cu) */
+    uintptr_t at[32];
+    unsigned present = 0;
+    for (int i = 0; i < n; i++) {
+      at[lanes[i]] = g[i]->vaddr;
+      present |= 1u << lanes[i];
+    }
+    bool pairs = !a0.write;
+    for (int l = 0; l < 32 && pairs; l += 2)
+      if (((present >> l) & 3) == 3 && at[l] != at[l + 1]) pairs = false;
+    if (pairs) lanes_per_phase *= 2;
+  }
   unsigned long long waves = 0, phases = 0;
   for (int ph = 0; ph < 32 / lanes_per_phase; ph++) {
     k = 0;
@@ -593,6 +618,42 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   }
 }
 
+/* ptxas makes one 8- or 16-byte shared access of a lane's adjacent 4-byte words where it can
+ * prove their alignment; GCC's code makes one access per word. The two cases the kit's kernels
+ * show (tests/probe_uniform.cu and probe_struct_counts.cu, measured with ncu): the pieces of a
+ * struct copy in shared memory (an 8-byte pair at an 8-byte boundary, a 16-byte struct at a
+ * 16-byte one), and a run of loads at consecutive constant offsets that every lane makes at one
+ * address (a block scan reading its warps' totals; 4 words at a 16-byte boundary or 2 at an
+ * 8-byte one; GCC may keep such a loop rolled, where nvcc unrolls it, so one call site may
+ * make the whole run). Returns how many of the entries from i of every lane make one access: 4, 2 or 1
+ * (no merge). Divergent warps (count_warp_general) are not merged. */
+int vector_run(const Access *const *base, int k, size_t i, size_t len) {
+  const Access &a0 = base[0][i];
+  if (!a0.shared || a0.size != 4 || (a0.vol & VOLATILE)) return 1;
+  const bool piece = a0.vol & FIRST_PIECE;
+  if (!piece && (a0.write || (a0.vol & PIECE))) return 1;
+  for (int r = 4; r >= 2; r /= 2) {
+    if (i + (size_t)r > len || (a0.vaddr & (uintptr_t)(4 * r - 1))) continue;
+    bool ok = true;
+    for (int j = 0; j < k && ok; j++) {
+      const Access *x = base[j] + i;
+      if ((x[0].vaddr & (uintptr_t)(4 * r - 1)) || x[0].pc != a0.pc) ok = false;
+      for (int q = 0; q < r && ok; q++) {
+        const Access &y = x[q], &y0 = base[0][i + (size_t)q];
+        ok = y.shared && y.size == 4 && y.write == a0.write && y.pc == y0.pc && y.vaddr == x[0].vaddr + 4 * (uintptr_t)q;
+        if (!ok) break;
+        if (piece) /* the copy's pieces, and nothing more of it */
+          ok = y.pc == a0.pc && (q ? y.vol == PIECE : y.vol == (PIECE | FIRST_PIECE));
+        else /* uniform loads (one instruction each, or one in a loop nvcc unrolls) */
+          ok = !y.vol && y.vaddr == y0.vaddr;
+      }
+      if (ok && piece && i + (size_t)r < len && x[r].vol == PIECE && x[r].pc == a0.pc) ok = false;
+    }
+    if (ok) return r;
+  }
+  return 1;
+}
+
 /* A warp-level instruction of 4-byte accesses, one word per lane, that is either the same word
  * for every lane or consecutive words in lane order: costed as cost_group costs it. */
 inline void cost_simple(unsigned long long *counts, const Access &a0, int n, bool consecutive) {
@@ -605,11 +666,86 @@ inline void cost_simple(unsigned long long *counts, const Access &a0, int n, boo
       consecutive ? ((a0.vaddr + 4 * (uintptr_t)n - 1) >> 5) - (a0.vaddr >> 5) + 1 : 1;
   counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
   counts[a0.write ? G_ST_SECT : G_LD_SECT] += sectors;
-  if (a0.vol && !a0.write) counts[G_LD_VOL_SECT] += sectors;
+  if ((a0.vol & VOLATILE) && !a0.write) counts[G_LD_VOL_SECT] += sectors;
+}
+
+/* The lanes of warp w0 that accessed memory (base, len, lanes); how many; same: all ran the
+ * same number of accesses. */
+inline int warp_views(Probe *pr, int n, int w0, const Access **base, size_t *len, uint8_t *lanes, bool *same) {
+  const int m = std::min(32, n - w0);
+  int k = 0;
+  *same = true;
+  for (int l = 0; l < m; l++) {
+    const Access *b = pr->tb[(size_t)(w0 + l)];
+    if (b == pr->te[(size_t)(w0 + l)]) continue; /* no access */
+    base[k] = b;
+    len[k] = (size_t)(pr->te[(size_t)(w0 + l)] - b);
+    if (len[k] != len[0]) *same = false;
+    lanes[k++] = (uint8_t)l;
+  }
+  return k;
+}
+
+/* A run of uniform loads is merged only where nvcc could have merged it: the loads read constant
+ * offsets, so every warp of the block that executes the run's first load starts the same run at
+ * the same address there. (Scan code that reads s[warp - 1] and then s[warps - 1] makes two
+ * adjacent uniform loads in the last warp alone; nvcc loads them one by one.) Fills pr->runs
+ * with the epoch's candidates, bad where a warp disagrees. */
+void find_uniform_runs(Worker *w, Probe *pr) {
+  const int n = w->nthreads;
+  pr->runs.clear();
+  const Access *base[32];
+  size_t len[32];
+  uint8_t lanes[32];
+  for (int w0 = 0; w0 < n; w0 += 32) {
+    bool same;
+    const int k = warp_views(pr, n, w0, base, len, lanes, &same);
+    if (!k || !same) continue;
+    for (size_t i = 0; i < len[0]; i++) {
+      const Access &a = base[0][i];
+      if (!a.shared || a.write || a.vol || a.size != 4) continue;
+      const int r = vector_run(base, k, i, len[0]);
+      if (r == 1) continue;
+      Probe::UniformRun *u = nullptr;
+      for (Probe::UniformRun &x : pr->runs)
+        if (x.pc == a.pc) u = &x;
+      if (!u) {
+        pr->runs.push_back(Probe::UniformRun{a.pc, a.vaddr, r, 0, 0, -1, false});
+        u = &pr->runs.back();
+      }
+      if (u->vaddr != a.vaddr || u->r != r) u->bad = true;
+      if (u->last_warp != w0) u->warps++, u->last_warp = w0;
+      i += (size_t)r - 1;
+    }
+  }
+  if (pr->runs.empty()) return;
+  for (int w0 = 0; w0 < n; w0 += 32) { /* the warps that execute each run's first load */
+    bool same;
+    const int k = warp_views(pr, n, w0, base, len, lanes, &same);
+    for (int j = 0; j < k; j++)
+      for (Probe::UniformRun &u : pr->runs) {
+        if (u.last_warp == -2 - w0) continue;
+        for (size_t i = 0; i < len[j]; i++)
+          if (base[j][i].pc == u.pc) {
+            u.seen_by++;
+            u.last_warp = -2 - w0; /* counted for this warp */
+            break;
+          }
+      }
+  }
+  for (Probe::UniformRun &u : pr->runs)
+    if (u.seen_by != u.warps) u.bad = true;
+}
+
+inline bool uniform_run_ok(const Probe *pr, uintptr_t pc) {
+  for (const Probe::UniformRun &u : pr->runs)
+    if (u.pc == pc) return !u.bad;
+  return false;
 }
 
 void count_epoch(Worker *w, Probe *pr) {
   const int n = w->nthreads;
+  find_uniform_runs(w, pr);
   if (pr->scratch.size() < 32 * 8) pr->scratch.resize(32 * 8);
   uint64_t *s = pr->scratch.data();
   for (int w0 = 0; w0 < n; w0 += 32) {
@@ -634,6 +770,19 @@ void count_epoch(Worker *w, Probe *pr) {
       const Access *g[32];
       size_t i = 0;
       for (; i < len[0]; i++) {
+        const int r = vector_run(base, k, i, len[0]);
+        if (r > 1 && ((base[0][i].vol & FIRST_PIECE) || uniform_run_ok(pr, base[0][i].pc))) {
+          /* one 8- or 16-byte access, as nvcc makes it */
+          Access wide[32];
+          for (int j = 0; j < k; j++) {
+            wide[j] = base[j][i];
+            wide[j].size = (uint8_t)(4 * r);
+            g[j] = &wide[j];
+          }
+          cost_group(c, s, g, lanes, k);
+          i += (size_t)r - 1;
+          continue;
+        }
         const Access &a0 = base[0][i];
         const uintptr_t pc = a0.pc, v0 = a0.vaddr;
         bool word = a0.size == 4 && !(v0 & 3), consecutive = word, one = word;

@@ -50,13 +50,16 @@ __global__ void sPair8Kernel(const FlagVal8 *in, FlagVal8 *out) {
 }
 
 /* per kernel: global ld requests, sectors; st requests, sectors; shared ld wavefronts,
-   conflicts; st wavefronts, conflicts. A 4-byte piece of 32 lanes 8 bytes apart: 8 sectors, or
-   in shared memory 16 banks with two words each, 2 wavefronts (1 conflict). */
+   conflicts; st wavefronts, conflicts, as ncu measured them on an H100. In global memory a pair
+   aligned to 4 is two 4-byte accesses (nvcc cannot know the pointer's alignment): a piece of 32
+   lanes 8 bytes apart is one request of 8 sectors. In shared memory nvcc knows where the array
+   lies and copies each pair with one 8-byte access, aligned or not by declaration: 2 wavefronts
+   per warp, no conflict. */
 static const ProfileExpect EXPECT[] = {
     {"gPairKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
     {"gPairOddKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
     {"gPairHalfKernel", {8, 48, 8, 48, 0, 0, 0, 0}},
-    {"sPairKernel", {4, 32, 4, 32, 8, 4, 8, 4}},
+    {"sPairKernel", {4, 32, 4, 32, 4, 0, 4, 0}},
     {"gPair8Kernel", {2, 16, 2, 16, 0, 0, 0, 0}},
     {"sPair8Kernel", {2, 16, 2, 16, 4, 0, 4, 0}},
 };
