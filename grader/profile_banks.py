@@ -28,7 +28,8 @@ Markdown table for grader/emu/README.md ends the output.
 
 --record FILE keeps ncu's counts of the run in FILE (JSON, by lab and case); --recorded FILE
 compares the emu with counts kept so, without a GPU. grader/emu/h100_profile.json holds an
-H100's counts of the solutions at the default sizes; `make check` compares the emu with them.
+H100's counts of the solutions at the default sizes: without a GPU, a profile of the solutions
+at those sizes is compared with them; `make check` does so for every lab.
 """
 import argparse
 import glob
@@ -394,6 +395,9 @@ def print_launches(spec, runs, who):
               "  not exactly; every other counter of them, and the one-tile cases (no look-back), exactly.")
 
 
+RECORDED = os.path.join(ROOT, "grader", "emu", "h100_profile.json")
+
+
 def load_recorded(path):
     try:
         data = json.load(open(path))
@@ -462,6 +466,8 @@ def profile_lab(lab, args, nvcc, ncu, gpu, use_emu, recorded=None):
     if use_emu:
         build_emu(lab, spec, source, base + "-emu")
         emu_runs = {tag: run_emu(lab, base + "-emu", tag, argv, work) for tag, _, argv in runs}
+        if recorded:  # the program's PROFILE line (tiles, the replay's prediction) from the emu's run
+            gpu_runs = {tag: (gpu_runs[tag][0], emu_runs[tag][1]) for tag in gpu_runs}
     how = "; ".join(x for x in (f"ncu's counts recorded in {os.path.relpath(args.recorded, ROOT)}" if recorded
                                 else "ncu --clock-control none" if gpu_runs else "",
                                 "emu: memory probes, SCANLAB_EMU_PROFILE" if emu_runs else "") if x)
@@ -539,6 +545,10 @@ def main(argv=None):
                          "grader/emu/h100_profile.json")
     args = ap.parse_args(argv)
     recorded = None
+    if (not args.recorded and not args.emu_only and not args.no_emu and not args.record and not args.n
+            and not args.block and os.path.basename(os.path.normpath(args.submission)) == "solutions"
+            and os.path.exists(RECORDED) and not (find_tool("ncu") and gpu_present())):
+        args.recorded = RECORDED  # no GPU: the solutions beside the H100's kept counts
     if args.recorded:
         if args.record or args.no_emu:
             fail("--recorded compares the emu with kept counts: not with --record or --no-emu")

@@ -1,12 +1,14 @@
 // The memory counters on struct copies. GCC reports the copy of a struct whose size exceeds its
-// alignment (here 8 bytes of two 4-byte fields, aligned to 4) as a byte range; nvcc copies it
-// field-sized, as two 4-byte loads or stores, and so do the probes: each 4-byte piece is one
-// instruction of its own, grouped lane by lane (piece k of one lane with piece k of the others),
-// so a warp copying 32 consecutive pairs makes two requests of 8 sectors, not one of 16. The same
-// struct declared with alignas(8) is one 8-byte access (GCC's __tsan_read8, nvcc's 64-bit load),
-// counted as an int2 is. Each kernel runs once as one block of 64 threads (two warps); the emu's
-// counts (SCANLAB_EMU_PROFILE) must equal the table, worked out from the access patterns as
-// probe_patterns.cu's are (not yet run under ncu).
+// alignment (here 8 bytes of two 4-byte fields, aligned to 4) as a byte range. In global memory
+// nvcc copies it field-sized, as two 4-byte loads or stores, and so do the probes: each 4-byte
+// piece is one instruction of its own, grouped lane by lane (piece k of one lane with piece k of
+// the others), so a warp copying 32 consecutive pairs makes two requests of 8 sectors, not one
+// of 16. In shared memory nvcc knows where the array lies and copies the pair with one 8-byte
+// access; the probes merge the pieces of a copy at an 8-byte boundary likewise. The same struct
+// declared with alignas(8) is one 8-byte access everywhere (GCC's __tsan_read8, nvcc's 64-bit
+// load), counted as an int2 is. Each kernel runs once as one block of 64 threads (two warps);
+// the emu's counts (SCANLAB_EMU_PROFILE) must equal the table, which holds what ncu measured for
+// these kernels on an H100.
 // emu-test: expect pass
 // emu-test: probe
 // emu-test: schedules forward reverse
