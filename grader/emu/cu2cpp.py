@@ -13,7 +13,9 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   worker thread, so thread-local storage is per-block storage) plus a call that poisons it
   the first time a block reaches it; `extern __shared__ T name[];` becomes a pointer to the
   block's dynamic shared memory;
-* `#pragma unroll` lines are blanked (the host compiler would warn about them).
+* `#pragma unroll` becomes `#pragma GCC unroll N` (N the count, or 64 without one; a count
+  that is not a number is dropped): GCC unrolls the loop as nvcc does, so the memory probes see
+  one instruction per iteration, as the GPU runs it.
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -430,8 +432,12 @@ class Rewriter:
             edits.append((ds, de, text))
 
         # -- #pragma unroll and local .cuh includes (line-based)
-        for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b[^\n]*', src, re.M):
-            edits.append((mt.start(), mt.end(), ''))
+        for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b([^\n]*)', src, re.M):
+            # GCC unrolls the loop as nvcc does: the probes then see one instruction per
+            # iteration, as the GPU runs it (a bare pragma: completely, where the count is known)
+            arg = mt.group(1).strip()
+            count = arg if re.fullmatch(r'\(?\s*\d+\s*\)?', arg) else '' if arg else '64'
+            edits.append((mt.start(), mt.end(), '#pragma GCC unroll %s' % count.strip('() ') if count else ''))
         for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cuh)"[^\n]*', src, re.M):
             found = self.find_include(path, mt.group(1))
             if not found:

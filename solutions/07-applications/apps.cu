@@ -786,7 +786,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) v[k] *= x[c[k]]; /* past the end: val 0, col 0 */
   __syncthreads();
-  for (int32_t r = r_first + (int32_t)threadIdx.x; r < r_end; r += APP_THREADS) {
+  for (int32_t r0 = r_first; r0 < r_end; r0 += APP_THREADS) { /* the same trip count in every thread */
+    const int32_t r = r0 + (int32_t)threadIdx.x;
+    if (r >= r_end) break;
     const long long p = row_ptr[r];
     if (p >= k0 && p < k1 && p < row_ptr[r + 1]) s_head[p - k0] = 1;
   }
@@ -818,13 +820,12 @@ static __global__ void __launch_bounds__(APP_THREADS)
     *(float4 *)(s_sum + tilePos(4 * r)) = w;
   }
   __syncthreads();
-  for (int32_t r = r_first + (int32_t)threadIdx.x; r < r_end; r += APP_THREADS) {
+  for (int32_t r0 = r_first; r0 < r_end; r0 += APP_THREADS) { /* the same trip count in every thread */
+    const int32_t r = r0 + (int32_t)threadIdx.x;
+    if (r >= r_end) break;
     const long long p = row_ptr[r], q = row_ptr[r + 1];
-    if (p == q) {
-      if (p >= k0 && (p < k1 || last)) y[r] = 0.0f;
-    } else if (q - 1 >= k0 && q - 1 < k1) {
-      y[r] = s_sum[q - 1 - k0];
-    }
+    if (p == q ? p >= k0 && (p < k1 || last) : q - 1 >= k0 && q - 1 < k1)
+      y[r] = p == q ? 0.0f : s_sum[q - 1 - k0]; /* one store: an empty row's 0, or its sum */
   }
   /* STUDENT-END(lab07) */
 }
@@ -1001,7 +1002,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
   const int32_t p_end = last ? (int32_t)pairs : tile_pair[tile + 1];
   for (unsigned j = threadIdx.x; j < APP_TILE; j += APP_THREADS) s_pair[j] = -1;
   __syncthreads();
-  for (int32_t p = p_first + (int32_t)threadIdx.x; p < p_end; p += APP_THREADS) {
+  for (int32_t p0 = p_first; p0 < p_end; p0 += APP_THREADS) { /* the same trip count in every thread */
+    const int32_t p = p0 + (int32_t)threadIdx.x;
+    if (p >= p_end) break;
     const long long s0 = off_a[p];
     if (s0 >= k0 && s0 < k1 && s0 < off_a[p + 1]) s_pair[s0 - k0] = p;
   }
@@ -1046,13 +1049,13 @@ static __global__ void __launch_bounds__(APP_THREADS)
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) s_code[tilePos(k)] = seg(seg(prefix, pr[k]), item[k]).value;
   __syncthreads();
-  for (int32_t p = p_first + (int32_t)threadIdx.x; p < p_end; p += APP_THREADS) {
+  for (int32_t p0 = p_first; p0 < p_end; p0 += APP_THREADS) { /* the same trip count in every thread */
+    const int32_t p = p0 + (int32_t)threadIdx.x;
+    if (p >= p_end) break;
     const long long s0 = off_a[p], s1 = off_a[p + 1];
     const uint32_t len_a = (uint32_t)(s1 - s0), len_b = off_b[p + 1] - off_b[p];
-    if (s0 == s1) {
-      if (s0 >= k0 && (s0 < k1 || last)) result[p] = len_b > 0 ? -1 : 0;
-    } else if (s1 - 1 >= k0 && s1 - 1 < k1) {
-      const int32_t c = s_code[s1 - 1 - k0];
+    if (s0 == s1 ? s0 >= k0 && (s0 < k1 || last) : s1 - 1 >= k0 && s1 - 1 < k1) { /* one store */
+      const int32_t c = s0 == s1 ? 0 : s_code[s1 - 1 - k0];
       result[p] = c != 0 ? c : len_b > len_a ? -1 : 0;
     }
   }

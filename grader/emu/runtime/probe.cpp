@@ -62,6 +62,8 @@ struct Range {
 };
 
 enum AccessFlag { VOLATILE = 1, PIECE = 2, FIRST_PIECE = 4 };
+/* How far ahead, in one lane's accesses, the loads of a run may lie (others between them) */
+const size_t RUN_WINDOW = 8;
 
 enum Metric {
   G_LD_REQ, G_LD_SECT, G_ST_REQ, G_ST_SECT, S_LD_WAVE, S_LD_CONF, S_ST_WAVE, S_ST_CONF, N_METRICS
@@ -160,12 +162,30 @@ struct Probe {
   size_t cells_cap = 0;
   /* counting scratch */
   std::vector<uint64_t> scratch;
-  struct UniformRun {
-    uintptr_t pc, vaddr;
-    int r, warps, seen_by, last_warp;
+  /* Runs of a lane's adjacent 4-byte shared accesses (vector_run), by the pc of their first
+   * access, over the launch: the counts add what merging each run changes (delta), and
+   * probe_launch_end applies it where every execution of that pc started the same run. */
+  struct VecRun {
+    uintptr_t pc;
+    uint32_t stamp;
+    int r;
     bool bad;
+    long long delta[N_COUNTS];
   };
-  std::vector<UniformRun> runs; /* the epoch's candidate runs of uniform loads (vector_run) */
+  std::vector<VecRun> vtab;
+  std::vector<int> grun;          /* count_warp_general: per group, the run its members start */
+  std::vector<uint32_t> gseq, gcnt;
+  std::vector<uint8_t> taken;     /* entries already in a run (vector_run) */
+  std::vector<size_t> marks;      /* where taken is set */
+  struct Pending {
+    VecRun *v;
+    int r;
+    long long d[N_COUNTS];
+  };
+  std::vector<Pending> pend;      /* a warp's run deltas, kept until the warp is costed */
+  uint32_t vstamp = 0;
+  size_t vused = 0;
+  bool voverflow = false;
   std::vector<PcCount> pc_tab;
   std::vector<GroupKey> group_tab;
   uint32_t pc_stamp = 0, group_stamp = 0;
@@ -538,6 +558,24 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
   counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
 }
 
+Probe::VecRun *vec_entry(Probe *pr, uintptr_t pc);
+/* A shared load of a word this lane loaded a few accesses before, with no shared store and no
+ * warp collective of its own between: GCC's code, duplicated along branch paths, sometimes
+ * loads a value again where nvcc keeps it (a block scan's loop over the warps' totals). Not
+ * counted. */
+
+bool reloaded(const Access *x, size_t i) {
+  const Access &a = x[i];
+  if (!a.shared || a.write || a.vol) return false;
+  for (size_t z = i; z-- > 0 && i - z <= RUN_WINDOW;) {
+    const Access &y = x[z];
+    if (y.phase != a.phase || (y.shared && y.write)) return false;
+    if (y.shared && !y.vol && y.vaddr == a.vaddr && y.size == a.size) return true;
+  }
+  return false;
+}
+int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *off, const uint8_t *taken);
+
 /* A warp whose lanes did not all run the same instructions: the k-th execution of an
  * instruction by each lane is one warp-level instruction. */
 __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const *base, const size_t *len,
@@ -603,55 +641,183 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   at = 0;
   for (int j = 0; j < k; j++)
     for (size_t i = 0; i < len[j]; i++) pr->members[pr->gstart[pr->gid[at++]]++] = {base[j] + i, lanes[j]};
+  /* Runs of adjacent accesses (vector_run), lane by lane: a group whose every member starts the
+   * same run, through groups whose members all lie in such runs, is one wider access. */
+  pr->grun.assign(ng, 0);
+  pr->gseq.assign(3 * ng, UINT32_MAX);
+  pr->gcnt.assign(ng, 0);
+  if (pr->taken.size() < e) pr->taken.resize(e, 0);
+  at = 0;
+  for (int j = 0; j < k; j++) {
+    const Access *lane_log[1] = {base[j]};
+    uint8_t *taken = pr->taken.data() + at;
+    for (size_t i = 0; i < len[j]; i++) {
+      if (taken[i]) {
+        taken[i] = 0;
+        continue;
+      }
+      if (reloaded(base[j], i)) continue; /* not counted (below) */
+      const uint32_t g0 = pr->gid[at + i];
+      uint8_t off[4];
+      const int r = vector_run(lane_log, 1, i, len[j], off, taken);
+      if (r > 1) {
+        if (!pr->grun[g0]) {
+          pr->grun[g0] = r;
+          for (int q = 1; q < r; q++) pr->gseq[3 * g0 + q - 1] = pr->gid[at + i + off[q]];
+        } else if (pr->grun[g0] != r) {
+          pr->grun[g0] = -1;
+        } else {
+          for (int q = 1; q < r; q++)
+            if (pr->gseq[3 * g0 + q - 1] != pr->gid[at + i + off[q]]) pr->grun[g0] = -1;
+        }
+        pr->gcnt[g0]++;
+        for (int q = 1; q < r; q++) taken[i + off[q]] = 1;
+      } else {
+        pr->grun[g0] = -1;
+      }
+    }
+    at += len[j];
+  }
+  for (size_t i = 0; i < ng; i++) {
+    const int r = pr->grun[i];
+    bool ok = r > 1 && pr->gcnt[i] == pr->gsize[i];
+    for (int q = 1; q < r && ok; q++) {
+      const uint32_t gq = pr->gseq[3 * i + q - 1];
+      ok = pr->grun[gq] == 0 && pr->gsize[gq] == pr->gsize[i];
+    }
+    if (!ok && r > 1) pr->grun[i] = -1;
+    for (int q = 1; q < r && ok; q++) pr->grun[pr->gseq[3 * i + q - 1]] = -2; /* costed with group i */
+  }
   const Access *g[32];
   uint8_t gl[32];
-  size_t from = 0;
+  int jof[32];
+  for (int j = 0; j < k; j++) jof[lanes[j]] = j;
   for (size_t i = 0; i < ng; i++) {
-    const size_t to = pr->gstart[i]; /* shifted by the scatter: now the end of group i */
+    const size_t from = i ? pr->gstart[i - 1] : 0, to = pr->gstart[i]; /* shifted by the scatter */
+    const int r = pr->grun[i];
+    if (r == -2) continue;
     int m = 0;
     for (size_t q = from; q < to; q++) {
-      g[m] = pr->members[q].first;
+      const Access *x = pr->members[q].first;
+      const int j = jof[pr->members[q].second];
+      if (r <= 1 && reloaded(base[j], (size_t)(x - base[j]))) continue;
+      g[m] = x;
       gl[m++] = pr->members[q].second;
     }
+    if (!m) continue;
+    Probe::VecRun *v = !g[0]->shared || g[0]->size != 4 || g[0]->vol || pr->voverflow ? nullptr : vec_entry(pr, g[0]->pc);
+    if (r > 1) {
+      Access wide[32];
+      const Access *gw[32];
+      for (int j = 0; j < m; j++) {
+        wide[j] = *g[j];
+        wide[j].size = (uint8_t)(4 * r);
+        gw[j] = &wide[j];
+      }
+      if (g[0]->vol & FIRST_PIECE) {
+        cost_group(pr->counts, pr->scratch.data(), gw, gl, m);
+        continue;
+      }
+      unsigned long long one[N_COUNTS] = {0}, merged[N_COUNTS] = {0};
+      cost_group(merged, pr->scratch.data(), gw, gl, m);
+      cost_group(one, pr->scratch.data(), g, gl, m);
+      for (int q = 1; q < r; q++) {
+        const uint32_t gq = pr->gseq[3 * i + q - 1];
+        const size_t f2 = gq ? pr->gstart[gq - 1] : 0, t2 = pr->gstart[gq];
+        int m2 = 0;
+        const Access *g2[32];
+        uint8_t gl2[32];
+        for (size_t z = f2; z < t2; z++) {
+          g2[m2] = pr->members[z].first;
+          gl2[m2++] = pr->members[z].second;
+        }
+        cost_group(one, pr->scratch.data(), g2, gl2, m2);
+      }
+      for (int q = 0; q < N_COUNTS; q++) pr->counts[q] += one[q];
+      if (v) {
+        if (v->r && v->r != r) v->bad = true;
+        v->r = r;
+        for (int q = 0; q < N_COUNTS; q++) v->delta[q] += (long long)merged[q] - (long long)one[q];
+      }
+      continue;
+    }
     cost_group(pr->counts, pr->scratch.data(), g, gl, m);
-    from = to;
+    if (v) v->bad = true;
   }
 }
 
 /* ptxas makes one 8- or 16-byte shared access of a lane's adjacent 4-byte words where it can
- * prove their alignment; GCC's code makes one access per word. The two cases the kit's kernels
- * show (tests/probe_uniform.cu and probe_struct_counts.cu, measured with ncu): the pieces of a
- * struct copy in shared memory (an 8-byte pair at an 8-byte boundary, a 16-byte struct at a
- * 16-byte one), and a run of loads at consecutive constant offsets that every lane makes at one
- * address (a block scan reading its warps' totals; 4 words at a 16-byte boundary or 2 at an
- * 8-byte one; GCC may keep such a loop rolled, where nvcc unrolls it, so one call site may
- * make the whole run). Returns how many of the entries from i of every lane make one access: 4, 2 or 1
- * (no merge). Divergent warps (count_warp_general) are not merged. */
-int vector_run(const Access *const *base, int k, size_t i, size_t len) {
+ * prove their alignment; GCC's code makes one access per word. The emu finds such runs (2 or
+ * 4 accesses in a row in each lane's log, one per instruction or several of one instruction
+ * that nvcc would unroll, to adjacent words from an 8- or 16-byte boundary, the same
+ * instructions in every lane) and counts them as nvcc would where it could prove them: struct
+ * copies at once (their pieces lie together by construction), other runs where every execution
+ * of the run's first instruction in the launch starts the same run (merge_runs). Values every
+ * lane reads (a block scan's warp totals: uniform), a thread's items at 4 * lane + k, and an
+ * 8-byte pair copied into shared memory are such runs (tests/probe_uniform.cu,
+ * probe_struct_counts.cu; measured with ncu). Returns the run's length from entry i: 4, 2, or 1
+ * (none). */
+int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *off, const uint8_t *taken) {
   const Access &a0 = base[0][i];
+  off[0] = 0;
   if (!a0.shared || a0.size != 4 || (a0.vol & VOLATILE)) return 1;
   const bool piece = a0.vol & FIRST_PIECE;
-  if (!piece && (a0.write || (a0.vol & PIECE))) return 1;
+  if (!piece && (a0.vol & PIECE)) return 1;
+  const bool window = !piece && !a0.write; /* loads may interleave with other loads */
   for (int r = 4; r >= 2; r /= 2) {
-    if (i + (size_t)r > len || (a0.vaddr & (uintptr_t)(4 * r - 1))) continue;
+    if (a0.vaddr & (uintptr_t)(4 * r - 1)) continue;
+    int q = 1;
+    size_t at = i;
+    for (; q < r; q++) { /* lane 0's members */
+      size_t z = at + 1;
+      for (; z < len && z <= i + RUN_WINDOW; z++) {
+        const Access &y = base[0][z];
+        if (!(taken && taken[z]) && y.shared && y.size == 4 && y.write == a0.write && y.vaddr == a0.vaddr + 4 * (uintptr_t)q &&
+            (piece ? y.pc == a0.pc && y.vol == PIECE : !y.vol))
+          break;
+        if (!window || y.write) {
+          z = len;
+          break;
+        }
+      }
+      if (z >= len || z > i + RUN_WINDOW) break;
+      at = z;
+      off[q] = (uint8_t)(z - i);
+    }
+    if (q < r) continue;
     bool ok = true;
-    for (int j = 0; j < k && ok; j++) {
+    for (int j = 1; j < k && ok; j++) { /* every lane: the same instructions, its own adjacent words */
       const Access *x = base[j] + i;
       if ((x[0].vaddr & (uintptr_t)(4 * r - 1)) || x[0].pc != a0.pc) ok = false;
-      for (int q = 0; q < r && ok; q++) {
-        const Access &y = x[q], &y0 = base[0][i + (size_t)q];
-        ok = y.shared && y.size == 4 && y.write == a0.write && y.pc == y0.pc && y.vaddr == x[0].vaddr + 4 * (uintptr_t)q;
-        if (!ok) break;
-        if (piece) /* the copy's pieces, and nothing more of it */
-          ok = y.pc == a0.pc && (q ? y.vol == PIECE : y.vol == (PIECE | FIRST_PIECE));
-        else /* uniform loads (one instruction each, or one in a loop nvcc unrolls) */
-          ok = !y.vol && y.vaddr == y0.vaddr;
+      for (int m = 1; m < r && ok; m++) {
+        const Access &y = x[off[m]];
+        ok = y.pc == base[0][i + off[m]].pc && y.shared && y.size == 4 && y.write == a0.write &&
+             y.vol == base[0][i + off[m]].vol && y.vaddr == x[0].vaddr + 4 * (uintptr_t)m;
       }
-      if (ok && piece && i + (size_t)r < len && x[r].vol == PIECE && x[r].pc == a0.pc) ok = false;
     }
+    if (ok && piece)
+      for (int j = 0; j < k && ok; j++) /* the copy's pieces, and nothing more of it */
+        if (i + (size_t)r < len && base[j][i + (size_t)r].vol == PIECE && base[j][i + (size_t)r].pc == a0.pc) ok = false;
     if (ok) return r;
   }
   return 1;
+}
+
+/* The launch's entry for runs that start at pc (created on first sight). */
+Probe::VecRun *vec_entry(Probe *pr, uintptr_t pc) {
+  if (pr->vtab.empty()) pr->vtab.assign(1024, Probe::VecRun{});
+  const size_t mask = pr->vtab.size() - 1;
+  for (size_t h = mix(pc);; h++) {
+    Probe::VecRun &v = pr->vtab[h & mask];
+    if (v.stamp != pr->vstamp) {
+      if (2 * ++pr->vused > pr->vtab.size()) pr->voverflow = true; /* too many: merge nothing */
+      v = Probe::VecRun{};
+      v.pc = pc;
+      v.stamp = pr->vstamp;
+      return &v;
+    }
+    if (v.pc == pc) return &v;
+  }
 }
 
 /* A warp-level instruction of 4-byte accesses, one word per lane, that is either the same word
@@ -686,66 +852,8 @@ inline int warp_views(Probe *pr, int n, int w0, const Access **base, size_t *len
   return k;
 }
 
-/* A run of uniform loads is merged only where nvcc could have merged it: the loads read constant
- * offsets, so every warp of the block that executes the run's first load starts the same run at
- * the same address there. (Scan code that reads s[warp - 1] and then s[warps - 1] makes two
- * adjacent uniform loads in the last warp alone; nvcc loads them one by one.) Fills pr->runs
- * with the epoch's candidates, bad where a warp disagrees. */
-void find_uniform_runs(Worker *w, Probe *pr) {
-  const int n = w->nthreads;
-  pr->runs.clear();
-  const Access *base[32];
-  size_t len[32];
-  uint8_t lanes[32];
-  for (int w0 = 0; w0 < n; w0 += 32) {
-    bool same;
-    const int k = warp_views(pr, n, w0, base, len, lanes, &same);
-    if (!k || !same) continue;
-    for (size_t i = 0; i < len[0]; i++) {
-      const Access &a = base[0][i];
-      if (!a.shared || a.write || a.vol || a.size != 4) continue;
-      const int r = vector_run(base, k, i, len[0]);
-      if (r == 1) continue;
-      Probe::UniformRun *u = nullptr;
-      for (Probe::UniformRun &x : pr->runs)
-        if (x.pc == a.pc) u = &x;
-      if (!u) {
-        pr->runs.push_back(Probe::UniformRun{a.pc, a.vaddr, r, 0, 0, -1, false});
-        u = &pr->runs.back();
-      }
-      if (u->vaddr != a.vaddr || u->r != r) u->bad = true;
-      if (u->last_warp != w0) u->warps++, u->last_warp = w0;
-      i += (size_t)r - 1;
-    }
-  }
-  if (pr->runs.empty()) return;
-  for (int w0 = 0; w0 < n; w0 += 32) { /* the warps that execute each run's first load */
-    bool same;
-    const int k = warp_views(pr, n, w0, base, len, lanes, &same);
-    for (int j = 0; j < k; j++)
-      for (Probe::UniformRun &u : pr->runs) {
-        if (u.last_warp == -2 - w0) continue;
-        for (size_t i = 0; i < len[j]; i++)
-          if (base[j][i].pc == u.pc) {
-            u.seen_by++;
-            u.last_warp = -2 - w0; /* counted for this warp */
-            break;
-          }
-      }
-  }
-  for (Probe::UniformRun &u : pr->runs)
-    if (u.seen_by != u.warps) u.bad = true;
-}
-
-inline bool uniform_run_ok(const Probe *pr, uintptr_t pc) {
-  for (const Probe::UniformRun &u : pr->runs)
-    if (u.pc == pc) return !u.bad;
-  return false;
-}
-
 void count_epoch(Worker *w, Probe *pr) {
   const int n = w->nthreads;
-  find_uniform_runs(w, pr);
   if (pr->scratch.size() < 32 * 8) pr->scratch.resize(32 * 8);
   uint64_t *s = pr->scratch.data();
   for (int w0 = 0; w0 < n; w0 += 32) {
@@ -768,20 +876,57 @@ void count_epoch(Worker *w, Probe *pr) {
     if (same) { /* every lane that accessed memory ran the same instructions (checked on the way) */
       unsigned long long c[N_COUNTS] = {0};
       const Access *g[32];
+      if (pr->taken.size() < len[0]) pr->taken.resize(len[0], 0);
+      uint8_t *taken = pr->taken.data();
+      pr->marks.clear();
+      pr->pend.clear();
       size_t i = 0;
       for (; i < len[0]; i++) {
-        const int r = vector_run(base, k, i, len[0]);
-        if (r > 1 && ((base[0][i].vol & FIRST_PIECE) || uniform_run_ok(pr, base[0][i].pc))) {
-          /* one 8- or 16-byte access, as nvcc makes it */
-          Access wide[32];
-          for (int j = 0; j < k; j++) {
-            wide[j] = base[j][i];
-            wide[j].size = (uint8_t)(4 * r);
-            g[j] = &wide[j];
-          }
-          cost_group(c, s, g, lanes, k);
-          i += (size_t)r - 1;
+        if (taken[i]) { /* costed with the run that holds it */
+          taken[i] = 0;
           continue;
+        }
+        const Access &h = base[0][i];
+        if (reloaded(base[0], i)) {
+          int j = 1;
+          while (j < k && base[j][i].pc == h.pc && reloaded(base[j], i)) j++;
+          if (j == k) continue;
+        }
+        if (h.shared && h.size == 4 && !(h.vol & VOLATILE)) {
+          uint8_t off[4];
+          const int r = vector_run(base, k, i, len[0], off, taken);
+          Probe::VecRun *v = (h.vol & PIECE) || pr->voverflow ? nullptr : vec_entry(pr, h.pc);
+          if (r > 1 && ((h.vol & FIRST_PIECE) || v)) {
+            Access wide[32];
+            for (int j = 0; j < k; j++) {
+              wide[j] = base[j][i];
+              wide[j].size = (uint8_t)(4 * r);
+              g[j] = &wide[j];
+            }
+            for (int q = 1; q < r; q++) {
+              taken[i + off[q]] = 1;
+              pr->marks.push_back(i + off[q]);
+            }
+            if (h.vol & FIRST_PIECE) { /* a struct copy: one 8- or 16-byte access, as nvcc makes it */
+              cost_group(c, s, g, lanes, k);
+              continue;
+            }
+            /* counted one by one; what merging changes waits in the run's entry (merge_runs) */
+            unsigned long long one[N_COUNTS] = {0}, merged[N_COUNTS] = {0};
+            cost_group(merged, s, g, lanes, k);
+            for (int q = 0; q < r; q++) {
+              for (int j = 0; j < k; j++) g[j] = &base[j][i + off[q]];
+              cost_group(one, s, g, lanes, k);
+            }
+            Probe::Pending pd{v, r, {0}};
+            for (int q = 0; q < N_COUNTS; q++) {
+              c[q] += one[q];
+              pd.d[q] = (long long)merged[q] - (long long)one[q];
+            }
+            pr->pend.push_back(pd);
+            continue;
+          }
+          if (v) v->bad = true; /* this instruction also runs alone: nvcc could not join it */
         }
         const Access &a0 = base[0][i];
         const uintptr_t pc = a0.pc, v0 = a0.vaddr;
@@ -802,8 +947,14 @@ void count_epoch(Worker *w, Probe *pr) {
       }
       if (i == len[0]) {
         for (int q = 0; q < N_COUNTS; q++) pr->counts[q] += c[q];
+        for (const Probe::Pending &pd : pr->pend) {
+          if (pd.v->r && pd.v->r != pd.r) pd.v->bad = true;
+          pd.v->r = pd.r;
+          for (int q = 0; q < N_COUNTS; q++) pd.v->delta[q] += pd.d[q];
+        }
         continue;
       }
+      for (size_t z : pr->marks) taken[z] = 0; /* lanes that differ: counted below instead */
     }
     count_warp_general(pr, base, len, lanes, k);
   }
@@ -1038,6 +1189,12 @@ void probe_launch_begin(const LaunchInfo *in) {
 void probe_worker_reset(Worker *w) {
   Probe *pr = probe_of(w);
   for (auto &c : pr->counts) c = 0;
+  if (++pr->vstamp == 0) {
+    for (Probe::VecRun &v : pr->vtab) v.stamp = 0;
+    pr->vstamp = 1;
+  }
+  pr->vused = 0;
+  pr->voverflow = false;
   pr->truncated = false;
 }
 
@@ -1089,12 +1246,41 @@ const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_
  * around a student's call: scanlab_emu_probe_counters). */
 unsigned long long g_totals[N_COUNTS];
 
+/* The runs of adjacent accesses (vector_run) nvcc could have joined: those whose first
+ * instruction started the same run in every execution, in every worker's blocks. Adds what
+ * joining them changes to c. */
+void merge_runs(const std::vector<Worker *> &workers, unsigned long long *c) {
+  std::vector<const Probe::VecRun *> all;
+  for (Worker *w : workers) {
+    const Probe *pr = (const Probe *)w->probe;
+    if (!pr) continue;
+    if (pr->voverflow) return;
+    for (const Probe::VecRun &v : pr->vtab)
+      if (v.stamp == pr->vstamp) all.push_back(&v);
+  }
+  std::sort(all.begin(), all.end(), [](const Probe::VecRun *a, const Probe::VecRun *b) { return a->pc < b->pc; });
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    bool bad = false;
+    int r = 0;
+    for (; j < all.size() && all[j]->pc == all[i]->pc; j++) {
+      bad |= all[j]->bad || (r && all[j]->r && all[j]->r != r) || !all[j]->r;
+      if (all[j]->r) r = all[j]->r;
+    }
+    if (!bad)
+      for (size_t q = i; q < j; q++)
+        for (int m = 0; m < N_COUNTS; m++) c[m] = (unsigned long long)((long long)c[m] + all[q]->delta[m]);
+    i = j;
+  }
+}
+
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers) {
   g_launch = nullptr;
   unsigned long long c[N_COUNTS] = {0};
   for (Worker *w : workers)
     if (w->probe)
       for (int i = 0; i < N_COUNTS; i++) c[i] += ((Probe *)w->probe)->counts[i];
+  merge_runs(workers, c);
   for (int i = 0; i < N_COUNTS; i++) g_totals[i] += c[i];
   if (!g_profile_path) return;
   FILE *f = fopen(g_profile_path, "a");
