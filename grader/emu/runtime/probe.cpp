@@ -17,7 +17,9 @@
  *    of a warp is one warp-level instruction, as the lanes of a converged warp issue it), each
  *    group is costed as the hardware costs it: a global request and its 32-byte sectors, a
  *    shared request and its wavefronts (the largest number of distinct 4-byte words any bank
- *    must deliver, per phase of 32, 16 or 8 lanes for 4-, 8- and 16-byte accesses);
+ *    must deliver, per phase of 32, 16 or 8 lanes for 4-, 8- and 16-byte accesses); a lane's
+ *    adjacent 4-byte shared accesses that nvcc would make as one 8- or 16-byte access are
+ *    counted as one (vector_run, merge_runs);
  * 2. every address touched by two threads, at least one writing, is checked for an order
  *    between them: within an epoch only a warp collective (`__syncwarp`, shuffles, votes)
  *    orders two lanes of one warp, and nothing orders threads of different warps. Only the
