@@ -336,8 +336,9 @@ KNOWN_PROFILE_DIFFERENCES = {
                                        "not explained yet",
     ("02", "scanIncKoggeStoneDBKernel"): "one shared store wavefront by instruction more per launch, "
                                          "not explained yet",
-    ("05", "reduceRangesKernel"): "35 shared load wavefronts by instruction more (10%) with the same "
-                                  "load instructions, not explained yet",
+    ("05", "reduceRangesKernel"): "reduceRangeBlock drops scanIncBlock's result: nvcc removes the "
+                                  "unused load of the warp totals before it (one per warp after the "
+                                  "first, per tile), GCC's instrumented code keeps it",
     ("06", "segScanGlobalKernel"): "nvcc's code makes one shared load per warp that GCC's keeps in a "
                                    "register (4 wavefronts per tile), not explained further",
     ("07", "compactKernel"): "nvcc unrolls the store loop whose trip count differs between lanes: "
