@@ -332,10 +332,10 @@ def profile_emu_labs():
 # and why; grader/emu/README.md ("Against an H100, kernel by kernel") explains each. Any other
 # difference fails the check, and so does an entry here that no longer differs.
 KNOWN_PROFILE_DIFFERENCES = {
-    ("02", "scanIncKoggeStoneKernel"): "one shared store wavefront by instruction more per launch, "
-                                       "not explained yet",
-    ("02", "scanIncKoggeStoneDBKernel"): "one shared store wavefront by instruction more per launch, "
-                                         "not explained yet",
+    ("02", "scanIncKoggeStoneKernel"): "s[t] = i < n ? in[i] : 0 is two stores in GCC's code, one in "
+                                       "nvcc's: the warp that straddles n stores twice",
+    ("02", "scanIncKoggeStoneDBKernel"): "src[t] = i < n ? in[i] : 0 is two stores in GCC's code, one "
+                                         "in nvcc's: the warp that straddles n stores twice",
     ("05", "reduceRangesKernel"): "reduceRangeBlock drops scanIncBlock's result: nvcc removes the "
                                   "unused load of the warp totals before it (one per warp after the "
                                   "first, per tile), GCC's instrumented code keeps it",
