@@ -339,14 +339,16 @@ KNOWN_PROFILE_DIFFERENCES = {
     ("05", "reduceRangesKernel"): "reduceRangeBlock drops scanIncBlock's result: nvcc removes the "
                                   "unused load of the warp totals before it (one per warp after the "
                                   "first, per tile), GCC's instrumented code keeps it",
-    ("06", "segScanGlobalKernel"): "nvcc's code makes one shared load per warp that GCC's keeps in a "
-                                   "register (4 wavefronts per tile), not explained further",
+    ("06", "segScanGlobalKernel"): "ptxas reloads s_tile_id from shared memory after the warp-totals "
+                                   "loop (one load per warp, ncu's source page) where GCC keeps it in "
+                                   "a register: 4 wavefronts per tile",
     ("07", "compactKernel"): "nvcc unrolls the store loop whose trip count differs between lanes: "
                              "some warps store in two instructions (a warp-uniform loop agrees, but "
                              "measured 0.59-0.63 of copy against 0.68)",
     ("07", "firstDiffKernel"): "nvcc loads b[i] only where a[i] == 0; GCC's code loads it always",
-    ("07", "spmvKernel"): "shared wavefronts by instruction 2-4% apart, conflicts 8-36%, in the "
-                          "segmented block scan: not analysed yet",
+    ("07", "spmvKernel"): "the row-head byte stores (STS.U8) and the row-end reads conflict as the "
+                          "L1 counts them (ncu's source page: 35 wavefronts for 17 byte stores); the "
+                          "emu's model of 1-byte accesses differs, not modelled yet",
     ("07", "strBatchKernel"): "shared wavefronts by instruction about 1% apart, not analysed yet",
 }
 
