@@ -346,9 +346,9 @@ KNOWN_PROFILE_DIFFERENCES = {
                              "some warps store in two instructions (a warp-uniform loop agrees, but "
                              "measured 0.59-0.63 of copy against 0.68)",
     ("07", "firstDiffKernel"): "nvcc loads b[i] only where a[i] == 0; GCC's code loads it always",
-    ("07", "spmvKernel"): "the row-head byte stores (STS.U8) and the row-end reads conflict as the "
-                          "L1 counts them (ncu's source page: 35 wavefronts for 17 byte stores); the "
-                          "emu's model of 1-byte accesses differs, not modelled yet",
+    ("07", "spmvKernel"): "the row-head byte stores and the row-end reads, at addresses the matrix "
+                          "sets: 40 and 58 wavefronts in the emu against ncu's 35 and 54 for the same "
+                          "17 executions each, not found yet",
     ("07", "strBatchKernel"): "shared wavefronts by instruction about 1% apart, not analysed yet",
 }
 
