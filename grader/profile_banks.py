@@ -25,8 +25,10 @@ Markdown table for grader/emu/README.md ends the output.
 
     profile_banks.py --lab 03|02,05|all [--submission PATH] [--n N] [--block B] [--sm 90]
                      [--no-emu | --emu-only] [--strict] [--record FILE | --recorded FILE]
+                     [--differences FILE]
 
---record FILE keeps ncu's counts of the run in FILE (JSON, by lab and case); --recorded FILE
+--record FILE keeps ncu's counts of the run in FILE (JSON, by lab and case; the kit's solutions
+at the default sizes, which is what --recorded assumes); --recorded FILE
 compares the emu with counts kept so, without a GPU. grader/emu/h100_profile.json holds an
 H100's counts of the solutions at the default sizes: without a GPU, a profile of the solutions
 at those sizes is compared with them; `make check` does so for every lab.
@@ -545,17 +547,18 @@ def main(argv=None):
                          "grader/emu/h100_profile.json")
     args = ap.parse_args(argv)
     recorded = None
+    kit_solutions = os.path.realpath(args.submission) == os.path.realpath(os.path.join(ROOT, "solutions"))
     if (not args.recorded and not args.emu_only and not args.no_emu and not args.record and not args.n
-            and not args.block and os.path.basename(os.path.normpath(args.submission)) == "solutions"
-            and os.path.exists(RECORDED) and not (find_tool("ncu") and gpu_present())):
+            and not args.block and kit_solutions and os.path.exists(RECORDED)
+            and not (find_tool("ncu") and gpu_present())):
         args.recorded = RECORDED  # no GPU: the solutions beside the H100's kept counts
     if args.recorded:
         if args.record or args.no_emu:
             fail("--recorded compares the emu with kept counts: not with --record or --no-emu")
         if args.n or args.block:
             fail("--recorded holds the counts of the default sizes: leave out --n and --block")
-        if os.path.basename(os.path.normpath(args.submission)) != "solutions":
-            fail("--recorded holds the counts of the solutions: leave out --submission (or name solutions/)")
+        if not kit_solutions:
+            fail("--recorded holds the counts of the kit's solutions: leave out --submission")
         recorded = load_recorded(args.recorded)
         args.emu_only = True
 
@@ -573,6 +576,9 @@ def main(argv=None):
     if args.emu_only:
         missing = ["ncu left out (--emu-only)"]
     use_emu = not args.no_emu and shutil.which(os.environ.get("EMU_CXX", "g++"))
+    if args.record and (missing or not kit_solutions or args.n or args.block):
+        fail("--record keeps ncu's counts of the kit's solutions at the default sizes: it needs nvcc, ncu and "
+             "a GPU (" + ("; ".join(missing) or "present") + "), no --submission, --n or --block")
     if missing and not use_emu:
         fail("needs " + ", ".join(missing) + " for ncu's counters, or a host C++ compiler (g++) for "
              "the emulator's")

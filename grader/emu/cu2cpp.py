@@ -13,9 +13,11 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   worker thread, so thread-local storage is per-block storage) plus a call that poisons it
   the first time a block reaches it; `extern __shared__ T name[];` becomes a pointer to the
   block's dynamic shared memory;
-* `#pragma unroll` becomes `#pragma GCC unroll N` (N the count, or 64 without one; a count
-  that is not a number is dropped): GCC unrolls the loop as nvcc does, so the memory probes see
-  one instruction per iteration, as the GPU runs it.
+* `#pragma unroll` becomes `#pragma GCC unroll N` before a `for` loop: N the count, or 64
+  without one where the loop's bound is a literal or an upper-case constant (a loop of unknown
+  count nvcc does not unroll without a count). GCC then unrolls the loop as nvcc does, so the
+  memory probes see one instruction per iteration, as the GPU runs it. Any other pragma unroll
+  line is blanked.
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -357,6 +359,25 @@ class Rewriter:
             text += nl * max(0, orig_nl - text.count('\n'))
             edits.append((start, close + 1, text))
 
+    @staticmethod
+    def unroll_pragma(arg, after):
+        """`#pragma unroll [N]` for GCC, so it unrolls the loop as nvcc does and the probes see one
+        instruction per iteration: `#pragma GCC unroll N`, or 64 without a count, where a `for`
+        loop follows whose bound is a literal or an upper-case constant (nvcc unrolls a loop of
+        unknown count not at all without a count, and GCC would unroll it 64 times); nothing
+        otherwise (a count that is not a number, a pragma before something else)."""
+        arg = re.sub(r'/\*.*?\*/|//.*', ' ', arg).strip()
+        m = re.fullmatch(r'\(?\s*(\d+)\s*\)?', arg)
+        if arg and not m:
+            return ''
+        loop = re.match(r'\s*for\s*\(([^;]*);([^;]*);', after)
+        if not loop:
+            return ''
+        if not m and not re.fullmatch(r'\s*[\w.]+\s*(<|<=|>|>=|!=)\s*(\d+|[A-Z][A-Z0-9_]*)\s*', loop.group(2)):
+            return ''
+        count = min(int(m.group(1)), 65534) if m else 64
+        return '#pragma GCC unroll %d' % count
+
     def rewrite(self, path, src):
         m = mask(src)
         edits = []  # (start, end, text)
@@ -433,11 +454,7 @@ class Rewriter:
 
         # -- #pragma unroll and local .cuh includes (line-based)
         for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b([^\n]*)', src, re.M):
-            # GCC unrolls the loop as nvcc does: the probes then see one instruction per
-            # iteration, as the GPU runs it (a bare pragma: completely, where the count is known)
-            arg = mt.group(1).strip()
-            count = arg if re.fullmatch(r'\(?\s*\d+\s*\)?', arg) else '' if arg else '64'
-            edits.append((mt.start(), mt.end(), '#pragma GCC unroll %s' % count.strip('() ') if count else ''))
+            edits.append((mt.start(), mt.end(), self.unroll_pragma(mt.group(1), src[mt.end():])))
         for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cuh)"[^\n]*', src, re.M):
             found = self.find_include(path, mt.group(1))
             if not found:

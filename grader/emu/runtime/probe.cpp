@@ -171,7 +171,8 @@ struct Probe {
     uintptr_t pc;
     uint32_t stamp;
     int r;
-    bool bad;
+    bool bad;                /* this pc also ran other than as the start of the same run */
+    uintptr_t member[3];     /* the pcs of the run's other accesses */
     long long delta[N_COUNTS];
   };
   std::vector<VecRun> vtab;
@@ -182,9 +183,11 @@ struct Probe {
   struct Pending {
     VecRun *v;
     int r;
+    uintptr_t member[3];
     long long d[N_COUNTS];
   };
   std::vector<Pending> pend;      /* a warp's run deltas, kept until the warp is costed */
+  std::vector<uintptr_t> pend_bad; /* and the pcs it found running alone */
   uint32_t vstamp = 0;
   size_t vused = 0;
   bool voverflow = false;
@@ -401,13 +404,16 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
 
 /* A byte range: GCC reports so the copy of a struct whose size is not a power of two up to 16
  * bytes or exceeds its alignment (an 8-byte pair of 4-byte fields aligned to 4, a 12-byte
- * triple, ...). nvcc copies such a struct in accesses no wider than its alignment, 4 bytes for
- * the kit's pairs of 4-byte fields. The probes see neither the type nor its alignment, only the
- * address and the size: they record 4-byte accesses where both are multiples of 4 (2 or 1
- * bytes otherwise), in address order, each an instruction of its own. All pieces carry the
- * copy's return address, so piece k of one lane groups with piece k of the others (the k-th
- * occurrence of the instruction), and a race names the copy's line. (A struct aligned to its
- * size, up to 16 bytes, is one access: GCC calls __tsan_readN, nvcc issues one.) */
+ * triple, ...). In global memory nvcc copies such a struct in accesses no wider than its
+ * alignment, 4 bytes for the kit's pairs of 4-byte fields. The probes see neither the type nor
+ * its alignment, only the address and the size: they record 4-byte accesses where both are
+ * multiples of 4 (2 or 1 bytes otherwise), in address order, each an instruction of its own,
+ * the first marked FIRST_PIECE. All pieces carry the copy's return address, so piece k of one
+ * lane groups with piece k of the others (the k-th occurrence of the instruction), and a race
+ * names the copy's line. In shared memory nvcc knows where the array lies and copies a pair at
+ * an 8-byte boundary with one 8-byte access: the counting merges the pieces there (vector_run).
+ * (A struct aligned to its size, up to 16 bytes, is one access: GCC calls __tsan_readN, nvcc
+ * issues one.) */
 __attribute__((noinline)) void record_range(const void *p, unsigned long size, unsigned write, void *ret) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f || !size) return;
@@ -519,8 +525,9 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
   }
   int lanes_per_phase = maxsize >= 16 ? 8 : maxsize >= 8 ? 16 : 32;
   if (maxsize > 4) {
-    /* 8- and 16-byte accesses in which lanes 2i and 2i+1 read the same address (a value every
-     * lane reads, or pairs): twice the lanes per phase (an H100 serves a 16-byte value read by
+    /* 8- and 16-byte loads in which lanes 2i and 2i+1, where both are active (one pair at
+     * least), read the same address (a value every lane reads, or pairs): twice the lanes per
+     * phase (an H100 serves a 16-byte value read by
      * the whole warp in 2 wavefronts, an 8-byte one in 1; tests/probe_uniform.cu) */
     uintptr_t at[32];
     unsigned present = 0;
@@ -528,10 +535,13 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
       at[lanes[i]] = g[i]->vaddr;
       present |= 1u << lanes[i];
     }
-    bool pairs = !a0.write;
+    bool pairs = !a0.write, some = false;
     for (int l = 0; l < 32 && pairs; l += 2)
-      if (((present >> l) & 3) == 3 && at[l] != at[l + 1]) pairs = false;
-    if (pairs) lanes_per_phase *= 2;
+      if (((present >> l) & 3) == 3) {
+        some = true;
+        if (at[l] != at[l + 1]) pairs = false;
+      }
+    if (pairs && some) lanes_per_phase *= 2;
   }
   unsigned long long waves = 0, phases = 0;
   for (int ph = 0; ph < 32 / lanes_per_phase; ph++) {
@@ -555,15 +565,21 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
     waves += (unsigned long long)best;
     phases++;
   }
+  /* conflicts: the wavefronts beyond what the active lanes' bytes need at the phase's width
+   * (8-byte loads by the 16 odd lanes: 2 wavefronts, 1 conflict, as an H100 counts them) */
+  const unsigned long long ideal = std::max(phases, (unsigned long long)0) > 0
+                                       ? (unsigned long long)((n + lanes_per_phase - 1) / lanes_per_phase)
+                                       : 0;
   counts[a0.write ? S_ST_WAVE : S_LD_WAVE] += waves;
-  counts[a0.write ? S_ST_CONF : S_LD_CONF] += waves - phases;
+  counts[a0.write ? S_ST_CONF : S_LD_CONF] += waves - std::min(ideal, waves);
   counts[a0.write ? S_ST_REQ : S_LD_REQ] += 1;
 }
 
 Probe::VecRun *vec_entry(Probe *pr, uintptr_t pc);
-/* A shared load of a word this lane loaded a few accesses before, with no shared store and no
- * warp collective of its own between: GCC's code, duplicated along branch paths, sometimes
- * loads a value again where nvcc keeps it (a block scan's loop over the warps' totals). Not
+/* A shared load of a word this lane loaded a few accesses before, with no shared store of its
+ * own (atomics are not logged) and no warp collective between: GCC's code, duplicated along
+ * branch paths, sometimes loads a value again where nvcc keeps it (a block scan's loop over the
+ * warps' totals). Where every lane of a converged warp reloads the same word, the load is not
  * counted. */
 
 bool reloaded(const Access *x, size_t i) {
@@ -577,6 +593,16 @@ bool reloaded(const Access *x, size_t i) {
   return false;
 }
 int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *off, const uint8_t *taken);
+
+/* Adds one execution of a run (its length, its other pcs, what merging it changes) to the
+ * entry of its first pc; another length makes the entry bad. (The other pcs may differ between
+ * executions: GCC duplicates code along branch paths that nvcc keeps as one.) */
+void note_run(Probe::VecRun *v, int r, const uintptr_t *member, const long long *delta) {
+  if (v->r && v->r != r) v->bad = true;
+  v->r = r;
+  memcpy(v->member, member, sizeof v->member); /* GCC may duplicate the others along paths */
+  for (int q = 0; q < N_COUNTS; q++) v->delta[q] += delta[q];
+}
 
 /* A warp whose lanes did not all run the same instructions: the k-th execution of an
  * instruction by each lane is one warp-level instruction. */
@@ -658,7 +684,6 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
         taken[i] = 0;
         continue;
       }
-      if (reloaded(base[j], i)) continue; /* not counted (below) */
       const uint32_t g0 = pr->gid[at + i];
       uint8_t off[4];
       const int r = vector_run(lane_log, 1, i, len[j], off, taken);
@@ -682,7 +707,9 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   }
   for (size_t i = 0; i < ng; i++) {
     const int r = pr->grun[i];
-    bool ok = r > 1 && pr->gcnt[i] == pr->gsize[i];
+    /* every lane of the warp in the run: where lanes take different arms of a branch, nvcc's
+     * code is often one instruction for both, with no provable alignment */
+    bool ok = r > 1 && pr->gcnt[i] == pr->gsize[i] && (int)pr->gsize[i] == k;
     for (int q = 1; q < r && ok; q++) {
       const uint32_t gq = pr->gseq[3 * i + q - 1];
       ok = pr->grun[gq] == 0 && pr->gsize[gq] == pr->gsize[i];
@@ -692,8 +719,6 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   }
   const Access *g[32];
   uint8_t gl[32];
-  int jof[32];
-  for (int j = 0; j < k; j++) jof[lanes[j]] = j;
   for (size_t i = 0; i < ng; i++) {
     const size_t from = i ? pr->gstart[i - 1] : 0, to = pr->gstart[i]; /* shifted by the scatter */
     const int r = pr->grun[i];
@@ -701,8 +726,6 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
     int m = 0;
     for (size_t q = from; q < to; q++) {
       const Access *x = pr->members[q].first;
-      const int j = jof[pr->members[q].second];
-      if (r <= 1 && reloaded(base[j], (size_t)(x - base[j]))) continue;
       g[m] = x;
       gl[m++] = pr->members[q].second;
     }
@@ -721,6 +744,7 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
         continue;
       }
       unsigned long long one[N_COUNTS] = {0}, merged[N_COUNTS] = {0};
+      uintptr_t member[3] = {0, 0, 0};
       cost_group(merged, pr->scratch.data(), gw, gl, m);
       cost_group(one, pr->scratch.data(), g, gl, m);
       for (int q = 1; q < r; q++) {
@@ -734,12 +758,13 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
           gl2[m2++] = pr->members[z].second;
         }
         cost_group(one, pr->scratch.data(), g2, gl2, m2);
+        member[q - 1] = g2[0]->pc;
       }
       for (int q = 0; q < N_COUNTS; q++) pr->counts[q] += one[q];
       if (v) {
-        if (v->r && v->r != r) v->bad = true;
-        v->r = r;
-        for (int q = 0; q < N_COUNTS; q++) v->delta[q] += (long long)merged[q] - (long long)one[q];
+        long long d[N_COUNTS];
+        for (int q = 0; q < N_COUNTS; q++) d[q] = (long long)merged[q] - (long long)one[q];
+        note_run(v, r, member, d);
       }
       continue;
     }
@@ -750,11 +775,15 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
 
 /* ptxas makes one 8- or 16-byte shared access of a lane's adjacent 4-byte words where it can
  * prove their alignment; GCC's code makes one access per word. The emu finds such runs (2 or
- * 4 accesses in a row in each lane's log, one per instruction or several of one instruction
- * that nvcc would unroll, to adjacent words from an 8- or 16-byte boundary, the same
- * instructions in every lane) and counts them as nvcc would where it could prove them: struct
- * copies at once (their pieces lie together by construction), other runs where every execution
- * of the run's first instruction in the launch starts the same run (merge_runs). Values every
+ * 4 accesses of each lane to adjacent words from an 8- or 16-byte boundary, the same
+ * instructions in every lane, no warp collective between; stores and struct pieces in a row,
+ * loads within RUN_WINDOW accesses of the first, other loads between) and counts them as nvcc
+ * would where it could prove them: struct copies at once (their pieces lie together by
+ * construction), other runs where every execution of the run's first instruction in the launch
+ * starts a run of the same length and none of the run's instructions also runs alone
+ * (merge_runs).
+ * Alignment is judged from the addresses the launch used, which nvcc cannot see: an index that
+ * is even in every execution but not provably so is merged where nvcc would not. Values every
  * lane reads (a block scan's warp totals: uniform), a thread's items at 4 * lane + k, and an
  * 8-byte pair copied into shared memory are such runs (tests/probe_uniform.cu,
  * probe_struct_counts.cu; measured with ncu). Returns the run's length from entry i: 4, 2, or 1
@@ -774,6 +803,10 @@ int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *
       size_t z = at + 1;
       for (; z < len && z <= i + RUN_WINDOW; z++) {
         const Access &y = base[0][z];
+        if (y.phase != a0.phase) { /* a warp collective between: nvcc keeps the accesses apart */
+          z = len;
+          break;
+        }
         if (!(taken && taken[z]) && y.shared && y.size == 4 && y.write == a0.write && y.vaddr == a0.vaddr + 4 * (uintptr_t)q &&
             (piece ? y.pc == a0.pc && y.vol == PIECE : !y.vol))
           break;
@@ -794,7 +827,7 @@ int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *
       for (int m = 1; m < r && ok; m++) {
         const Access &y = x[off[m]];
         ok = y.pc == base[0][i + off[m]].pc && y.shared && y.size == 4 && y.write == a0.write &&
-             y.vol == base[0][i + off[m]].vol && y.vaddr == x[0].vaddr + 4 * (uintptr_t)m;
+             y.vol == base[0][i + off[m]].vol && y.vaddr == x[0].vaddr + 4 * (uintptr_t)m && y.phase == x[0].phase;
       }
     }
     if (ok && piece)
@@ -807,7 +840,7 @@ int vector_run(const Access *const *base, int k, size_t i, size_t len, uint8_t *
 
 /* The launch's entry for runs that start at pc (created on first sight). */
 Probe::VecRun *vec_entry(Probe *pr, uintptr_t pc) {
-  if (pr->vtab.empty()) pr->vtab.assign(1024, Probe::VecRun{});
+  if (pr->vtab.empty()) pr->vtab.assign(8192, Probe::VecRun{});
   const size_t mask = pr->vtab.size() - 1;
   for (size_t h = mix(pc);; h++) {
     Probe::VecRun &v = pr->vtab[h & mask];
@@ -835,23 +868,6 @@ inline void cost_simple(unsigned long long *counts, const Access &a0, int n, boo
   counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
   counts[a0.write ? G_ST_SECT : G_LD_SECT] += sectors;
   if ((a0.vol & VOLATILE) && !a0.write) counts[G_LD_VOL_SECT] += sectors;
-}
-
-/* The lanes of warp w0 that accessed memory (base, len, lanes); how many; same: all ran the
- * same number of accesses. */
-inline int warp_views(Probe *pr, int n, int w0, const Access **base, size_t *len, uint8_t *lanes, bool *same) {
-  const int m = std::min(32, n - w0);
-  int k = 0;
-  *same = true;
-  for (int l = 0; l < m; l++) {
-    const Access *b = pr->tb[(size_t)(w0 + l)];
-    if (b == pr->te[(size_t)(w0 + l)]) continue; /* no access */
-    base[k] = b;
-    len[k] = (size_t)(pr->te[(size_t)(w0 + l)] - b);
-    if (len[k] != len[0]) *same = false;
-    lanes[k++] = (uint8_t)l;
-  }
-  return k;
 }
 
 void count_epoch(Worker *w, Probe *pr) {
@@ -882,6 +898,7 @@ void count_epoch(Worker *w, Probe *pr) {
       uint8_t *taken = pr->taken.data();
       pr->marks.clear();
       pr->pend.clear();
+      pr->pend_bad.clear();
       size_t i = 0;
       for (; i < len[0]; i++) {
         if (taken[i]) { /* costed with the run that holds it */
@@ -889,9 +906,9 @@ void count_epoch(Worker *w, Probe *pr) {
           continue;
         }
         const Access &h = base[0][i];
-        if (reloaded(base[0], i)) {
+        if (reloaded(base[0], i)) { /* a value every lane loaded again: not counted */
           int j = 1;
-          while (j < k && base[j][i].pc == h.pc && reloaded(base[j], i)) j++;
+          while (j < k && base[j][i].pc == h.pc && base[j][i].vaddr == h.vaddr && reloaded(base[j], i)) j++;
           if (j == k) continue;
         }
         if (h.shared && h.size == 4 && !(h.vol & VOLATILE)) {
@@ -920,7 +937,8 @@ void count_epoch(Worker *w, Probe *pr) {
               for (int j = 0; j < k; j++) g[j] = &base[j][i + off[q]];
               cost_group(one, s, g, lanes, k);
             }
-            Probe::Pending pd{v, r, {0}};
+            Probe::Pending pd{v, r, {0, 0, 0}, {0}};
+            for (int q = 1; q < r; q++) pd.member[q - 1] = base[0][i + off[q]].pc;
             for (int q = 0; q < N_COUNTS; q++) {
               c[q] += one[q];
               pd.d[q] = (long long)merged[q] - (long long)one[q];
@@ -928,7 +946,7 @@ void count_epoch(Worker *w, Probe *pr) {
             pr->pend.push_back(pd);
             continue;
           }
-          if (v) v->bad = true; /* this instruction also runs alone: nvcc could not join it */
+          if (v) pr->pend_bad.push_back(h.pc); /* runs alone here: nvcc could not join it */
         }
         const Access &a0 = base[0][i];
         const uintptr_t pc = a0.pc, v0 = a0.vaddr;
@@ -949,11 +967,8 @@ void count_epoch(Worker *w, Probe *pr) {
       }
       if (i == len[0]) {
         for (int q = 0; q < N_COUNTS; q++) pr->counts[q] += c[q];
-        for (const Probe::Pending &pd : pr->pend) {
-          if (pd.v->r && pd.v->r != pd.r) pd.v->bad = true;
-          pd.v->r = pd.r;
-          for (int q = 0; q < N_COUNTS; q++) pd.v->delta[q] += pd.d[q];
-        }
+        for (const Probe::Pending &pd : pr->pend) note_run(pd.v, pd.r, pd.member, pd.d);
+        for (uintptr_t pc : pr->pend_bad) vec_entry(pr, pc)->bad = true;
         continue;
       }
       for (size_t z : pr->marks) taken[z] = 0; /* lanes that differ: counted below instead */
@@ -1261,6 +1276,10 @@ void merge_runs(const std::vector<Worker *> &workers, unsigned long long *c) {
       if (v.stamp == pr->vstamp) all.push_back(&v);
   }
   std::sort(all.begin(), all.end(), [](const Probe::VecRun *a, const Probe::VecRun *b) { return a->pc < b->pc; });
+  std::vector<uintptr_t> alone; /* pcs that ran other than as the start of their run */
+  for (const Probe::VecRun *v : all)
+    if (v->bad) alone.push_back(v->pc);
+  auto ran_alone = [&](uintptr_t pc) { return std::binary_search(alone.begin(), alone.end(), pc); };
   for (size_t i = 0; i < all.size();) {
     size_t j = i;
     bool bad = false;
@@ -1268,6 +1287,8 @@ void merge_runs(const std::vector<Worker *> &workers, unsigned long long *c) {
     for (; j < all.size() && all[j]->pc == all[i]->pc; j++) {
       bad |= all[j]->bad || (r && all[j]->r && all[j]->r != r) || !all[j]->r;
       if (all[j]->r) r = all[j]->r;
+      for (int q = 0; q < 3; q++)
+        if (all[j]->member[q] && ran_alone(all[j]->member[q])) bad = true;
     }
     if (!bad)
       for (size_t q = i; q < j; q++)
