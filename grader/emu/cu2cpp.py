@@ -17,7 +17,15 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   without one where the loop's bound is a literal or an upper-case constant (a loop of unknown
   count nvcc does not unroll without a count). GCC then unrolls the loop as nvcc does, so the
   memory probes see one instruction per iteration, as the GPU runs it. Any other pragma unroll
-  line is blanked.
+  line is blanked;
+* every `for`, `while` and `do` loop in a function body (not in a `constexpr` function, not in
+  a `#define`) carries a `::scanlab_emu::LoopCtx`: `{ LoopCtx c; for (...) { c.next(); body } }`,
+  on the loop's own lines. In a build with the memory probes it tells them which iteration of
+  which loops each access belongs to, so that the lanes of a warp are grouped by iteration, as
+  the GPU runs them, even where a lane skips an access in some iterations; otherwise it is an
+  empty object the compiler removes. Loops that GCC unrolls (`#pragma unroll` with a count
+  other than 1, or before a bound known when compiling) are left alone: each iteration is
+  code of its own. `#pragma unroll 1` becomes `_Pragma("GCC unroll 1")` inside the block.
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -278,6 +286,99 @@ def split_top(s):
     return parts
 
 
+def skip_ws(m, i):
+    while i < len(m) and m[i].isspace():
+        i += 1
+    return i
+
+
+def word_at(m, i):
+    mt = IDENT.match(m, i)
+    return mt.group(0) if mt and (i == 0 or not (m[i - 1].isalnum() or m[i - 1] == '_')) else ''
+
+
+def stmt_end(m, i):
+    """End (one past) of the statement that starts at m[i] (m masked), or -1 where it cannot be
+    read: a block, an if (with its else), a loop, a switch, or anything up to its `;`."""
+    i = skip_ws(m, i)
+    if i >= len(m):
+        return -1
+    if m[i] == '{':
+        j = match_forward(m, i, '{', '}')
+        return -1 if j < 0 else j + 1
+    w = word_at(m, i)
+    if w in ('if', 'while', 'for', 'switch'):
+        j = skip_ws(m, i + len(w))
+        if w == 'if' and word_at(m, j) == 'constexpr':
+            j = skip_ws(m, j + len('constexpr'))
+        if j >= len(m) or m[j] != '(':
+            return -1
+        j = match_forward(m, j, '(', ')')
+        if j < 0:
+            return -1
+        e = stmt_end(m, j + 1)
+        if w == 'if' and e >= 0:
+            k = skip_ws(m, e)
+            if word_at(m, k) == 'else':
+                return stmt_end(m, k + len('else'))
+        return e
+    if w == 'do':
+        e = stmt_end(m, i + 2)
+        if e < 0:
+            return -1
+        k = skip_ws(m, e)
+        if word_at(m, k) != 'while':
+            return -1
+        k = skip_ws(m, k + len('while'))
+        if k >= len(m) or m[k] != '(':
+            return -1
+        k = match_forward(m, k, '(', ')')
+        if k < 0:
+            return -1
+        k = skip_ws(m, k + 1)
+        return k + 1 if k < len(m) and m[k] == ';' else -1
+    depth = 0
+    for j in range(i, len(m)):
+        c = m[j]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+            if depth < 0:
+                return -1
+        elif c == ';' and depth == 0:
+            return j + 1
+    return -1
+
+
+def function_scopes(m, kinds):
+    """For each position of a loop keyword: whether it lies in a function body, and whether
+    that function is constexpr. Returns a function pos -> (in_code, in_constexpr), answered in
+    one pass over m for positions asked in increasing order."""
+    stack = []  # (kind, constexpr)
+    state = {'j': 0}
+
+    def at(pos):
+        for j in range(state['j'], pos):
+            c = m[j]
+            if c == '{':
+                kind = kinds.get(j, 'code')
+                cx = False
+                if kind == 'code':
+                    if not any(k == 'code' for k, _ in stack):
+                        head_start = max(m.rfind(';', 0, j), m.rfind('}', 0, j), m.rfind('{', 0, j))
+                        cx = re.search(r'\bconstexpr\b', m[head_start + 1:j]) is not None
+                    else:
+                        cx = stack[-1][1]
+                stack.append((kind, cx))
+            elif c == '}' and stack:
+                stack.pop()
+        state['j'] = max(state['j'], pos)
+        code = [x for x in stack if x[0] == 'code']
+        return bool(code), bool(code) and code[-1][1]
+    return at
+
+
 ATTR_RE = re.compile(r'(__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))')
 
 
@@ -358,6 +459,48 @@ class Rewriter:
             orig_nl = src[start:close + 1].count('\n')
             text += nl * max(0, orig_nl - text.count('\n'))
             edits.append((start, close + 1, text))
+
+    def loop_edits(self, m, kinds, pragma_at, edits):
+        """Wraps each loop of a function body in a block that holds a LoopCtx and starts its
+        body with next() (see the module's doc): insertions only, on the loop's own lines."""
+        scope = function_scopes(m, kinds)
+        tails = set()  # the `while` of each do ... while
+        unrolled = {skip_ws(m, e) for s, e, t in edits if t.startswith('#pragma GCC unroll')}
+        for mt in re.finditer(r'\b(for|while|do)\b', m):
+            p, w = mt.start(), mt.group(1)
+            prag = pragma_at.pop(p, None)
+            code, cx = scope(p)
+            if p in tails or p in unrolled or not code or cx:
+                if prag:
+                    edits.append(prag)
+                continue
+            if w == 'do':
+                body = skip_ws(m, p + 2)
+            else:
+                h = skip_ws(m, p + len(w))
+                h = match_forward(m, h, '(', ')') if h < len(m) and m[h] == '(' else -1
+                body = skip_ws(m, h + 1) if h >= 0 else -1
+            end = stmt_end(m, body) if body >= 0 else -1
+            loop_end = stmt_end(m, p) if end >= 0 else -1
+            if end < 0 or loop_end < 0:
+                if prag:
+                    edits.append(prag)
+                continue
+            if w == 'do':
+                tails.add(skip_ws(m, end))
+            self.counter += 1
+            name = 'scanlab_emu_loop_%d' % self.counter
+            opening = '{ ::scanlab_emu::LoopCtx %s; ' % name
+            if prag:
+                edits.append((prag[0], prag[1], ''))
+                opening += '_Pragma("%s") ' % prag[2][len('#pragma '):]
+            edits.append((p, p, opening))
+            if m[body] == '{':
+                edits.append((body + 1, body + 1, ' %s.next();' % name))
+            else:
+                edits.append((body, body, '{ %s.next(); ' % name))
+                edits.append((end, end, ' }'))
+            edits.append((loop_end, loop_end, ' }'))
 
     @staticmethod
     def unroll_pragma(arg, after):
@@ -452,9 +595,16 @@ class Rewriter:
             text += '\n' * max(0, nl)
             edits.append((ds, de, text))
 
-        # -- #pragma unroll and local .cuh includes (line-based)
+        # -- #pragma unroll (line-based) and loops
+        pragma_at = {}  # position of a `for` -> (pragma line start, end, GCC pragma text)
         for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b([^\n]*)', src, re.M):
-            edits.append((mt.start(), mt.end(), self.unroll_pragma(mt.group(1), src[mt.end():])))
+            text = self.unroll_pragma(mt.group(1), src[mt.end():])
+            k = skip_ws(m, mt.end())
+            if text == '#pragma GCC unroll 1' and word_at(m, k) == 'for':
+                pragma_at[k] = (mt.start(), mt.end(), text)
+            else:
+                edits.append((mt.start(), mt.end(), text))
+        self.loop_edits(m, kinds, pragma_at, edits)
         for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cuh)"[^\n]*', src, re.M):
             found = self.find_include(path, mt.group(1))
             if not found:
@@ -473,7 +623,10 @@ class Rewriter:
             edits.append((mt.start(), mt.end(), '#line 1 "%s"\n%s\n#line %d "%s"'
                           % (found, inner.rstrip('\n'), line_no + 1, path)))
 
-        edits.sort(key=lambda e: e[0])
+        # insertions (empty ranges) before a replacement at the same place, in the order made
+        edits = [e + (n,) for n, e in enumerate(edits)]
+        edits.sort(key=lambda e: (e[0], e[1] > e[0], e[3]))
+        edits = [e[:3] for e in edits]
         out, last = [], 0
         for s, e, t in edits:
             if s < last:

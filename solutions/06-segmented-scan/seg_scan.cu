@@ -482,17 +482,20 @@ static __global__ void __launch_bounds__(SS_GLOBAL_THREADS, SS_GLOBAL_MIN_BLOCKS
     }
   }
 
-  /* 5. Warp 0 publishes and looks back; the others wait at the barrier. */
+  /* 5. Warp 0 publishes and looks back; the others wait at the barrier. The tile id is read
+   *    again: kept in a register since step 1, it would take one more than the rows leave free
+   *    (ptxas reloads it here even where the source does not). */
   const bool need_carry = s_warp_head[0] != 0; /* the tile's first element is not a head */
+  const unsigned tile_id = s_tile_id;
   if (warp == 0) {
-    const T carry = lookbackWarp(status, tile, tile_head, tile_value, need_carry, epoch, op);
+    const T carry = lookbackWarp(status, tile_id, tile_head, tile_value, need_carry, epoch, op);
     if (lane == 0) s_carry = carry;
   }
   __syncthreads();
 
   /* 6. This warp's carry: the tile's carry joined to the warps before; it reaches the warp's
    *    elements before its first head (for EXCLUSIVE, a warp's first element had none). */
-  const bool tile_carry = tile > 0 && need_carry;
+  const bool tile_carry = tile_id > 0 && need_carry;
   const bool carry_valid = warp == 0 ? tile_carry : true;
   const T carry = warp == 0 ? s_carry : (before_head || !tile_carry) ? before : op(s_carry, before);
   if (carry_valid && first_head != 0) {

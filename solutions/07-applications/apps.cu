@@ -384,6 +384,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
   for (int k = 0; k < APP_ITEMS; k++) /* staged at their ranks: the tile's kept elements in order */
     if (keep[k]) s_kept[rank[k]] = v[k];
   __syncthreads();
+  /* not unrolled: a warp then stores once per trip of its lanes (nvcc's unrolled copy would run
+   * both the unrolled body and the remainder in a warp whose lanes straddle them) */
+#pragma unroll 1
   for (unsigned j = threadIdx.x; j < kept; j += APP_THREADS) __stcs(out + before + j, s_kept[j]);
   if (threadIdx.x == 0 && base + valid == n) *count = (unsigned long long)before + kept;
   /* STUDENT-END(lab07) */

@@ -49,6 +49,34 @@ void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
 long long clock_ns();
 
+/* The loops of device code (cu2cpp.py wraps each in a block holding one of these): in a build
+ * with the memory probes (GCC's -fsanitize=thread defines __SANITIZE_THREAD__), each iteration
+ * sets the CUDA thread's loop context, a hash of the iteration numbers of the loops it is in,
+ * which the probes keep with every access; elsewhere an empty object. */
+#ifdef __SANITIZE_THREAD__
+uint32_t loop_ctx_enter();
+void loop_ctx_set(uint32_t ctx);
+struct LoopCtx {
+  const uint32_t saved;
+  uint32_t n = 0;
+  LoopCtx() : saved(loop_ctx_enter()) {}
+  ~LoopCtx() { loop_ctx_set(saved); }
+  LoopCtx(const LoopCtx &) = delete;
+  LoopCtx &operator=(const LoopCtx &) = delete;
+  void next() {
+    uint32_t x = saved * 0x9E3779B1u + ++n;
+    x ^= x >> 15;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    loop_ctx_set(x);
+  }
+};
+#else
+struct LoopCtx {
+  void next() {}
+};
+#endif
+
 /* File-scope __shared__ variables register how to find them; poisoned at each block start. */
 struct FileShared {
   FileShared(void *(*addr)(), size_t bytes);

@@ -58,10 +58,12 @@ struct Fiber {
 #endif
   Stack stack;
   /* memory probes (probe.cpp): where this thread's next access goes in its log, the end of the
-   * room it has there, and the warp collectives it has passed in this block */
+   * room it has there, the warp collectives it has passed in this block, and its loop
+   * context (LoopCtx) */
   void *probe_cur;
   void *probe_end;
   uint32_t probe_phase;
+  uint32_t probe_ctx;
   int tid;
   ::uint3 tidx;
   uint8_t state;

@@ -52,6 +52,8 @@ struct Access {
   uintptr_t addr;   /* the address */
   uintptr_t vaddr;  /* shared: the offset in the block's shared window (banks); global: addr */
   uint32_t phase;   /* warp collectives this thread had passed */
+  uint32_t ctx;     /* the iterations of the loops it was in (LoopCtx): lanes of a warp run an
+                       instruction together in the same iteration */
   uint8_t size;
   uint8_t shared;
   uint8_t write;
@@ -129,11 +131,13 @@ const uint32_t NO_CELL = ~(uint32_t)0;
  * warp-level instruction that is the k-th occurrence of one instruction. */
 struct PcCount {
   uintptr_t pc;
+  uint32_t ctx;
   uint32_t stamp;
   uint32_t n;
 };
 struct GroupKey {
   uintptr_t pc;
+  uint32_t ctx;
   uint32_t occ;
   uint32_t stamp;
   uint32_t id;
@@ -347,6 +351,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->addr = a;
   y->vaddr = va;
   y->phase = f->probe_phase;
+  y->ctx = f->probe_ctx;
   y->size = (uint8_t)size;
   y->shared = sh;
   y->write = (uint8_t)write;
@@ -616,8 +621,8 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   size_t pcap = 16, gcap = 16;
   while (pcap < 2 * maxlen) pcap <<= 1;
   while (gcap < 2 * e) gcap <<= 1;
-  if (pr->pc_tab.size() < pcap) pr->pc_tab.assign(pcap, PcCount{0, 0, 0}), pr->pc_stamp = 0;
-  if (pr->group_tab.size() < gcap) pr->group_tab.assign(gcap, GroupKey{0, 0, 0, 0}), pr->group_stamp = 0;
+  if (pr->pc_tab.size() < pcap) pr->pc_tab.assign(pcap, PcCount{0, 0, 0, 0}), pr->pc_stamp = 0;
+  if (pr->group_tab.size() < gcap) pr->group_tab.assign(gcap, GroupKey{0, 0, 0, 0, 0}), pr->group_stamp = 0;
   if (pr->gid.size() < e) pr->gid.resize(e);
   pr->gsize.clear();
   if (++pr->group_stamp == 0) {
@@ -636,25 +641,26 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
     const uint32_t ps = pr->pc_stamp;
     for (size_t i = 0; i < len[j]; i++) {
       const uintptr_t pc = base[j][i].pc;
-      size_t h = mix(pc);
+      const uint32_t ctx = base[j][i].ctx;
+      size_t h = mix(pc ^ (uintptr_t)ctx << 40 ^ ctx);
       for (;; h++) {
         PcCount &c = pt[h & (pcap - 1)];
         if (c.stamp != ps) {
-          c = PcCount{pc, ps, 0};
+          c = PcCount{pc, ctx, ps, 0};
           break;
         }
-        if (c.pc == pc) break;
+        if (c.pc == pc && c.ctx == ctx) break;
       }
       const uint32_t occ = pt[h & (pcap - 1)].n++;
-      size_t h2 = mix(pc * 31 + occ);
+      size_t h2 = mix((pc * 31 + occ) ^ (uintptr_t)ctx << 40 ^ ctx);
       for (;; h2++) {
         GroupKey &c = gt[h2 & (gcap - 1)];
         if (c.stamp != gs) {
-          c = GroupKey{pc, occ, gs, (uint32_t)pr->gsize.size()};
+          c = GroupKey{pc, ctx, occ, gs, (uint32_t)pr->gsize.size()};
           pr->gsize.push_back(0);
           break;
         }
-        if (c.pc == pc && c.occ == occ) break;
+        if (c.pc == pc && c.ctx == ctx && c.occ == occ) break;
       }
       const uint32_t id = gt[h2 & (gcap - 1)].id;
       pr->gid[at++] = id;
@@ -955,7 +961,7 @@ void count_epoch(Worker *w, Probe *pr) {
         int j = 1;
         for (; j < k; j++) {
           const Access &x = base[j][i];
-          if (x.pc != pc) break;
+          if (x.pc != pc || x.ctx != a0.ctx) break;
           const bool w4 = x.size == 4;
           consecutive &= w4 && x.vaddr == v0 + 4 * (uintptr_t)j;
           one &= w4 && x.vaddr == v0;
@@ -1225,6 +1231,7 @@ void probe_block_begin(Worker *w) {
     f.probe_cur = pr->logs[t].base;
     f.probe_end = pr->logs[t].base + std::min(pr->logs[t].cap, LOG_CAP);
     f.probe_phase = 0;
+    f.probe_ctx = 0;
   }
   pr->shared.clear();
   pr->sh_lo = pr->sh_hi = pr->sh_next = 0;
@@ -1255,6 +1262,15 @@ bool probe_epoch(Worker *w) {
   }
   next_gen(pr);
   return ok;
+}
+
+/* LoopCtx (scanlab_emu_device.h): the running CUDA thread's loop context; 0 outside one. */
+uint32_t loop_ctx_enter() {
+  const Fiber *f = (const Fiber *)tls.fiber;
+  return f ? f->probe_ctx : 0;
+}
+void loop_ctx_set(uint32_t ctx) {
+  if (Fiber *f = (Fiber *)tls.fiber) f->probe_ctx = ctx;
 }
 
 const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_msg.c_str(); }
