@@ -3,7 +3,7 @@
 
 Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
 
-Three rewrites, each keeping every line on its line number (a `#line` directive at the top
+Four rewrites, each keeping every line on its line number (a `#line` directive at the top
 names the .cu file, so compiler errors and emulator diagnostics point into it):
 
 * `kernel<<<grid, block, smem, stream>>>(args)` becomes a call of

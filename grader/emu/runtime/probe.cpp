@@ -14,7 +14,8 @@
  * `__syncthreads`, and when the block ends, the logs of that stretch (an epoch) are read:
  *
  * 1. grouped per warp and per instruction (the k-th execution of one instruction by each lane
- *    of a warp is one warp-level instruction, as the lanes of a converged warp issue it), each
+ *    of a warp in one iteration of the loops it is in, its loop context: LoopCtx, is one
+ *    warp-level instruction, as the lanes of a converged warp issue it), each
  *    group is costed as the hardware costs it: a global request and its 32-byte sectors, a
  *    shared request and its wavefronts (the largest number of distinct 4-byte words any bank
  *    must deliver, per phase of 32, 16 or 8 lanes for 4-, 8- and 16-byte accesses); a lane's
@@ -610,7 +611,8 @@ void note_run(Probe::VecRun *v, int r, const uintptr_t *member, const long long 
 }
 
 /* A warp whose lanes did not all run the same instructions: the k-th execution of an
- * instruction by each lane is one warp-level instruction. */
+ * instruction by each lane in one loop context (the same iteration of the same loops) is one
+ * warp-level instruction. */
 __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const *base, const size_t *len,
                                                    const uint8_t *lanes, int k) {
   size_t e = 0, maxlen = 0;
