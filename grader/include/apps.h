@@ -248,8 +248,9 @@ void strCompareBatch(const uint8_t *d_a, const uint32_t *d_off_a, const uint8_t 
  *  @p d_in). */
 void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n);
 
-/** out[i] = FirstDiff()(a[i], b[i]) for i < n, on the device (for the tests). */
-void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_out, size_t n);
+/** ab[i] = FirstDiff()(a[i], b[i]) and ba[i] = FirstDiff()(b[i], a[i]) for i < n, on the
+ *  device (for the tests: the operator is not commutative, so both orders are checked). */
+void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_ab, int32_t *d_ba, size_t n);
 
 /** Frees the device memory the lab keeps between calls (safe to call any time). */
 void appRelease(void);

@@ -335,8 +335,6 @@ KNOWN_PROFILE_DIFFERENCES = {
     ("05", "reduceRangesKernel"): "reduceRangeBlock drops scanIncBlock's result: nvcc removes the "
                                   "unused load of the warp totals before it (one per warp after the "
                                   "first, per tile), GCC's instrumented code keeps it",
-    ("07", "firstDiffKernel"): "ptxas loads b[i] only where a[i] == 0 (even read with __ldg); GCC's "
-                               "code loads it always: 6 of 250 sectors",
     ("07", "spmvKernel"): "shared store wavefronts by instruction, 3 per tile more in the emu (the "
                           "L1's wavefronts and conflicts agree within 10%), not found yet",
     ("07", "strBatchKernel"): "shared wavefronts by instruction about 1% apart, not analysed yet",

@@ -18,7 +18,7 @@
  *     spmvTimed(val_bits, y, row_ptr, col, x, rows, nnz)   the timed form (values as float bits)
  *     strCompare(a, b, len_a, len_b, off_a, off_b) -> -1, 0, +1 (strings at byte offsets)
  *     strCompareBatch(a, off_a, b, off_b, result, pairs)
- *     firstDiffApply(a, b, out, n)              out[i] = FirstDiff()(a[i], b[i]) on the device
+ *     firstDiffApply(a, b, ab, ba, n)           ab[i] = FirstDiff()(a[i], b[i]), ba[i] = FirstDiff()(b[i], a[i])
  *     appRelease()
  */
 #include <stdint.h>
@@ -83,7 +83,7 @@ static int64_t call_str_batch(drv_call *c) {
 }
 static int64_t call_first_diff(drv_call *c) {
   firstDiffApply((const int32_t *)drv_ptr(c, 0), (const int32_t *)drv_ptr(c, 1), (int32_t *)drv_ptr(c, 2),
-                 drv_size(c, 3));
+                 (int32_t *)drv_ptr(c, 3), drv_size(c, 4));
   return 0;
 }
 static int64_t call_release(drv_call *c) { return (void)c, appRelease(), 0; }

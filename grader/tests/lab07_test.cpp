@@ -495,29 +495,35 @@ static void test_spmv(void) {
 
 static int32_t first_diff(int32_t a, int32_t b) { return a != 0 ? a : b; }
 
-/* Every pair and triple of codes: the device's operator against the definition, which is
- * associative and not commutative. */
+/* Every pair and triple of codes: the device's operator against the definition, in both orders
+ * (it is not commutative), and associative. */
 static void test_first_diff(void) {
   const int32_t codes[3] = {-1, 0, 1};
   hx_buf *a = hx_buf_new(27, 4), *b = hx_buf_new(27, 4), *ab = hx_buf_new(27, 4), *bc = hx_buf_new(27, 4);
-  hx_buf *l = hx_buf_new(27, 4), *r = hx_buf_new(27, 4), *c = hx_buf_new(27, 4);
-  if (!a || !b || !ab || !bc || !l || !r || !c) return;
+  hx_buf *l = hx_buf_new(27, 4), *r = hx_buf_new(27, 4), *c = hx_buf_new(27, 4), *ba = hx_buf_new(27, 4);
+  hx_buf *spare = hx_buf_new(27, 4);
+  if (!a || !b || !ab || !bc || !l || !r || !c || !ba || !spare) return;
   int32_t *A = (int32_t *)hx_buf_data(a), *B = (int32_t *)hx_buf_data(b), *C = (int32_t *)hx_buf_data(c);
   for (int i = 0; i < 27; i++) {
     A[i] = codes[i / 9];
     B[i] = codes[(i / 3) % 3];
     C[i] = codes[i % 3];
   }
-  int32_t exp[27];
-  for (int i = 0; i < 27; i++) exp[i] = first_diff(A[i], B[i]);
-  if (HX_CALL("firstDiffApply", "FirstDiff()(a, b) for a, b in {-1, 0, +1}", hx_in(a), hx_in(b), hx_out(ab), hx_i64(27)))
+  int32_t exp[27], rev[27];
+  for (int i = 0; i < 27; i++) {
+    exp[i] = first_diff(A[i], B[i]);
+    rev[i] = first_diff(B[i], A[i]);
+  }
+  if (HX_CALL("firstDiffApply", "FirstDiff()(a, b) and (b, a) for a, b in {-1, 0, +1}", hx_in(a), hx_in(b), hx_out(ab),
+              hx_out(ba), hx_i64(27)))
     return;
-  if (hx_check_i32("FirstDiff()(a, b), a = -1,0,+1 (9 each), b = -1,0,+1 (3 each)", exp, (const int32_t *)hx_buf_data(ab), 27))
+  if (hx_check_i32("FirstDiff()(a, b), a = -1,0,+1 (9 each), b = -1,0,+1 (3 each)", exp, (const int32_t *)hx_buf_data(ab), 27) ||
+      hx_check_i32("FirstDiff()(b, a), the same pairs the other way round", rev, (const int32_t *)hx_buf_data(ba), 27))
     return;
   /* (a op b) op c against a op (b op c) */
-  if (HX_CALL("firstDiffApply", "FirstDiff: b op c", hx_in(b), hx_in(c), hx_out(bc), hx_i64(27)) ||
-      HX_CALL("firstDiffApply", "FirstDiff: (a op b) op c", hx_in(ab), hx_in(c), hx_out(l), hx_i64(27)) ||
-      HX_CALL("firstDiffApply", "FirstDiff: a op (b op c)", hx_in(a), hx_in(bc), hx_out(r), hx_i64(27)))
+  if (HX_CALL("firstDiffApply", "FirstDiff: b op c", hx_in(b), hx_in(c), hx_out(bc), hx_out(spare), hx_i64(27)) ||
+      HX_CALL("firstDiffApply", "FirstDiff: (a op b) op c", hx_in(ab), hx_in(c), hx_out(l), hx_out(spare), hx_i64(27)) ||
+      HX_CALL("firstDiffApply", "FirstDiff: a op (b op c)", hx_in(a), hx_in(bc), hx_out(r), hx_out(spare), hx_i64(27)))
     return;
   hx_check_i32("FirstDiff: (a op b) op c against a op (b op c), every triple", (const int32_t *)hx_buf_data(l),
                (const int32_t *)hx_buf_data(r), 27);

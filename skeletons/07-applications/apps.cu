@@ -706,14 +706,17 @@ __host__ __device__ int32_t FirstDiff::operator()(int32_t a, int32_t b) const {
   /* STUDENT-END(lab07) */
 }
 
-static __global__ void firstDiffKernel(const int32_t *a, const int32_t *b, int32_t *out, size_t n) {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = FirstDiff()(a[i], b[i]);
+static __global__ void firstDiffKernel(const int32_t *a, const int32_t *b, int32_t *ab, int32_t *ba, size_t n) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const int32_t x = a[i], y = b[i];
+    ab[i] = FirstDiff()(x, y);
+    ba[i] = FirstDiff()(y, x);
+  }
 }
 
-void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_out, size_t n) {
+void firstDiffApply(const int32_t *d_a, const int32_t *d_b, int32_t *d_ab, int32_t *d_ba, size_t n) {
   if (n == 0) return;
-  firstDiffKernel<<<gridFor(n), APP_THREADS>>>(d_a, d_b, d_out, n);
+  firstDiffKernel<<<gridFor(n), APP_THREADS>>>(d_a, d_b, d_ab, d_ba, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -253,11 +253,11 @@ static void runFirstDiff(size_t n) {
     b[i] = (int32_t)(rnd() % 3) - 1;
   }
   int32_t *d_a = (int32_t *)upload(a, n * 4), *d_b = (int32_t *)upload(b, n * 4);
-  int32_t *d_out = (int32_t *)upload(NULL, n * 4);
-  firstDiffApply(d_a, d_b, d_out, n);
+  int32_t *d_ab = (int32_t *)upload(NULL, n * 4), *d_ba = (int32_t *)upload(NULL, n * 4);
+  firstDiffApply(d_a, d_b, d_ab, d_ba, n);
   CK(cudaDeviceSynchronize());
-  int32_t *out = (int32_t *)download(d_out, n * 4);
-  for (size_t i = 0; i < n; i++) expect(out[i] == (a[i] != 0 ? a[i] : b[i]), i);
+  int32_t *ab = (int32_t *)download(d_ab, n * 4), *ba = (int32_t *)download(d_ba, n * 4);
+  for (size_t i = 0; i < n; i++) expect(ab[i] == (a[i] != 0 ? a[i] : b[i]) && ba[i] == (b[i] != 0 ? b[i] : a[i]), i);
 }
 
 static const char *const CASES[] = {"app_scan_exc", "compact_scan", "compact_single", "partition", "split",
