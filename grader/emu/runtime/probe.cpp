@@ -716,8 +716,10 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
   for (size_t i = 0; i < ng; i++) {
     const int r = pr->grun[i];
     /* every lane of the warp in the run: where lanes take different arms of a branch, nvcc's
-     * code is often one instruction for both, with no provable alignment */
-    bool ok = r > 1 && pr->gcnt[i] == pr->gsize[i] && (int)pr->gsize[i] == k;
+     * code is often one instruction for both, with no provable alignment; but a struct copy is
+     * one access whichever lanes make it (a block scan's warp totals, stored by lane 0) */
+    const bool copy = r > 1 && (pr->members[i ? pr->gstart[i - 1] : 0].first->vol & FIRST_PIECE);
+    bool ok = r > 1 && pr->gcnt[i] == pr->gsize[i] && ((int)pr->gsize[i] == k || copy);
     for (int q = 1; q < r && ok; q++) {
       const uint32_t gq = pr->gseq[3 * i + q - 1];
       ok = pr->grun[gq] == 0 && pr->gsize[gq] == pr->gsize[i];
