@@ -307,6 +307,15 @@ def stmt_end(m, i):
         j = match_forward(m, i, '{', '}')
         return -1 if j < 0 else j + 1
     w = word_at(m, i)
+    if w and w not in ('default',):
+        k = skip_ws(m, i + len(w))
+        if k < len(m) and m[k] == ':' and m[k + 1:k + 2] != ':':
+            return stmt_end(m, k + 1)  # a labelled statement
+    if w in ('case', 'default'):
+        k = m.find(':', i)
+        while k >= 0 and m[k + 1:k + 2] == ':':
+            k = m.find(':', k + 2)
+        return -1 if k < 0 else stmt_end(m, k + 1)
     if w in ('if', 'while', 'for', 'switch'):
         j = skip_ws(m, i + len(w))
         if w == 'if' and word_at(m, j) == 'constexpr':

@@ -911,6 +911,12 @@ void count_epoch(Worker *w, Probe *pr) {
       pr->pend_bad.clear();
       size_t i = 0;
       for (; i < len[0]; i++) {
+        { /* the same instruction in the same loop iteration in every lane, or the general path */
+          const Access &h0 = base[0][i];
+          int j = 1;
+          while (j < k && base[j][i].pc == h0.pc && base[j][i].ctx == h0.ctx) j++;
+          if (j < k) break;
+        }
         if (taken[i]) { /* costed with the run that holds it */
           taken[i] = 0;
           continue;
@@ -965,7 +971,7 @@ void count_epoch(Worker *w, Probe *pr) {
         int j = 1;
         for (; j < k; j++) {
           const Access &x = base[j][i];
-          if (x.pc != pc || x.ctx != a0.ctx) break;
+          if (x.pc != pc) break;
           const bool w4 = x.size == 4;
           consecutive &= w4 && x.vaddr == v0 + 4 * (uintptr_t)j;
           one &= w4 && x.vaddr == v0;
