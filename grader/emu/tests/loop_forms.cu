@@ -1,7 +1,7 @@
 // What cu2cpp.py's loop contexts must leave as they were: every form of loop, wrapped in its
 // block on its own lines, computes what it did. Unbraced bodies, an if's arm, a dangling else,
 // nested loops, do-while, `#pragma unroll` (1, and before a known count), break, continue
-// and return inside loops, range-for, a loop in a lambda, in a switch, in a constexpr
+// and return inside loops, a labelled body, range-for, a loop in a lambda, in a switch, in a constexpr
 // function (left alone) and in a macro (left alone). Built with the memory probes, where the
 // contexts are real objects.
 // emu-test: expect pass
@@ -27,7 +27,7 @@ __device__ int firstOver(const int *v, int n, int limit) {
 
 __global__ void formsKernel(const int *in, int *out) {
   const int t = threadIdx.x;
-  int r[12] = {0};
+  int r[13] = {0};
   for (int i = 0; i < t; i++) r[0] += 1;                       /* t */
   if (t % 2) for (int i = 0; i < 3; i++) r[1] += i; else r[1] = -1; /* 3 or -1 */
   for (int i = 0; i < 3; i++)
@@ -56,24 +56,25 @@ __global__ void formsKernel(const int *in, int *out) {
       r[10] = 5;
   }
   SUM_TO(4, r[11]);                                             /* 6 */
-  for (int i = 0; i < 12; i++) out[t * 12 + i] = r[i];
+  for (int i = 0; i < 3; i++) again: { if (++r[12] > 1000) goto again; } r[12] += 100; /* 103 */
+  for (int i = 0; i < 13; i++) out[t * 13 + i] = r[i];
 }
 
 int main() {
   const int T = 40;
   int h_in[4] = {1, 2, 3, 4}, *in, *out;
   CK(cudaMalloc(&in, sizeof h_in));
-  CK(cudaMalloc(&out, T * 12 * sizeof(int)));
+  CK(cudaMalloc(&out, T * 13 * sizeof(int)));
   CK(cudaMemcpy(in, h_in, sizeof h_in, cudaMemcpyHostToDevice));
   formsKernel<<<1, T>>>(in, out);
-  int got[T * 12], want[T * 12];
+  int got[T * 13], want[T * 13];
   CK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
   for (int t = 0; t < T; t++) {
-    const int w[12] = {t, t % 2 ? 3 : -1, 3, 6, 10 * (t % 5), 10, 12, t % 4, 18, 2 * (t % 3),
-                       t % 2 ? 5 : 2, 6};
-    for (int i = 0; i < 12; i++) want[t * 12 + i] = w[i];
+    const int w[13] = {t, t % 2 ? 3 : -1, 3, 6, 10 * (t % 5), 10, 12, t % 4, 18, 2 * (t % 3),
+                       t % 2 ? 5 : 2, 6, 103};
+    for (int i = 0; i < 13; i++) want[t * 13 + i] = w[i];
   }
-  if (!same("loop forms", want, got, (size_t)T * 12)) return 1;
+  if (!same("loop forms", want, got, (size_t)T * 13)) return 1;
   printf("ok\n");
   return 0;
 }
