@@ -12,8 +12,9 @@ the indented block that quotes the output:
     gpu: yes
     -->
 
-`run` is the command, run from the kit's root on the emu backend (`BACKEND=emu`), unless
-`gpu: yes`, which runs it only with --gpu (on a GPU machine; `make check-gpu`). `edit` copies
+`run` is the command, run from the kit's root on the emu backend (`BACKEND=emu`), also with
+--gpu, unless `gpu: yes`, which runs it on the default backend and only with --gpu (on a GPU
+machine; `make check-gpu`). `edit` copies
 a student file into a scratch submission with one text replaced (the quote shows a known bug)
 and points SUBMISSION= at it. Every quoted line must appear in the output, in order, after
 the lines that start with `$ ` (the commands) and `...` (left out) are dropped; times such as
@@ -88,11 +89,22 @@ def parse(path):
     return out
 
 
-def run_quote(spec, gpu=False):
+def command(spec, submission=None):
+    """The shell command that reproduces a quote: on the emu backend unless the quote says
+    `gpu: yes` (with --gpu too: an emu quote shows the emu's output, whatever the machine)."""
+    cmd = spec["run"]
+    if submission:
+        cmd += f" SUBMISSION={submission}"
+    if not spec["gpu"]:
+        cmd = "BACKEND=emu " + cmd if not cmd.startswith("make") else cmd + " BACKEND=emu"
+    return cmd
+
+
+def run_quote(spec):
     """Runs a quote's command; returns (exit status, output)."""
     work = tempfile.mkdtemp(prefix="scanlab-quote-")
     try:
-        cmd = spec["run"]
+        sub = None
         if spec["edits"]:
             sub = os.path.join(work, "submission")
             for rel, old, new in spec["edits"]:
@@ -103,11 +115,9 @@ def run_quote(spec, gpu=False):
                 if old not in src:
                     raise ValueError(f"{spec['file']}:{spec['line']}: `{old}` is not in {rel}")
                 open(dest, "w").write(src.replace(old, new, 1))
-            cmd += f" SUBMISSION={sub}"
+        cmd = command(spec, sub)
         env = dict(os.environ, NO_COLOR="1")
         env.pop("SCANLAB_EMU_SCHEDULE", None)
-        if not gpu:
-            cmd = "BACKEND=emu " + cmd if not cmd.startswith("make") else cmd + " BACKEND=emu"
         r = subprocess.run(["bash", "-c", cmd.replace("make ", "make --no-print-directory ", 1)],
                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=900)
@@ -163,7 +173,7 @@ def main():
             if spec["gpu"] and not args.gpu:
                 skipped += 1
                 continue
-            code, out = run_quote(spec, gpu=args.gpu)
+            code, out = run_quote(spec)
             why = compare(spec, code, out)
             checked += 1
             if why:

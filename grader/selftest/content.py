@@ -138,6 +138,14 @@ def later_skeletons(texts, lab):
 # ---- 3. quoted output is what the programs print --------------------------------------------
 
 def quotes():
+    # An emu quote shows the emu's output: it runs on the emu also in `make check-gpu`, where
+    # the default backend is cuda (which once compared two emu quotes with a GPU's output).
+    sys.path.insert(0, os.path.join(ROOT, "grader"))
+    import quotes as q  # noqa: E402  (grader/quotes.py)
+    emu = q.command({"run": "make test LAB=04", "gpu": False}, "/tmp/sub")
+    gpu = q.command({"run": "make test LAB=04", "gpu": True})
+    if not emu.endswith("SUBMISSION=/tmp/sub BACKEND=emu") or "BACKEND" in gpu:
+        raise CheckFailed(f"quotes.py runs an emu quote as `{emu}` and a GPU quote as `{gpu}`")
     code, out = sh([sys.executable, "grader/quotes.py"])
     if code:
         raise CheckFailed(out[-3000:])
