@@ -23,10 +23,14 @@ EMU_LDLIBS   ?= -pthread
 EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
 # added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
 # GCC's ThreadSanitizer instrumentation, whose entry points the runtime defines (no libtsan),
-# and no optimisation that merges or splits a thread's accesses
+# no optimisation that merges or splits a thread's accesses, and nvcc's inlining: nvcc inlines
+# the device functions a kernel calls, then drops the loads whose values go unused (a block
+# scan's total that the caller ignores); GCC's default limits leave larger functions called,
+# their loads kept
 EMU_PROBE_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entry-exit=0 \
   --param tsan-distinguish-volatile=1 -fno-tree-sra \
-  -fno-tree-vectorize -fno-tree-slp-vectorize -fno-store-merging
+  -fno-tree-vectorize -fno-tree-slp-vectorize -fno-store-merging \
+  --param max-inline-insns-auto=400 --param max-inline-insns-single=2000
 EMU_RT_BUILD := build/emu-rt
 EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a
 

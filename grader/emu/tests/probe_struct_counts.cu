@@ -43,6 +43,27 @@ __global__ void sPairKernel(const FlagVal *in, FlagVal *out) {
   __syncthreads();
   out[threadIdx.x] = s[N - 1 - threadIdx.x];
 }
+/* a lone __shared__ pair (not an array), stored by thread 0, both fields read by every thread:
+   NVVM makes each field a variable of its own (s_one_$_0, s_one_$_1 in the PTX), and ptxas
+   places the two side by side at an 8-byte boundary and stores them with one STS.64 and loads
+   them with one LDS.64 (GCC: one 8-byte store, two 4-byte loads that the counting joins) */
+__global__ void sLoneKernel(const FlagVal *in, float *out) {
+  __shared__ FlagVal s_one;
+  if (threadIdx.x == 0) s_one = in[0];
+  __syncthreads();
+  out[threadIdx.x] = s_one.flag + s_one.value;
+}
+/* a lone __shared__ struct holding an array that lane 0 of each warp indexes by its warp: nvcc
+   keeps it whole, and a warp's pair is one 8-byte store (STS.64) */
+struct Totals {
+  FlagVal warp[N / 32];
+};
+__global__ void sLoneIndexedKernel(const FlagVal *in, float *out) {
+  __shared__ Totals s_tot;
+  if (threadIdx.x % 32 == 0) s_tot.warp[threadIdx.x / 32] = in[threadIdx.x / 32];
+  __syncthreads();
+  out[threadIdx.x] = s_tot.warp[threadIdx.x / 32].value;
+}
 __global__ void gPair8Kernel(const FlagVal8 *in, FlagVal8 *out) { out[threadIdx.x] = in[threadIdx.x]; }
 __global__ void sPair8Kernel(const FlagVal8 *in, FlagVal8 *out) {
   __shared__ FlagVal8 s[N];
@@ -62,6 +83,8 @@ static const ProfileExpect EXPECT[] = {
     {"gPairOddKernel", {4, 32, 4, 32, 0, 0, 0, 0}},
     {"gPairHalfKernel", {8, 48, 8, 48, 0, 0, 0, 0}},
     {"sPairKernel", {4, 32, 4, 32, 4, 0, 4, 0}},
+    {"sLoneKernel", {2, 2, 2, 8, 2, 0, 1, 0}},
+    {"sLoneIndexedKernel", {4, 4, 2, 8, 2, 0, 2, 0}},
     {"gPair8Kernel", {2, 16, 2, 16, 0, 0, 0, 0}},
     {"sPair8Kernel", {2, 16, 2, 16, 4, 0, 4, 0}},
 };
@@ -76,6 +99,8 @@ int main() {
   gPairOddKernel<<<1, N>>>(in, out);
   gPairHalfKernel<<<1, N>>>(in, out);
   sPairKernel<<<1, N>>>(in, out);
+  sLoneKernel<<<1, N>>>(in, (float *)out);
+  sLoneIndexedKernel<<<1, N>>>(in, (float *)out);
   gPair8Kernel<<<1, N>>>(in8, out8);
   sPair8Kernel<<<1, N>>>(in8, out8);
   CK(cudaDeviceSynchronize());
