@@ -14,9 +14,8 @@ the indented block that quotes the output:
 
 `run` is the command, run from the kit's root on the emu backend (`BACKEND=emu`), also with
 --gpu, unless `gpu: yes`, which runs it on the default backend and only with --gpu (on a GPU
-machine; `make check-gpu`). `edit` copies
-a student file into a scratch submission with one text replaced (the quote shows a known bug)
-and points SUBMISSION= at it. Every quoted line must appear in the output, in order, after
+machine; `make check-gpu`). `edit` copies a student file into a scratch submission with one
+text replaced (the quote shows a known bug) and points SUBMISSION= at it. Every quoted line must appear in the output, in order, after
 the lines that start with `$ ` (the commands) and `...` (left out) are dropped; times such as
 `(0.2s)` match any time; a line that ends in ` \\` goes on in the next (long output wrapped to
 fit the page); `(exit status N)` must be the program's exit status. A failure shows
