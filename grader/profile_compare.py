@@ -51,7 +51,8 @@ INSTR_METRICS = [
 ]
 NCU_METRIC_NAMES = METRIC_NAMES + [m[0] for m in INSTR_METRICS]
 SHARED_TOLERANCE = 0.10
-VOLATILE = "global_ld_volatile_sectors"  # the emu's own field (runtime/probe.cpp)
+VOLATILE = "global_ld_volatile_sectors"  # the emu's own fields (runtime/probe.cpp): volatile loads,
+REREAD = "global_ld_volatile_rereads"    # and those that read a sector again (polling)
 
 
 class ProfileError(Exception):
@@ -176,10 +177,11 @@ def contention_of(metrics, metric):
 
 
 def compare(pairs):
-    """Per launch: {"name", "ncu", "emu", "vol", "rows": [(label, g, e, ok, text)]}."""
+    """Per launch: {"name", "ncu", "emu", "vol", "reread", "rows": [(label, g, e, ok, text)]}."""
     out = []
     for g, e in pairs:
         vol = int(e.get("emu", {}).get(VOLATILE, 0))
+        reread = int(e.get("emu", {}).get(REREAD, 0))
         rows = []
         for metric, label, _, kind in METRICS:
             gv, ev = int(g["metrics"][metric]), emu_value(e["metrics"], metric)
@@ -190,7 +192,7 @@ def compare(pairs):
             gv, ev = int(g["metrics"][metric]), emu_value(e["metrics"], metric)
             ok, text = verdict(metric, "instr", gv, ev, vol)
             rows.append((label, gv, ev, ok, text))
-        out.append({"name": display_name(g["name"], e["name"]), "vol": vol, "rows": rows,
+        out.append({"name": display_name(g["name"], e["name"]), "vol": vol, "reread": reread, "rows": rows,
                     "ncu": g["metrics"], "emu": e["metrics"]})
     return out
 
@@ -238,7 +240,7 @@ def _cell(k, a, b, polling=False):
     g = (k["ncu"][METRICS[a][0]], k["ncu"][METRICS[b][0]])
     e = (emu_value(k["emu"], METRICS[a][0]), emu_value(k["emu"], METRICS[b][0]))
     if polling:
-        return f"{g[0]} / {g[1]} (polls); emu {e[0]} / {e[1]} ({e[1] - k['vol']} data)"
+        return f"{g[0]} / {g[1]} (polls); emu {e[0]} / {e[1]} ({e[1] - k['reread']} data)"
     by_instr = ""
     if METRICS[a][3] == "shared":  # ncu's by-instruction wavefronts, where the L1 counted more
         op = "_op_ld" if "_op_ld" in METRICS[a][0] else "_op_st"

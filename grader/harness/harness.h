@@ -336,7 +336,10 @@ typedef struct {
 enum {
   HX_C_GLD_REQ, HX_C_GLD_SECT, HX_C_GST_REQ, HX_C_GST_SECT, HX_C_SLD_WAVE, HX_C_SLD_CONF, HX_C_SST_WAVE,
   HX_C_SST_CONF, HX_C_SLD_REQ, HX_C_SST_REQ,
-  HX_C_GLD_VOL_SECT /**< of HX_C_GLD_SECT, the sectors of volatile loads (polling) */
+  HX_C_GLD_VOL_SECT,  /**< of HX_C_GLD_SECT, the sectors of volatile loads (a look-back polls with them) */
+  HX_C_GLD_VOL_REREAD /**< of HX_C_GLD_VOL_SECT, those that read a sector the call's volatile loads had
+                           read before: the polling, which depends on the schedule; the first read
+                           of each sector is data traffic (volatile or not, it is counted) */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */

@@ -729,7 +729,7 @@ double hx_model_note(const char *what, double units, const char *unit, double id
   const hx_counters *c = hx_last_counters();
   if (!c || units <= 0) return -1;
   const unsigned long long *k = c->c;
-  const double ld = (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_SECT]), st = (double)k[HX_C_GST_SECT];
+  const double ld = (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD]), st = (double)k[HX_C_GST_SECT];
   const double moved = 32.0 * (ld + st) / units;
   double at_copy = moved > 0 ? ideal / moved : 1.0;
   if (at_copy > 1.0) at_copy = 1.0;

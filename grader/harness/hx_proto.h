@@ -110,8 +110,9 @@ enum hxp_status {
 
 /** Memory counters a reply carries (the emu's probes): global ld requests and sectors, st
  *  requests and sectors, shared ld wavefronts and bank conflicts, st wavefronts and conflicts,
- *  shared ld and st requests, and the global ld sectors of volatile loads. */
-#define HXP_COUNTERS 11
+ *  shared ld and st requests, the global ld sectors of volatile loads, and of those the ones
+ *  that read a sector again (polling). */
+#define HXP_COUNTERS 12
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {

@@ -612,6 +612,20 @@ def case_segscan_uncoalesced():
                            r"segScanIncGlobal<int, Add>\(n=\d+\) moved \d+\.\d\d bytes per element .* at most 9\.50")
 
 
+def case_volatile_reread():
+    """Lab 05 on the emu: a single pass that reads its whole input a second time through a
+    volatile pointer moves 12 bytes per element, and emu_traffic fails it: volatile loads are
+    left out only where they read a sector again (a look-back's polling), not the first time
+    (with every volatile sector left out, as first graded, it passed at 8.01)."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    sub = make_submission("volatile_reread", rel, old,
+                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) (void)((const volatile int32_t *)in)[base + r * 128];\n" + old)
+    return efficiency_case("volatile_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
+                           r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element .* at most 9\.00")
+
+
 def case_compaction_unstaged():
     """Lab 07 on the emu: a single-pass compaction that writes its kept elements straight from
     registers, not staged in shared memory, is correct, and the emu's counters fail it for its
@@ -673,6 +687,7 @@ CASES = [
     ("the emu's probes switched off", case_probes_switched_off),
     ("a warp scan that walks the warp (emu counters)", case_warp_walked),
     ("a segmented scan with uncoalesced loads and stores (emu counters)", case_segscan_uncoalesced),
+    ("a single pass that reads its input again through a volatile pointer (emu counters)", case_volatile_reread),
     ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("exit in the middle of a call", case_early_exit),

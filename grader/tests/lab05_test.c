@@ -282,7 +282,7 @@ static double counted_bytes(const variant *v, size_t n, double *requests) {
   const hx_counters *c = hx_last_counters();
   if (!c) return -2;
   *requests = (double)(c->c[HX_C_GLD_REQ] + c->c[HX_C_GST_REQ]);
-  return 32.0 * (double)(c->c[HX_C_GLD_SECT] - c->c[HX_C_GLD_VOL_SECT] + c->c[HX_C_GST_SECT]) / (double)n;
+  return 32.0 * (double)(c->c[HX_C_GLD_SECT] - c->c[HX_C_GLD_VOL_REREAD] + c->c[HX_C_GST_SECT]) / (double)n;
 }
 
 static void test_emu_traffic(void) {

@@ -940,7 +940,7 @@ static double moved_per(double units) {
   const hx_counters *c = hx_last_counters();
   if (!c) return -1;
   const unsigned long long *k = c->c;
-  return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_SECT] + k[HX_C_GST_SECT]) / units;
+  return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT]) / units;
 }
 
 #define EMU_ONLY "the memory counters come from the emu's probes (make grade BACKEND=emu); on a GPU, the timing tests " \

@@ -83,12 +83,15 @@ const char *const METRIC_NAMES[N_METRICS] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
-/* derived, for the efficiency tests: shared requests (one per warp-level instruction), and the
- * global load sectors of volatile loads (a look-back's polling: how often a tile reads its
- * neighbours' status words depends on the schedule, the data traffic does not) */
-enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, N_COUNTS };
+/* derived, for the efficiency tests: shared requests (one per warp-level instruction); the
+ * global load sectors of volatile loads; and of those, the ones that read a sector the launch's
+ * volatile loads had read before (a look-back's polling: how often a tile reads its neighbours'
+ * status words depends on the schedule, the data traffic does not; a volatile load's first read
+ * of a sector is data traffic like any other, so a kernel cannot hide its reads behind volatile) */
+enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
+const size_t VOL_SLACK = (size_t)1 << 20; /* Probe::vol grows this far past its unique size */
 
 /* One thread's log: its accesses of the epoch, in its order. Where the next one goes and the
  * end of its room are in its Fiber (probe_cur, probe_end). */
@@ -151,6 +154,9 @@ struct Probe {
   uintptr_t sh_next = 0;       /* next free offset in the shared window */
   unsigned long long counts[N_COUNTS];
   bool truncated = false;
+  std::vector<uintptr_t> vol;  /* the sectors volatile loads read in this launch (repeats
+                                  allowed; sorted and made unique when it reaches vol_limit) */
+  size_t vol_limit = VOL_SLACK;
   /* each thread's accesses of the epoch, in its order (make_views) */
   std::vector<const Access *> tb, te;
   /* race detector: the word summaries of the epoch (gen) and the suspect granules */
@@ -473,6 +479,21 @@ void next_gen(Probe *pr) {
 
 /* ---------------------------------------------------------------- counting */
 
+/* The worker's Probe while it counts an epoch (count_epoch). */
+thread_local Probe *t_probe = nullptr;
+
+/* Notes the sectors [q0, q1] that a volatile load read (G_LD_VOL_REREAD). */
+void note_volatile(uintptr_t q0, uintptr_t q1) {
+  std::vector<uintptr_t> &v = t_probe->vol;
+  for (uintptr_t q = q0; q <= q1; q++)
+    if (v.empty() || v.back() != q) v.push_back(q);
+  if (v.size() >= t_probe->vol_limit) { /* a kernel that polls a lot: keep each sector once */
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    t_probe->vol_limit = 2 * v.size() + VOL_SLACK;
+  }
+}
+
 void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g, const uint8_t *lanes, int n) {
   const Access &a0 = *g[0];
   int k = 0;
@@ -494,7 +515,14 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
     }
     counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
     counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
-    if ((a0.vol & VOLATILE) && !a0.write) counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
+    if ((a0.vol & VOLATILE) && !a0.write) {
+      counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
+      counts[G_LD_VOL_REREAD] += (unsigned long long)sectors; /* less the first reads: launch end */
+      if (k)
+        for (int i = 0; i < sectors; i++) note_volatile(s[i], s[i]);
+      else
+        for (int i = 0; i < n; i++) note_volatile(g[i]->vaddr >> 5, (g[i]->vaddr + g[i]->size - 1) >> 5);
+    }
     return;
   }
   /* shared: lanes in phases of 128 bytes' worth of accesses */
@@ -877,11 +905,16 @@ inline void cost_simple(unsigned long long *counts, const Access &a0, int n, boo
       consecutive ? ((a0.vaddr + 4 * (uintptr_t)n - 1) >> 5) - (a0.vaddr >> 5) + 1 : 1;
   counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
   counts[a0.write ? G_ST_SECT : G_LD_SECT] += sectors;
-  if ((a0.vol & VOLATILE) && !a0.write) counts[G_LD_VOL_SECT] += sectors;
+  if ((a0.vol & VOLATILE) && !a0.write) {
+    counts[G_LD_VOL_SECT] += sectors;
+    counts[G_LD_VOL_REREAD] += sectors; /* less the first reads: probe_launch_end */
+    note_volatile(a0.vaddr >> 5, consecutive ? (a0.vaddr + 4 * (uintptr_t)n - 1) >> 5 : a0.vaddr >> 5);
+  }
 }
 
 void count_epoch(Worker *w, Probe *pr) {
   const int n = w->nthreads;
+  t_probe = pr;
   if (pr->scratch.size() < 32 * 8) pr->scratch.resize(32 * 8);
   uint64_t *s = pr->scratch.data();
   for (int w0 = 0; w0 < n; w0 += 32) {
@@ -1229,6 +1262,8 @@ void probe_worker_reset(Worker *w) {
   pr->vused = 0;
   pr->voverflow = false;
   pr->truncated = false;
+  pr->vol.clear();
+  pr->vol_limit = VOL_SLACK;
 }
 
 void probe_block_begin(Worker *w) {
@@ -1330,6 +1365,14 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
     if (w->probe)
       for (int i = 0; i < N_COUNTS; i++) c[i] += ((Probe *)w->probe)->counts[i];
   merge_runs(workers, c);
+  { /* volatile loads: only what read a sector again is polling (G_LD_VOL_REREAD) */
+    std::vector<uintptr_t> all;
+    for (Worker *w : workers)
+      if (w->probe) all.insert(all.end(), ((Probe *)w->probe)->vol.begin(), ((Probe *)w->probe)->vol.end());
+    std::sort(all.begin(), all.end());
+    const size_t first = (size_t)(std::unique(all.begin(), all.end()) - all.begin());
+    c[G_LD_VOL_REREAD] -= std::min<unsigned long long>(c[G_LD_VOL_REREAD], first);
+  }
   for (int i = 0; i < N_COUNTS; i++) g_totals[i] += c[i];
   if (!g_profile_path) return;
   FILE *f = fopen(g_profile_path, "a");
@@ -1345,8 +1388,8 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   fprintf(f, "{\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"metrics\": {", name.c_str(),
           in.grid.x, in.grid.y, in.grid.z, in.block.x, in.block.y, in.block.z);
   for (int i = 0; i < N_METRICS; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", METRIC_NAMES[i], c[i]);
-  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu}}\n",
-          c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT]);
+  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu, \"global_ld_volatile_rereads\": %llu}}\n",
+          c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT], c[G_LD_VOL_REREAD]);
   fclose(f);
 }
 
