@@ -693,7 +693,7 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
     # A staging folder outside the kit, with only what the build needs (build.mk's student kit),
     # readable by the sandbox's user wherever the kit lives.
     kit_dir = os.path.join(KIT, lb, "student", f"lab{lab}")
-    work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-")
+    work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-", dir=STAGING[0] if STAGING else None)
     os.chmod(work, 0o755)
     shutil.copytree(kit_dir, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ready"))
     src_dir, out_dir = os.path.join(work, "src", manifest["dir"]), os.path.join(work, "out")
@@ -759,6 +759,8 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
 
 
 HIDDEN_EXTRA = []
+STAGING = []  # where builds are staged: a temporary folder outside HIDDEN_EXTRA (main)
+TEMP_ROOTS = ["/tmp", "/var/tmp", "/dev/shm"]  # the sandbox gives each a private tmpfs (sandbox.c)
 BUILD_TIMEOUT = [None]  # --build-timeout (the kit's self-test)
 
 
@@ -1088,6 +1090,24 @@ def main(argv=None):
                          os.path.abspath(os.path.dirname(args.results)) if args.results else ""])
     HIDDEN_EXTRA.extend(os.path.abspath(h) for h in args.hide)
     HIDDEN_EXTRA[:] = [d for d in HIDDEN_EXTRA if d and not ROOT.startswith(d.rstrip("/") + "/") and d != ROOT]
+    # A temporary folder to hide (a handin in /tmp hides /tmp, its folder) is hidden by the
+    # sandbox's private tmpfs there, which student code may write; the builds are staged in one
+    # the sandbox shares, so not in it, nor in a hidden folder.
+    private = [d for d in HIDDEN_EXTRA if os.path.realpath(d) in {os.path.realpath(t) for t in TEMP_ROOTS}]
+    HIDDEN_EXTRA[:] = [d for d in HIDDEN_EXTRA if d not in private]
+
+    def hidden(path):
+        path = os.path.realpath(path)
+        return any(path == os.path.realpath(d) or path.startswith(os.path.realpath(d).rstrip("/") + "/")
+                   for d in HIDDEN_EXTRA + private)
+    places = [tempfile.gettempdir()] + TEMP_ROOTS[1:]
+    STAGING[:] = [p for p in places if os.path.isdir(p) and os.access(p, os.W_OK) and not hidden(p)][:1]
+    if not STAGING:
+        print(f"grader: the builds are staged in a temporary folder the sandbox can see, and "
+              f"{', '.join(places)} are all hidden from student code (the submission's folder, the "
+              f"results' folder, --hide): put the submission or the results in a folder of their own",
+              file=sys.stderr)
+        return 2
 
     out_lines = []
 

@@ -464,6 +464,29 @@ def handin_roundtrip():
     return f"{len(names)} files; lab 01 {data['score']}/{data['max_score']}"
 
 
+def handin_in_tmp():
+    """A handin tarball lying in the temporary folder itself (make grade SUBMISSION=/tmp/x.tar.gz):
+    the grader hides the submission's folder from student code, which was the folder its builds
+    are staged in, so every lab failed with "does not compile". Lab 02 on the emu, the
+    solutions: full marks, its build (nvcc's device check among it) writing to the sandbox's own
+    /tmp."""
+    tmp = tempfile.gettempdir()
+    if os.path.realpath(ROOT).startswith(os.path.realpath(tmp).rstrip("/") + "/"):
+        return f"not run: the kit itself lies in {tmp}, which the grader then never hides"
+    tar = os.path.join(tmp, f"scanlab-selftest-handin-{os.getpid()}.tar.gz")
+    try:
+        code, out = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out", tar])
+        if code != 0:
+            raise CheckFailed("handin failed:\n" + out)
+        code, out, data = run_grader(tar, ["02"], tag="handin-tmp")
+    finally:
+        if os.path.exists(tar):
+            os.remove(tar)
+    if code != 0 or not data["max_score"] or data["score"] != data["max_score"]:
+        raise CheckFailed(f"grading the solutions' handin at {tar} did not give full marks:\n" + out[-2000:])
+    return f"lab 02 {data['score']}/{data['max_score']} from {tmp}"
+
+
 def student_kit():
     tar = os.path.join(BUILD, "student-kit.tar.gz")
     code, out = sh([sys.executable, "grader/kit.py", "student-kit", "--out", tar])
@@ -807,7 +830,8 @@ def checks():
                         lambda lab=lab, s=s: solutions_pass(lab, s)))
         out.append((f"lab {lab} skeletons fail", lambda lab=lab: skeletons_fail(lab)))
     out.append(("binaries list exactly the manifests' tests", binaries_match_manifests))
-    out += [("handin round trip", handin_roundtrip), ("student kit", student_kit),
+    out += [("handin round trip", handin_roundtrip), ("a handin in the temporary folder", handin_in_tmp),
+            ("student kit", student_kit),
             ("Gradescope autograder", gradescope_autograder), ("GitHub Classroom workflow", github_classroom),
             ("a class graded with one command", class_grading),
             ("the class through a one-node Slurm cluster", class_grading_slurm),
