@@ -337,13 +337,21 @@ enum {
   HX_C_GLD_REQ, HX_C_GLD_SECT, HX_C_GST_REQ, HX_C_GST_SECT, HX_C_SLD_WAVE, HX_C_SLD_CONF, HX_C_SST_WAVE,
   HX_C_SST_CONF, HX_C_SLD_REQ, HX_C_SST_REQ,
   HX_C_GLD_VOL_SECT,  /**< of HX_C_GLD_SECT, the sectors of volatile loads (a look-back polls with them) */
-  HX_C_GLD_VOL_REREAD /**< of HX_C_GLD_VOL_SECT, those that read a sector the call's volatile loads had
+  HX_C_GLD_VOL_REREAD, /**< of HX_C_GLD_VOL_SECT, those that read a sector the call's volatile loads had
                            read before: the polling, which depends on the schedule; the first read
                            of each sector is data traffic (volatile or not, it is counted) */
+  HX_C_SATOM,          /**< atomic operations on shared memory, one per thread and operation (not in
+                            the requests, wavefronts or conflicts above) */
+  HX_C_GATOM           /**< atomic operations on global memory, likewise (not in the sectors above) */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */
 const hx_counters *hx_last_counters(void);
+/** The bytes a call moved through global memory, as the emu counts them: 32 per sector loaded
+ *  or stored, less the volatile loads that read a sector again (a look-back's polling, as often
+ *  as the schedule makes it wait: HX_C_GLD_VOL_REREAD), plus 32 per atomic operation on global
+ *  memory (one sector each; atomics are not in the sectors). */
+double hx_bytes_moved(const hx_counters *c);
 /**
  * @brief On emu, one note with the memory model's figures for the last call: what a timing test,
  * skipped there, can still tell a student without a GPU.

@@ -725,12 +725,16 @@ static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) 
 static hx_counters last_counters;
 const hx_counters *hx_last_counters(void) { return last_counters.available ? &last_counters : NULL; }
 
+double hx_bytes_moved(const hx_counters *c) {
+  const unsigned long long *k = c->c;
+  return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT] + k[HX_C_GATOM]);
+}
+
 double hx_model_note(const char *what, double units, const char *unit, double ideal) {
   const hx_counters *c = hx_last_counters();
   if (!c || units <= 0) return -1;
   const unsigned long long *k = c->c;
-  const double ld = (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD]), st = (double)k[HX_C_GST_SECT];
-  const double moved = 32.0 * (ld + st) / units;
+  const double moved = hx_bytes_moved(c) / units;
   double at_copy = moved > 0 ? ideal / moved : 1.0;
   if (at_copy > 1.0) at_copy = 1.0;
   char sectors[160], shared[160];

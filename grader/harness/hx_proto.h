@@ -110,9 +110,9 @@ enum hxp_status {
 
 /** Memory counters a reply carries (the emu's probes): global ld requests and sectors, st
  *  requests and sectors, shared ld wavefronts and bank conflicts, st wavefronts and conflicts,
- *  shared ld and st requests, the global ld sectors of volatile loads, and of those the ones
- *  that read a sector again (polling). */
-#define HXP_COUNTERS 12
+ *  shared ld and st requests, the global ld sectors of volatile loads, of those the ones that
+ *  read a sector again (polling), and the atomic operations on shared and on global memory. */
+#define HXP_COUNTERS 14
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {

@@ -563,6 +563,26 @@ def case_padding_diluted():
                   {"emu_conflicts": r"1\.06 bank conflicts per element .* at most 0\.02"}, max_timeout=60)
 
 
+def case_padding_atomics():
+    """Lab 03 on the emu: a "padded" scan that pads nothing and makes its sweeps' conflicting
+    accesses through atomics (which the emu's probes do not put into requests) still fails
+    emu_conflicts: atomics on shared memory are counted apart, and the scan needs none (it
+    passed, with 0 conflicts, when atomics went uncounted)."""
+    rel = "03-blelloch/blelloch.cu"
+    sub = make_submission("padding_atomics", rel, "  return i + (i >> LOG_SMEM_BANKS);", "  return i;", edits=[
+        ("conflictFreeIndex(stride * (2 * t + 2) - 1);\n      tile[b] = (int32_t)((uint32_t)tile[b] + (uint32_t)tile[a]);",
+         "conflictFreeIndex(stride * (2 * t + 2) - 1);\n      atomicAdd(&tile[b], atomicAdd(&tile[a], 0));"),
+        ("conflictFreeIndex(stride * (2 * t + 2) - 1);\n      /* Both values into registers first: nvcc cannot "
+         "prove a != b, and from tile[b] read\n       * twice (before and after the store to tile[a]) it emits two "
+         "shared loads. */\n      const int32_t left = tile[a], right = tile[b];\n      tile[a] = right;\n"
+         "      tile[b] = (int32_t)((uint32_t)right + (uint32_t)left);",
+         "conflictFreeIndex(stride * (2 * t + 2) - 1);\n"
+         "      const int32_t left = atomicAdd(&tile[a], 0), right = atomicAdd(&tile[b], 0);\n"
+         "      atomicExch(&tile[a], right);\n      atomicExch(&tile[b], (int32_t)((uint32_t)right + (uint32_t)left));")])
+    return expect("padding_atomics", sub, "03", ("padded_batched", "emu_conflicts"),
+                  {"emu_conflicts": r"\d+ atomic operations on shared memory, whose bank conflicts"}, max_timeout=60)
+
+
 def case_probes_switched_off():
     """Lab 03 on the emu: a helper marked to escape the sanitizer instrumentation (which the
     emu's race detector and memory counters ride on) is refused before it builds."""
@@ -626,6 +646,19 @@ def case_volatile_reread():
                            r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element .* at most 9\.00")
 
 
+def case_atomic_reread():
+    """Lab 05 on the emu: a single pass that reads its input a second time through atomics
+    (atomicOr with 0, which leaves it unchanged) fails emu_traffic: every atomic on global memory
+    counts as a 32-byte sector (it passed at 8.01 bytes per element when atomics went uncounted)."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    sub = make_submission("atomic_reread", rel, old,
+                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) (void)atomicOr((int *)(in + base + r * 128), 0);\n" + old)
+    return efficiency_case("atomic_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
+                           r"scanIncLookback\(n=\d+\) moved 16\.\d\d bytes per element .* at most 9\.00")
+
+
 def case_compaction_unstaged():
     """Lab 07 on the emu: a single-pass compaction that writes its kept elements straight from
     registers, not staged in shared memory, is correct, and the emu's counters fail it for its
@@ -684,10 +717,12 @@ CASES = [
     ("input modified", case_input_modified),
     ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
     ("a padded scan that pads nothing, its conflicts drowned in requests (emu counters)", case_padding_diluted),
+    ("a padded scan that pads nothing, its sweeps through atomics (emu counters)", case_padding_atomics),
     ("the emu's probes switched off", case_probes_switched_off),
     ("a warp scan that walks the warp (emu counters)", case_warp_walked),
     ("a segmented scan with uncoalesced loads and stores (emu counters)", case_segscan_uncoalesced),
     ("a single pass that reads its input again through a volatile pointer (emu counters)", case_volatile_reread),
+    ("a single pass that reads its input again through atomics (emu counters)", case_atomic_reread),
     ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("exit in the middle of a call", case_early_exit),

@@ -368,6 +368,9 @@ static void test_emu_conflicts(void) {
           "shared requests (%.2f per request); loads %llu wavefronts, stores %llu", n, block, conf, rate, max_rate,
           req, req > 0 ? conf / req : 0.0, pad.c[HX_C_SLD_WAVE], pad.c[HX_C_SST_WAVE]);
   HX_CHECK(req > 0, "scanExcBlellochPadded(n=%zu, block=%d): the emu counted no shared-memory access", n, block);
+  HX_CHECK(pad.c[HX_C_SATOM] == 0,
+           "scanExcBlellochPadded(n=%zu, block=%d): %llu atomic operations on shared memory, whose bank conflicts "
+           "the emu does not count: the scan needs none", n, block, pad.c[HX_C_SATOM]);
   HX_CHECK(rate <= max_rate,
            "scanExcBlellochPadded(n=%zu, block=%d): %.2f bank conflicts per element (%.0f for %zu elements); at "
            "most %.2f: some accesses still share a bank", n, block, rate, conf, n, max_rate);

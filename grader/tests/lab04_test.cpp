@@ -406,8 +406,13 @@ static void test_emu_shared(void) {
     hx_note("%s<int, Add>(n=%zu, block=%d): %.2f shared requests per warp (%llu loads, %llu stores), %.2f bank "
             "conflicts per request; %.2f global bytes per element", variant_name(all[v]), n, block, per_warp[v],
             k[HX_C_SLD_REQ], k[HX_C_SST_REQ], req > 0 ? (double)(k[HX_C_SLD_CONF] + k[HX_C_SST_CONF]) / req : 0.0,
-            32.0 * (double)(k[HX_C_GLD_SECT] + k[HX_C_GST_SECT]) / (double)n);
+            hx_bytes_moved(&c[v]) / (double)n);
   }
+  for (int v = 0; v < 3; v++)
+    HX_CHECK(c[v].c[HX_C_SATOM] == 0,
+             "%s<int, Add>(n=%zu, block=%d): %llu atomic operations on shared memory, which the emu counts apart "
+             "from the requests graded here: a warp scan needs none", variant_name(all[v]), n, block,
+             c[v].c[HX_C_SATOM]);
   hx_metric("smem_requests_per_warp", per_warp[2]);
   for (int v = 0; v < 2; v++)
     HX_CHECK(per_warp[v] == 0,

@@ -272,17 +272,17 @@ static void test_timing_lookback(void) { timing(&LB_INC); }
 /* ---- memory traffic, counted by the emu ---------------------------------------------------- */
 
 /* The emu's probes count every global access of the student's kernels as the hardware groups
- * them into 32-byte sectors. Each scan runs once on random ints; the bytes it moved (sectors
- * loaded and stored, times 32) per element are compared with the 8 a copy moves: the single
- * pass must stay under `bytes_threshold`; the three-kernel forms are shown beside it. Volatile
- * loads are left out: how often a tile polls its neighbours' status words depends on the
- * schedule (each poll reads a 32-byte sector again), the data the scan moves does not. */
+ * them into 32-byte sectors. Each scan runs once on random ints; the bytes it moved
+ * (hx_bytes_moved) per element are compared with the 8 a copy moves: the single pass must stay
+ * under `bytes_threshold`; the three-kernel forms are shown beside it. Volatile loads that read
+ * a sector again are left out: how often a tile polls its neighbours' status words depends on
+ * the schedule, the data the scan moves does not. */
 static double counted_bytes(const variant *v, size_t n, double *requests) {
   if (check_scan(v, n, hx_seed(), -1000, 1000, 0)) return -1;
   const hx_counters *c = hx_last_counters();
   if (!c) return -2;
   *requests = (double)(c->c[HX_C_GLD_REQ] + c->c[HX_C_GST_REQ]);
-  return 32.0 * (double)(c->c[HX_C_GLD_SECT] - c->c[HX_C_GLD_VOL_REREAD] + c->c[HX_C_GST_SECT]) / (double)n;
+  return hx_bytes_moved(c) / (double)n;
 }
 
 static void test_emu_traffic(void) {

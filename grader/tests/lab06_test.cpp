@@ -867,8 +867,7 @@ static void test_emu_traffic(void) {
     const hx_counters *c = hx_last_counters();
     counted = c != NULL;
     if (ok && c) {
-      const unsigned long long *k = c->c;
-      bytes[x] = 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT]) / (double)n;
+      bytes[x] = hx_bytes_moved(c) / (double)n;
       hx_note("%s<int, Add>(n=%zu, mean segment length %lld): %.2f bytes moved per element (4 in, 1 flag, 4 out: "
               "9; at most %.2f)", x ? "segScanExcGlobal" : "segScanIncGlobal", n, mean, bytes[x], max_bytes);
     }

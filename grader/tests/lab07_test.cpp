@@ -933,14 +933,12 @@ static void test_timing_spmv(void) {
 /* ==== memory traffic, counted by the emu ========================================================= */
 
 /* The emu's probes count every global access of the student's kernels as the hardware groups
- * them into 32-byte sectors. The bytes the last call moved per unit (sectors loaded and stored,
- * times 32); volatile loads are left out: how often a tile polls its neighbours' status words
- * depends on the schedule. -1 where there are no counters (a GPU). */
+ * them into 32-byte sectors. The bytes the last call moved per unit (hx_bytes_moved: volatile
+ * loads that read a sector again are left out, as how often a tile polls its neighbours' status
+ * words depends on the schedule). -1 where there are no counters (a GPU). */
 static double moved_per(double units) {
   const hx_counters *c = hx_last_counters();
-  if (!c) return -1;
-  const unsigned long long *k = c->c;
-  return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT]) / units;
+  return c ? hx_bytes_moved(c) / units : -1;
 }
 
 #define EMU_ONLY "the memory counters come from the emu's probes (make grade BACKEND=emu); on a GPU, the timing tests " \

@@ -45,6 +45,8 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
                               int width, const char *file, int line);
 unsigned active_mask();
 void yield_point();
+/* An atomic on @p address was made: the memory probes count it (shared or global), then as yield_point. */
+void atomic_point(const volatile void *address);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
 long long clock_ns();
@@ -359,7 +361,7 @@ SCANLAB_EMU_MINMAX(double, double, float)
 #define SCANLAB_EMU_RMW(NAME, T, OP)                                           \
   inline T NAME(T *address, T val) {                                          \
     T old = OP(address, val, __ATOMIC_SEQ_CST);                               \
-    ::scanlab_emu::yield_point();                                             \
+    ::scanlab_emu::atomic_point(address);                                     \
     return old;                                                               \
   }
 #define SCANLAB_EMU_RMW_ALL(T)                                                 \
@@ -383,7 +385,7 @@ inline T atomic_update(T *address, F f) {
   T old = __atomic_load_n(address, __ATOMIC_SEQ_CST);
   while (!__atomic_compare_exchange_n(address, &old, f(old), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
   }
-  yield_point();
+  atomic_point(address);
   return old;
 }
 }  // namespace scanlab_emu
@@ -399,22 +401,22 @@ SCANLAB_EMU_MINMAX_ATOMIC(unsigned long long)
 
 inline int atomicCAS(int *a, int compare, int val) {
   __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::yield_point();
+  ::scanlab_emu::atomic_point(a);
   return compare;
 }
 inline unsigned int atomicCAS(unsigned int *a, unsigned int compare, unsigned int val) {
   __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::yield_point();
+  ::scanlab_emu::atomic_point(a);
   return compare;
 }
 inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long compare, unsigned long long val) {
   __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::yield_point();
+  ::scanlab_emu::atomic_point(a);
   return compare;
 }
 inline unsigned short atomicCAS(unsigned short *a, unsigned short compare, unsigned short val) {
   __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::yield_point();
+  ::scanlab_emu::atomic_point(a);
   return compare;
 }
 inline unsigned int atomicInc(unsigned int *a, unsigned int val) {

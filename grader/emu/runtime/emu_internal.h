@@ -188,6 +188,7 @@ void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 void probe_collective(Worker *w, int tid);
+void probe_atomic(Worker *w, const volatile void *p);
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);

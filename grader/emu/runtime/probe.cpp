@@ -88,7 +88,7 @@ const char *const METRIC_NAMES[N_METRICS] = {
  * volatile loads had read before (a look-back's polling: how often a tile reads its neighbours'
  * status words depends on the schedule, the data traffic does not; a volatile load's first read
  * of a sector is data traffic like any other, so a kernel cannot hide its reads behind volatile) */
-enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, N_COUNTS };
+enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 const size_t VOL_SLACK = (size_t)1 << 20; /* Probe::vol grows this far past its unique size */
@@ -1290,6 +1290,16 @@ void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes) {
   add_shared_range((Probe *)w->probe, (uintptr_t)p, bytes);
 }
 
+/* An atomic operation of a CUDA thread (atomic_point): counted, one per thread and operation, as
+ * shared or global (S_ATOM, G_ATOM), not grouped into requests, neither costed nor race-checked;
+ * so an efficiency test can tell accesses made through atomics, which the counters above miss. */
+void probe_atomic(Worker *w, const volatile void *p) {
+  Probe *pr = (Probe *)w->probe;
+  if (!pr) return;
+  uintptr_t va, hi;
+  pr->counts[shared_offset(pr, (uintptr_t)p, &va, &hi) ? S_ATOM : G_ATOM]++;
+}
+
 void probe_collective(Worker *w, int tid) {
   if (w->probe) w->fibers[(size_t)tid].probe_phase++;
 }
@@ -1388,8 +1398,9 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   fprintf(f, "{\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"metrics\": {", name.c_str(),
           in.grid.x, in.grid.y, in.grid.z, in.block.x, in.block.y, in.block.z);
   for (int i = 0; i < N_METRICS; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", METRIC_NAMES[i], c[i]);
-  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu, \"global_ld_volatile_rereads\": %llu}}\n",
-          c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT], c[G_LD_VOL_REREAD]);
+  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu, \"global_ld_volatile_rereads\": %llu, "
+             "\"shared_atomics\": %llu, \"global_atomics\": %llu}}\n",
+          c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT], c[G_LD_VOL_REREAD], c[S_ATOM], c[G_ATOM]);
   fclose(f);
 }
 

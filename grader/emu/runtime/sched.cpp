@@ -599,6 +599,11 @@ unsigned active_mask() {
   return ~w->warps[f->tid >> 5].gone;
 }
 
+void atomic_point(const volatile void *address) {
+  if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address);
+  yield_point();
+}
+
 void yield_point() {
   Worker *w = (Worker *)tls.worker;
   if (!tls.fiber) return;
