@@ -1375,6 +1375,13 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
     if (w->probe)
       for (int i = 0; i < N_COUNTS; i++) c[i] += ((Probe *)w->probe)->counts[i];
   merge_runs(workers, c);
+  for (Worker *w : workers)
+    if (w->probe && ((Probe *)w->probe)->truncated) {
+      diag("emu: kernel %s: a thread made more than %zu memory accesses between two barriers; the memory "
+           "probes kept the first %zu, so the counters are low and its later accesses unchecked for races",
+           in.name, LOG_CAP, LOG_CAP);
+      break;
+    }
   { /* volatile loads: only what read a sector again is polling (G_LD_VOL_REREAD) */
     std::vector<uintptr_t> all;
     for (Worker *w : workers)
