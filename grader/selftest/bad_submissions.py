@@ -538,38 +538,39 @@ def case_nonblocking_stream():
     return f"measured {m.group(1)} of copy (honest: the solution's own figure)"
 
 
+def unpadded_case(case, reason, edits=(), max_timeout=30):
+    """Lab 03 on the emu: a "padded" scan whose conflictFreeIndex pads nothing, with `edits`
+    besides, is correct, and emu_conflicts fails it with `reason`."""
+    sub = make_submission(case, "03-blelloch/blelloch.cu", "  return i + (i >> LOG_SMEM_BANKS);", "  return i;",
+                          edits=list(edits))
+    return expect(case, sub, "03", ("padded_batched", "emu_conflicts"), {"emu_conflicts": reason},
+                  max_timeout=max_timeout)
+
+
 def case_padding_left_out():
-    """Lab 03 on the emu: a "padded" scan whose conflictFreeIndex pads nothing is correct, and
-    the emu's counters still fail it for its bank conflicts (as `timing` does on a GPU)."""
-    rel = "03-blelloch/blelloch.cu"
-    sub = make_submission("padding_left_out", rel, "  return i + (i >> LOG_SMEM_BANKS);", "  return i;")
-    return expect("padding_left_out", sub, "03", ("padded_batched", "emu_conflicts"),
-                  {"emu_conflicts": r"1\.06 bank conflicts per element .* at most 0\.02"}, max_timeout=30)
+    """The padding left out: the emu's counters fail it for its bank conflicts (as `timing` does
+    on a GPU)."""
+    return unpadded_case("padding_left_out", r"1\.06 bank conflicts per element .* at most 0\.02")
 
 
 def case_padding_diluted():
-    """Lab 03 on the emu: a "padded" scan that pads nothing and reads shared memory 1400 more
-    times per thread, conflict-free, to drown its bank conflicts in requests, still fails
-    emu_conflicts: the bar is on conflicts per element scanned, which extra requests cannot
-    lower (per shared request, as first graded, it passed: 0.048 in 1.45 million requests)."""
-    rel = "03-blelloch/blelloch.cu"
-    sub = make_submission("padding_diluted", rel, "  return i + (i >> LOG_SMEM_BANKS);", "  return i;", edits=[(
+    """The padding left out, and shared memory read 1400 more times per thread, conflict-free, to
+    drown the bank conflicts in requests: the bar is on conflicts per element scanned, which extra
+    requests cannot lower (per shared request, as first graded, it passed: 0.048 in 1.45 million
+    requests)."""
+    return unpadded_case("padding_diluted", r"1\.06 bank conflicts per element .* at most 0\.02", edits=[(
         "  __syncthreads();\n  if (base + t < n) out[base + t] = tile[conflictFreeIndex(t)];",
         "  __syncthreads();\n  int junk = 0;\n"
         "  for (int k = 0; k < 1400; k++) junk += tile[(t + 32 * k) & (2 * blockDim.x - 1)];\n"
         "  if (junk == 0x7fffffff) out[0] = junk;\n"
-        "  if (base + t < n) out[base + t] = tile[conflictFreeIndex(t)];")])
-    return expect("padding_diluted", sub, "03", ("padded_batched", "emu_conflicts"),
-                  {"emu_conflicts": r"1\.06 bank conflicts per element .* at most 0\.02"}, max_timeout=60)
+        "  if (base + t < n) out[base + t] = tile[conflictFreeIndex(t)];")], max_timeout=60)
 
 
 def case_padding_atomics():
-    """Lab 03 on the emu: a "padded" scan that pads nothing and makes its sweeps' conflicting
-    accesses through atomics (which the emu's probes do not put into requests) still fails
-    emu_conflicts: atomics on shared memory are counted apart, and the scan needs none (it
-    passed, with 0 conflicts, when atomics went uncounted)."""
-    rel = "03-blelloch/blelloch.cu"
-    sub = make_submission("padding_atomics", rel, "  return i + (i >> LOG_SMEM_BANKS);", "  return i;", edits=[
+    """The padding left out, and the sweeps' conflicting accesses made through atomics (which the
+    emu's probes do not put into requests): atomics on shared memory are counted apart, and the
+    scan needs none (it passed, with 0 conflicts, when atomics went uncounted)."""
+    return unpadded_case("padding_atomics", r"\d+ atomic operations on shared memory, whose bank conflicts", edits=[
         ("conflictFreeIndex(stride * (2 * t + 2) - 1);\n      tile[b] = (int32_t)((uint32_t)tile[b] + (uint32_t)tile[a]);",
          "conflictFreeIndex(stride * (2 * t + 2) - 1);\n      atomicAdd(&tile[b], atomicAdd(&tile[a], 0));"),
         ("conflictFreeIndex(stride * (2 * t + 2) - 1);\n      /* Both values into registers first: nvcc cannot "
@@ -578,9 +579,8 @@ def case_padding_atomics():
          "      tile[b] = (int32_t)((uint32_t)right + (uint32_t)left);",
          "conflictFreeIndex(stride * (2 * t + 2) - 1);\n"
          "      const int32_t left = atomicAdd(&tile[a], 0), right = atomicAdd(&tile[b], 0);\n"
-         "      atomicExch(&tile[a], right);\n      atomicExch(&tile[b], (int32_t)((uint32_t)right + (uint32_t)left));")])
-    return expect("padding_atomics", sub, "03", ("padded_batched", "emu_conflicts"),
-                  {"emu_conflicts": r"\d+ atomic operations on shared memory, whose bank conflicts"}, max_timeout=60)
+         "      atomicExch(&tile[a], right);\n      atomicExch(&tile[b], (int32_t)((uint32_t)right + (uint32_t)left));")],
+        max_timeout=60)
 
 
 def case_probes_switched_off():
@@ -632,31 +632,31 @@ def case_segscan_uncoalesced():
                            r"segScanIncGlobal<int, Add>\(n=\d+\) moved \d+\.\d\d bytes per element .* at most 9\.50")
 
 
-def case_volatile_reread():
-    """Lab 05 on the emu: a single pass that reads its whole input a second time through a
-    volatile pointer moves 12 bytes per element, and emu_traffic fails it: volatile loads are
-    left out only where they read a sector again (a look-back's polling), not the first time
-    (with every volatile sector left out, as first graded, it passed at 8.01)."""
+def lookback_read_twice(case, read, bytes_re):
+    """Lab 05 on the emu: a single pass that reads its input a second time, one word per lane and
+    row, through `read` (an expression of the word's address `p`); emu_traffic must fail it with
+    `bytes_re` bytes per element under every schedule, and its correctness tests still pass."""
     rel = "05-global-scan/global_scan.cu"
     old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission("volatile_reread", rel, old,
-                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) (void)((const volatile int32_t *)in)[base + r * 128];\n" + old)
-    return efficiency_case("volatile_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
-                           r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element .* at most 9\.00")
+    sub = make_submission(case, rel, old, "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
+                          f"      (void){read};\n    }}\n" + old)
+    return efficiency_case(case, sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
+                           rf"scanIncLookback\(n=\d+\) moved {bytes_re} bytes per element .* at most 9\.00")
+
+
+def case_volatile_reread():
+    """The second read through a volatile pointer moves 12 bytes per element: volatile loads are
+    left out only where they read a sector again (a look-back's polling), not the first time
+    (with every volatile sector left out, as first graded, it passed at 8.01)."""
+    return lookback_read_twice("volatile_reread", "*(const volatile int32_t *)p", r"12\.\d\d")
 
 
 def case_atomic_reread():
-    """Lab 05 on the emu: a single pass that reads its input a second time through atomics
-    (atomicOr with 0, which leaves it unchanged) fails emu_traffic: every atomic on global memory
-    counts as a 32-byte sector (it passed at 8.01 bytes per element when atomics went uncounted)."""
-    rel = "05-global-scan/global_scan.cu"
-    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission("atomic_reread", rel, old,
-                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) (void)atomicOr((int *)(in + base + r * 128), 0);\n" + old)
-    return efficiency_case("atomic_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
-                           r"scanIncLookback\(n=\d+\) moved 16\.\d\d bytes per element .* at most 9\.00")
+    """The second read through atomics (atomicOr with 0, which leaves the input unchanged): every
+    atomic on global memory counts as a 32-byte sector, 16 bytes per element (it passed at 8.01
+    when atomics went uncounted)."""
+    return lookback_read_twice("atomic_reread", "atomicOr((int *)p, 0)", r"16\.\d\d")
 
 
 def case_compaction_unstaged():
