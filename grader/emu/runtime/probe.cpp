@@ -1405,8 +1405,10 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   fprintf(f, "{\"kernel\": \"%s\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"metrics\": {", name.c_str(),
           in.grid.x, in.grid.y, in.grid.z, in.block.x, in.block.y, in.block.z);
   for (int i = 0; i < N_METRICS; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", METRIC_NAMES[i], c[i]);
-  fprintf(f, "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, \"global_ld_volatile_sectors\": %llu, \"global_ld_volatile_rereads\": %llu, "
-             "\"shared_atomics\": %llu, \"global_atomics\": %llu}}\n",
+  fprintf(f,
+          "}, \"emu\": {\"shared_ld_requests\": %llu, \"shared_st_requests\": %llu, "
+          "\"global_ld_volatile_sectors\": %llu, \"global_ld_volatile_rereads\": %llu, "
+          "\"shared_atomics\": %llu, \"global_atomics\": %llu}}\n",
           c[S_LD_REQ], c[S_ST_REQ], c[G_LD_VOL_SECT], c[G_LD_VOL_REREAD], c[S_ATOM], c[G_ATOM]);
   fclose(f);
 }
