@@ -621,6 +621,18 @@ def case_warp_walked():
                            "emu_shared", r"scanIncWarpSmem<int, Add>.*: 33\.00 shared-memory requests per warp.* at most 24")
 
 
+def case_warp_shared_atomic():
+    """Lab 04 on the emu: a shared-memory warp scan that also counts its calls with an atomic on
+    shared memory is correct, and emu_shared fails it: atomics on shared memory escape the
+    requests it grades, and a warp scan needs none."""
+    rel = "04-warp-scan/warp_scan.cu"
+    old = "  const unsigned lane = threadIdx.x % WARP_SIZE;\n  s[lane] = x;\n"
+    sub = make_submission("warp_shared_atomic", rel, old, old + "  __shared__ int s_calls;\n"
+                          "  if (lane == 0) atomicAdd(&s_calls, 1);\n")
+    return efficiency_case("warp_shared_atomic", sub, "04", ("inc_ops", "emu_shared"), "emu_shared",
+                           r"scanIncWarpSmem<int, Add>\(n=\d+, block=\d+\): \d+ atomic operations on shared memory")
+
+
 def case_segscan_uncoalesced():
     """Lab 06 on the emu: a single pass whose lanes load and store their 4 consecutive elements one
     at a time (the partial tile's path for every tile) is correct, and the emu's counters fail it
@@ -720,6 +732,7 @@ CASES = [
     ("a padded scan that pads nothing, its sweeps through atomics (emu counters)", case_padding_atomics),
     ("the emu's probes switched off", case_probes_switched_off),
     ("a warp scan that walks the warp (emu counters)", case_warp_walked),
+    ("a warp scan with an atomic on shared memory (emu counters)", case_warp_shared_atomic),
     ("a segmented scan with uncoalesced loads and stores (emu counters)", case_segscan_uncoalesced),
     ("a single pass that reads its input again through a volatile pointer (emu counters)", case_volatile_reread),
     ("a single pass that reads its input again through atomics (emu counters)", case_atomic_reread),

@@ -45,7 +45,8 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
                               int width, const char *file, int line);
 unsigned active_mask();
 void yield_point();
-/* An atomic on @p address was made: the memory probes count it (shared or global), then as yield_point. */
+/* After an atomic on @p address: the memory probes count it (shared or global memory); then a
+ * switch point, as yield_point. */
 void atomic_point(const volatile void *address);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
