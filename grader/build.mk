@@ -7,6 +7,8 @@
 #     build/kit/BACKEND/lab02_calls.o      the lab's call table (what the driver may call)
 #     build/kit/BACKEND/driver/*.o         the driver's main loop and device side
 #     build/kit/BACKEND/scanlab-clean-driver   a driver without student code (the yardstick)
+#     build/kit/cuda/libscanlab-trusted.so the tests' own device side on a GPU (hx_dev.cu):
+#                                          buffers they own, inputs, checks on the device
 #     build/kit/bin/scanlab-sandbox        the sandbox that fences off student code
 #
 #     build/kit/BACKEND/student/           what a student's build needs: the call table and the
@@ -56,7 +58,7 @@ STUDENT_WARN := -Wall -Wextra
 
 TEST_INC  := -Igrader/harness -Ireference $(CUNIT_INC)
 TEST_OBJS := $(patsubst %,$(KIT)/tests/obj/%.o,$(subst /,_,grader/harness/harness.c grader/harness/hx_call.c \
-               grader/harness/main.c $(wildcard reference/*.c)))
+               grader/harness/hx_verify.c grader/harness/main.c $(wildcard reference/*.c)))
 TEST_BIN  := $(KIT)/tests/lab$(LAB)_tests
 TEST_HDRS := $(wildcard grader/harness/*.h reference/*.h)
 
@@ -67,7 +69,7 @@ $(KIT)/tests/obj/reference_%.c.o: reference/%.c $(TEST_HDRS) | $(KIT)/tests/obj
 $(KIT)/tests/obj/lab$(LAB)_test.o: $(TEST_SRC) $(TEST_HDRS) | $(KIT)/tests/obj
 	$(if $(filter %.c,$(TEST_SRC)),$(CC) -std=c11,$(CXX) -std=c++17 -x c++) -O2 -g $(KIT_WARN) $(TEST_INC) -c $< -o $@
 $(TEST_BIN): $(TEST_OBJS) $(KIT)/tests/obj/lab$(LAB)_test.o
-	$(CXX) -o $@ $^ $(CUNIT_LIB) -lm
+	$(CXX) -o $@ $^ $(CUNIT_LIB) -lm -ldl
 $(KIT)/tests/obj:
 	mkdir -p $@
 
@@ -88,17 +90,21 @@ CLEAN_DRIVER := $(KITB)/scanlab-clean-driver
 $(KITB)/driver:
 	mkdir -p $@
 
+# The call thread's confinement (a seccomp filter), the same on every backend.
+$(KITB)/driver/confine.o: grader/driver/confine.c $(DRIVER_HDRS) | $(KITB)/driver
+	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
+
 ifeq ($(BACKEND),cpu)
-DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_host.o
-$(KITB)/driver/%.o: grader/driver/%.c $(DRIVER_HDRS) | $(KITB)/driver
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_host.o $(KITB)/driver/confine.o
+$(KITB)/driver/driver.o $(KITB)/driver/driver_host.o: $(KITB)/driver/%.o: grader/driver/%.c $(DRIVER_HDRS) | $(KITB)/driver
 	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
 $(KITB)/%_calls.o: grader/tests/%_calls.c $(DRIVER_HDRS) | $(KITB)/driver
 	$(CC) -std=c11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
-LINK = $(CC) -o $@ $^ -lm
+LINK = $(CC) -o $@ $^ -lm -pthread
 define FLAGS
 STUDENT_CC = $(CC) -std=c11 -O2 -g $(STUDENT_WARN) -Iinclude
 DRIVER_LINK = $(CC)
-DRIVER_LIBS = -lm
+DRIVER_LIBS = -lm -pthread
 endef
 endif
 
@@ -107,7 +113,7 @@ endif
 # schedule, and the efficiency tests read the launches' counters.
 ifeq ($(BACKEND),emu)
 include grader/emu/emu.mk
-DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o $(KITB)/driver/confine.o
 EMU_COMPILE = $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS)
 $(KITB)/driver/driver.o: grader/driver/driver.c $(DRIVER_HDRS) | $(KITB)/driver
 	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
@@ -128,7 +134,7 @@ endif
 
 ifeq ($(BACKEND),cuda)
 NVCC_BASE = -O3 -lineinfo -std=c++17 -arch=sm_$(SM) -Xcompiler -Wall,-Wextra
-DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o
+DRIVER_OBJS := $(KITB)/driver/driver.o $(KITB)/driver/driver_dev.o $(KITB)/driver/confine.o
 CUDA_INC := -I$(dir $(shell command -v $(NVCC)))../include
 $(KITB)/driver/driver.o: grader/driver/driver.c $(DRIVER_HDRS) | $(KITB)/driver
 	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
@@ -136,12 +142,18 @@ $(KITB)/driver/driver_dev.o: grader/driver/driver_dev.cu $(DRIVER_HDRS) | $(KITB
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 $(KITB)/%_calls.o: grader/tests/%_calls.cu $(DRIVER_HDRS) | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
-LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^
+LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^ -lcuda
 define FLAGS
 STUDENT_NVCC = $(NVCC) $(NVCC_BASE) -Iinclude
 DRIVER_LINK = $(NVCC) -arch=sm_$(SM)
-DRIVER_LIBS =
+DRIVER_LIBS = -lcuda
 endef
+# The tests' own device side, loaded by the harness on this backend. No fast math: the checks'
+# float arithmetic must round as the host's does.
+TRUSTED_LIB := $(KITB)/libscanlab-trusted.so
+$(TRUSTED_LIB): grader/harness/hx_dev.cu grader/harness/hx_dev.h grader/harness/hx_verify.h grader/harness/hx_proto.h
+	$(NVCC) -O2 -std=c++17 -arch=sm_$(SM) -shared -Xcompiler -fPIC,-Wall,-Wextra -Werror all-warnings \
+	  -Igrader/harness $< -o $@ -lcuda
 endif
 
 $(KITB)/clean_calls.o: grader/driver/clean_calls.c $(DRIVER_HDRS) | $(KITB)/driver
@@ -162,4 +174,4 @@ $(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) gra
 	touch $@
 export FLAGS
 
-kit: $(SANDBOX) $(CLEAN_DRIVER) $(if $(LAB),$(TEST_BIN) $(CALLS_OBJ) $(STUDENT_KIT)/lab$(LAB)/.ready)
+kit: $(SANDBOX) $(CLEAN_DRIVER) $(TRUSTED_LIB) $(if $(LAB),$(TEST_BIN) $(CALLS_OBJ) $(STUDENT_KIT)/lab$(LAB)/.ready)

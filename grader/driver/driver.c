@@ -1,17 +1,28 @@
 /**
  * @file driver.c
  * @brief The driver's main loop: receives requests from the test on the control socket,
- *        maps the shared buffers, prepares and runs calls of the lab's call table, replies.
+ *        maps the test's buffers, prepares and runs calls of the lab's call table, replies.
  *
  * The driver is started by the test, through the sandbox, with the control socket as
  * descriptor HXP_CONTROL_FD and its standard output and error going to the test. It keeps
  * no secret: everything it could tell the test is checked there.
+ *
+ * Two threads. The main thread alone speaks on the control socket: one reply to each request,
+ * carrying the request's sequence number. The student's code runs only on the **call thread**,
+ * which confines itself before its first call (drv_confine(): a seccomp filter on that thread,
+ * inherited by every thread it starts, such as the emu's workers): no system call on the
+ * control descriptor, no sockets, no new processes, no program loaded, no tracing, no copying
+ * of descriptors. So a student's code cannot answer the test in the driver's place; what stays
+ * possible from inside the same address space is said on the grader's page.
  */
 #define _GNU_SOURCE
 #include "driver.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +38,11 @@
 
 typedef struct {
   int used;
+  uint32_t mem;             /* hxp_mem */
   uint64_t n, elem, bytes;  /* bytes: the whole region, guards included */
-  unsigned char *shared;    /* the test's memfd, mapped */
-  void *dev;                /* the device copy (the shared mapping itself on cpu) */
+  uint64_t mapped;          /* device memory: the mapping's size */
+  unsigned char *shared;    /* host memory: the test's memfd, mapped */
+  void *dev;                /* the region as the student's code sees it */
 } buffer;
 
 struct drv_call {
@@ -41,23 +54,92 @@ struct drv_call {
 
 static buffer bufs[MAX_BUFS];
 static drv_call slots[HXP_MAX_SLOTS];
-static int control = HXP_CONTROL_FD;
+static const int control = HXP_CONTROL_FD;
+static uint32_t current_type, current_seq; /* the request being answered */
 
-/* ---- replies ------------------------------------------------------------------------------ */
+/* ---- replies (main thread only) ------------------------------------------------------------ */
 
 static void send_reply(hxp_reply *r) {
   r->magic = HXP_MAGIC;
+  r->type = current_type;
+  r->seq = current_seq;
   while (send(control, r, sizeof *r, MSG_NOSIGNAL) < 0 && errno == EINTR) {
   }
 }
 
-static void reply_status(uint32_t type, uint32_t status, const char *text) {
+static void reply_status(uint32_t status, const char *text) {
   hxp_reply r;
   memset(&r, 0, sizeof r);
-  r.type = type;
   r.status = status;
   if (text) snprintf(r.text, sizeof r.text, "%s", text);
   send_reply(&r);
+}
+
+/* ---- the call thread ------------------------------------------------------------------------ */
+
+static struct {
+  pthread_mutex_t m;
+  pthread_cond_t cv;
+  atomic_int state;  /* 0 idle, 1 work posted, 2 work done */
+  atomic_int spin;   /* wait by polling (timing), not sleeping */
+  atomic_int died;   /* drv_die() on the call thread: msg says why */
+  uint32_t first, count;
+  int64_t ret;
+  char msg[ERR_CAP];
+} work = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, ""};
+
+static _Thread_local int on_call_thread = 0;
+static int confined = 0;
+static char confine_err[200];
+
+static void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  sched_yield();
+#endif
+}
+
+static void set_state(int s) {
+  pthread_mutex_lock(&work.m);
+  atomic_store(&work.state, s);
+  pthread_cond_broadcast(&work.cv);
+  pthread_mutex_unlock(&work.m);
+}
+
+/* Waits until work.state is @p s: polling while work.spin is set, else sleeping. */
+static void wait_state(int s) {
+  unsigned polls = 0;
+  while (atomic_load(&work.state) != s) {
+    if (!atomic_load(&work.spin)) {
+      pthread_mutex_lock(&work.m);
+      while (atomic_load(&work.state) != s && !atomic_load(&work.spin)) pthread_cond_wait(&work.cv, &work.m);
+      pthread_mutex_unlock(&work.m);
+      continue;
+    }
+    if (++polls % 1024 == 0) sched_yield(); /* a machine with few cores: let the others run */
+    else relax();
+  }
+}
+
+static void *call_thread(void *arg) {
+  (void)arg;
+  on_call_thread = 1;
+  if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
+    snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");
+  else
+    confined = drv_confine(confine_err, sizeof confine_err) == 0;
+  drv_dev_thread_start(); /* the emu's workers start here, confined like this thread */
+  set_state(0);
+  for (;;) {
+    wait_state(1);
+    for (uint32_t s = work.first; s < work.first + work.count; s++) {
+      drv_call *c = &slots[s];
+      work.ret = c->call(c);
+    }
+    set_state(2);
+  }
+  return NULL;
 }
 
 void drv_die(const char *fmt, ...) {
@@ -67,7 +149,14 @@ void drv_die(const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   fprintf(stderr, "driver: %s\n", msg);
-  reply_status(0, HXS_FATAL, msg);
+  fflush(stderr);
+  if (on_call_thread) { /* the main thread answers, then ends the driver */
+    snprintf(work.msg, sizeof work.msg, "%s", msg);
+    atomic_store(&work.died, 1);
+    set_state(2);
+    for (;;) pause();
+  }
+  reply_status(HXS_FATAL, msg);
   _exit(4);
 }
 
@@ -101,7 +190,7 @@ const void *drv_bytes(drv_call *c, int k, size_t *len) {
 
 static int buf_new(const hxp_request *q, int fd, char *err) {
   if (fd < 0 || q->id >= MAX_BUFS || bufs[q->id].used || q->elem == 0 || q->elem > 4096 ||
-      q->n > ((uint64_t)1 << 40) / q->elem) {
+      q->n > ((uint64_t)1 << 40) / q->elem || (q->mem != HXM_HOST && q->mem != HXM_DEVICE)) {
     snprintf(err, ERR_CAP, "bad buffer request (id %u)", q->id);
     if (fd >= 0) close(fd);
     return -1;
@@ -110,6 +199,20 @@ static int buf_new(const hxp_request *q, int fd, char *err) {
   b->n = q->n;
   b->elem = q->elem;
   b->bytes = q->n * q->elem + 2 * HXP_GUARD_BYTES;
+  b->mem = q->mem;
+  if (q->mem == HXM_DEVICE) {
+    if (q->mapped < b->bytes) {
+      snprintf(err, ERR_CAP, "bad buffer request (id %u: a mapping smaller than its region)", q->id);
+      close(fd);
+      return -1;
+    }
+    b->mapped = q->mapped;
+    const int rc = drv_dev_import(fd, b->mapped, &b->dev, err, ERR_CAP);
+    close(fd);
+    if (rc != 0) return -1;
+    b->used = 1;
+    return 0;
+  }
   b->shared = (unsigned char *)mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (b->shared == MAP_FAILED) {
@@ -130,8 +233,12 @@ static int buf_new(const hxp_request *q, int fd, char *err) {
 static void buf_free(uint32_t id) {
   if (id >= MAX_BUFS || !bufs[id].used) return;
   buffer *b = &bufs[id];
-  if (!drv_dev_is_host()) drv_dev_free(b->dev);
-  munmap(b->shared, b->bytes);
+  if (b->mem == HXM_DEVICE) {
+    drv_dev_unmap(b->dev, b->mapped);
+  } else {
+    if (!drv_dev_is_host()) drv_dev_free(b->dev);
+    munmap(b->shared, b->bytes);
+  }
   memset(b, 0, sizeof *b);
 }
 
@@ -143,7 +250,7 @@ static drv_fn lookup(const char *name) {
   return NULL;
 }
 
-/* Copies a slot's inputs in and poisons or generates the rest; no student code runs. */
+/* Copies a slot's inputs in (host memory); no student code runs. */
 static int prep(const hxp_request *q, char *err) {
   if (q->slot >= HXP_MAX_SLOTS || q->nargs > HXP_MAX_ARGS) {
     snprintf(err, ERR_CAP, "bad slot or argument count");
@@ -160,35 +267,26 @@ static int prep(const hxp_request *q, char *err) {
   }
   c->nargs = q->nargs;
   memcpy(c->args, q->args, sizeof c->args);
+  int copied = 0;
   for (uint32_t k = 0; k < c->nargs; k++) {
     hxp_arg *a = &c->args[k];
     if (a->kind == HXA_BYTES && a->nbytes > sizeof a->bytes) a->nbytes = sizeof a->bytes;
     if (a->kind != HXA_BUF) continue;
     if (a->buf >= MAX_BUFS || !bufs[a->buf].used) {
       snprintf(err, ERR_CAP, "%s: argument %u names no buffer", c->fn, k);
+      c->call = NULL;
       return -1;
     }
     buffer *b = &bufs[a->buf];
-    int rc = 0;
-    if (a->flags & HXF_UPLOAD) {
-      if (!drv_dev_is_host()) rc = drv_dev_upload(b->dev, b->shared, b->bytes, err, ERR_CAP);
-    } else if (a->flags & (HXF_POISON | HXF_GEN)) {
-      rc = drv_dev_poison(b->dev, b->bytes, err, ERR_CAP);
+    if (b->mem == HXM_HOST && (a->flags & HXF_UPLOAD) && !drv_dev_is_host()) {
+      if (drv_dev_upload(b->dev, b->shared, b->bytes, err, ERR_CAP) != 0) return -1;
+      copied = 1;
     }
-    if (rc == 0 && (a->flags & HXF_GEN)) {
-      if (b->elem != 4) {
-        snprintf(err, ERR_CAP, "%s: generated inputs are 32-bit ints", c->fn);
-        return -1;
-      }
-      rc = drv_dev_generate((int32_t *)((unsigned char *)b->dev + HXP_GUARD_BYTES), b->n,
-                            a->gen.seed, a->gen.lo, a->gen.hi, err, ERR_CAP);
-    }
-    if (rc != 0) return -1;
   }
-  return drv_dev_sync(err, ERR_CAP) == 0 ? 0 : -1;
+  return copied ? (drv_dev_sync(err, ERR_CAP) == 0 ? 0 : -1) : 0;
 }
 
-/* Copies a slot's buffers back to the shared mappings. */
+/* Copies a slot's buffers in host memory back to the shared mappings. */
 static int finish(uint32_t slot, char *err) {
   if (slot >= HXP_MAX_SLOTS) return -1;
   drv_call *c = &slots[slot];
@@ -196,11 +294,48 @@ static int finish(uint32_t slot, char *err) {
   for (uint32_t k = 0; k < c->nargs; k++) {
     const hxp_arg *a = &c->args[k];
     if (a->kind != HXA_BUF || !(a->flags & HXF_DOWNLOAD)) continue;
-    if (a->buf >= MAX_BUFS || !bufs[a->buf].used) continue;
+    if (a->buf >= MAX_BUFS || !bufs[a->buf].used || bufs[a->buf].mem != HXM_HOST) continue;
     buffer *b = &bufs[a->buf];
     if (drv_dev_download(b->shared, b->dev, b->bytes, err, ERR_CAP) != 0) return -1;
   }
   return 0;
+}
+
+/* Runs slots [first, first + count) on the call thread and waits for them and the device. */
+static void run(const hxp_request *q) {
+  hxp_reply r;
+  memset(&r, 0, sizeof r);
+  if (q->slot >= HXP_MAX_SLOTS || q->count > HXP_MAX_SLOTS - q->slot) {
+    reply_status(HXS_ERROR, "bad slot range");
+    return;
+  }
+  for (uint32_t s = q->slot; s < q->slot + q->count; s++)
+    if (!slots[s].call) drv_die("slot %u was not prepared", s);
+  uint64_t d0, h0, d1, h1, c0[HXP_COUNTERS] = {0}, c1[HXP_COUNTERS] = {0};
+  drv_dev_copy_counters(&d0, &h0);
+  const int counted = drv_dev_probe_counters(c0, HXP_COUNTERS);
+  work.first = q->slot;
+  work.count = q->count;
+  set_state(1);
+  wait_state(2);
+  if (atomic_load(&work.died)) {
+    reply_status(HXS_FATAL, work.msg);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(4);
+  }
+  r.ret = work.ret;
+  int rc = drv_dev_sync(r.text, sizeof r.text);
+  drv_dev_copy_counters(&d1, &h1);
+  r.d2h = d1 - d0;
+  r.h2d = h1 - h0;
+  if (counted > 0 && drv_dev_probe_counters(c1, HXP_COUNTERS) == counted) {
+    r.counted = (uint32_t)counted;
+    for (int k = 0; k < counted; k++) r.counters[k] = c1[k] - c0[k];
+  }
+  r.status = rc == 0 ? HXS_OK : rc == 2 ? HXS_FATAL : HXS_ERROR;
+  set_state(0);
+  send_reply(&r);
 }
 
 /* ---- the loop ------------------------------------------------------------------------------- */
@@ -233,74 +368,64 @@ static ssize_t receive(hxp_request *q, int *fd, int spin) {
 int main(void) {
   char err[ERR_CAP];
   int spin = 0;
+  current_type = HXP_HELLO;
   if (drv_dev_init(err, sizeof err) != 0) {
-    reply_status(HXP_HELLO, HXS_FATAL, err);
+    reply_status(HXS_FATAL, err);
     return 4;
   }
+  pthread_t th;
+  atomic_store(&work.state, -1);
+  if (pthread_create(&th, NULL, call_thread, NULL) != 0) {
+    reply_status(HXS_FATAL, "cannot start the driver's call thread");
+    return 4;
+  }
+  wait_state(0);
+  if (!confined) fprintf(stderr, "driver: the call thread runs unconfined: %s\n", confine_err);
   for (;;) {
     hxp_request q;
     int fd = -1;
     ssize_t got = receive(&q, &fd, spin);
     if (got <= 0) return 0; /* the test went away */
+    current_type = 0;
+    current_seq = 0;
     if ((size_t)got != sizeof q || q.magic != HXP_MAGIC || q.version != HXP_VERSION) {
       if (fd >= 0) close(fd);
       drv_die("malformed request");
     }
+    current_type = q.type;
+    current_seq = q.seq;
+    spin = (int)q.spin; /* a timing test: poll for the next request rather than sleep */
+    atomic_store(&work.spin, spin);
     err[0] = '\0';
     switch (q.type) {
       case HXP_HELLO: {
         hxp_reply r;
         memset(&r, 0, sizeof r);
-        r.type = HXP_HELLO;
         snprintf(r.backend, sizeof r.backend, "%s", drv_backend());
         drv_dev_info(r.device, sizeof r.device, &r.l2_bytes, &r.free_bytes, &r.total_bytes);
+        r.ret = confined;
         send_reply(&r);
         break;
       }
       case HXP_BUF_NEW:
-        if (buf_new(&q, fd, err) != 0) reply_status(q.type, HXS_ERROR, err);
-        else reply_status(q.type, HXS_OK, NULL);
+        if (buf_new(&q, fd, err) != 0) reply_status(HXS_ERROR, err);
+        else reply_status(HXS_OK, NULL);
         break;
       case HXP_BUF_FREE:
         buf_free(q.id);
-        reply_status(q.type, HXS_OK, NULL);
+        reply_status(HXS_OK, NULL);
         break;
       case HXP_PREP: {
         int rc = prep(&q, err);
-        reply_status(q.type, rc == 0 ? HXS_OK : HXS_ERROR, rc == 0 ? NULL : err);
+        reply_status(rc == 0 ? HXS_OK : HXS_ERROR, rc == 0 ? NULL : err);
         break;
       }
-      case HXP_RUN: {
-        hxp_reply r;
-        memset(&r, 0, sizeof r);
-        r.type = HXP_RUN;
-        if (q.slot >= HXP_MAX_SLOTS || q.count > HXP_MAX_SLOTS - q.slot) {
-          reply_status(q.type, HXS_ERROR, "bad slot range");
-          break;
-        }
-        uint64_t d0, h0, d1, h1, c0[HXP_COUNTERS] = {0}, c1[HXP_COUNTERS] = {0};
-        drv_dev_copy_counters(&d0, &h0);
-        const int counted = drv_dev_probe_counters(c0, HXP_COUNTERS);
-        for (uint32_t s = q.slot; s < q.slot + q.count; s++) {
-          drv_call *c = &slots[s];
-          if (!c->call) drv_die("slot %u was not prepared", s);
-          r.ret = c->call(c);
-        }
-        int rc = drv_dev_sync(r.text, sizeof r.text);
-        drv_dev_copy_counters(&d1, &h1);
-        r.d2h = d1 - d0;
-        r.h2d = h1 - h0;
-        if (counted > 0 && drv_dev_probe_counters(c1, HXP_COUNTERS) == counted) {
-          r.counted = (uint32_t)counted;
-          for (int k = 0; k < counted; k++) r.counters[k] = c1[k] - c0[k];
-        }
-        r.status = rc == 0 ? HXS_OK : rc == 2 ? HXS_FATAL : HXS_ERROR;
-        send_reply(&r);
+      case HXP_RUN:
+        run(&q);
         break;
-      }
       case HXP_FINISH: {
         int rc = finish(q.slot, err);
-        reply_status(q.type, rc == 0 ? HXS_OK : HXS_FATAL, rc == 0 ? NULL : err);
+        reply_status(rc == 0 ? HXS_OK : HXS_FATAL, rc == 0 ? NULL : err);
         break;
       }
       case HXP_EXIT:
@@ -311,7 +436,6 @@ int main(void) {
         if (fd >= 0) close(fd);
         drv_die("unknown request %u", q.type);
     }
-    spin = (int)q.spin; /* a timing test: poll for the next request rather than sleep */
     fflush(stdout);
     fflush(stderr);
   }

@@ -3,9 +3,10 @@
  * @brief The driver: the process that runs a student's code for the tests, and nothing else.
  *
  * A test (the trusted side, grader/harness) asks the driver to call one of the lab's
- * functions by name; the driver copies the inputs from shared memory to the device, calls
- * the function, waits for the device, and copies the buffers back. It never compares,
- * times or decides anything: the test does, in its own process.
+ * functions by name on buffers the test owns (on a GPU, device memory the test exported and
+ * the driver maps; elsewhere shared memory the driver copies to its device and back); the
+ * driver calls the function on its confined call thread, waits for the device and says so.
+ * It never compares, times or decides anything: the test does, in its own process.
  *
  * Each lab has a call table (`grader/tests/labNN_calls.cu`) that maps names to small
  * wrappers around the student's functions:
@@ -80,10 +81,13 @@ void drv_dev_free(void *p);
 int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap);
 /** Copies @p bytes from device @p src to host @p dst. */
 int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap);
-/** Fills @p bytes (a multiple of 4) with HXP_POISON. */
-int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap);
-/** Fills @p n 32-bit ints with the generator's values. */
-int drv_dev_generate(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi, char *err, size_t cap);
+/** Maps device memory the test exported as the POSIX descriptor @p fd (@p bytes, the test's
+ *  mapping size) into this process's context at @p p (`cuda` only). */
+int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap);
+/** Unmaps drv_dev_import()'s memory. */
+void drv_dev_unmap(void *p, uint64_t bytes);
+/** Called once on the call thread, confined, before any call (the emu starts its workers there). */
+void drv_dev_thread_start(void);
 /** Waits for all device work; 0, or 1 with the error's text (2: the context is lost). */
 int drv_dev_sync(char *err, size_t cap);
 /** Device-to-device copy of @p bytes, queued (the kit's yardstick; no student code). */
@@ -95,6 +99,9 @@ void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
 int drv_dev_probe_counters(uint64_t *c, int n);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
+
+/** Confines the calling thread and the threads it starts (confine.c): 0, or -1 with why. */
+int drv_confine(char *err, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,15 @@
 /**
  * @file driver_dev.cu
- * @brief The driver's device side for the `cuda` and `emu` backends: device copies of the
- *        shared buffers, poison and generated inputs (kit kernels), waiting, the copy yardstick.
+ * @brief The driver's device side for the `cuda` and `emu` backends: the test's device memory
+ *        mapped (`cuda`), device copies of shared buffers (`emu`), waiting, the copy yardstick.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef SCANLAB_EMU
+#include <cuda.h>
+#endif
 
 #include "driver.h"
 #include "hx_proto.h"
@@ -55,36 +59,72 @@ extern "C" int drv_dev_download(void *dst, const void *src, size_t bytes, char *
   return failed(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (to the host)", err, cap);
 }
 
-static __global__ void poisonKernel(unsigned *p, size_t words) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
-    p[i] = HXP_POISON;
-}
-
-static __global__ void generateKernel(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    p[i] = hxp_gen_value(seed, i, lo, hi);
-}
-
-static unsigned grid_for(size_t n) {
-  size_t blocks = (n + 255) / 256;
+extern "C" int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap) {
 #ifdef SCANLAB_EMU
-  const size_t cap = 64; /* the emulator runs blocks on a few workers: fewer, longer blocks */
+  (void)fd, (void)bytes, (void)p;
+  snprintf(err, cap, "device memory from the test needs a GPU");
+  return 1;
 #else
-  const size_t cap = 8192;
+  const char *what = "cuDeviceGet";
+  int dev = 0;
+  CUdevice d;
+  CUmemGenericAllocationHandle h;
+  CUdeviceptr va = 0;
+  CUresult r = cudaGetDevice(&dev) == cudaSuccess ? cuDeviceGet(&d, dev) : CUDA_ERROR_INVALID_DEVICE;
+  if (r == CUDA_SUCCESS) {
+    what = "cuMemImportFromShareableHandle";
+    r = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  }
+  if (r == CUDA_SUCCESS) {
+    what = "cuMemAddressReserve";
+    r = cuMemAddressReserve(&va, bytes, 0, 0, 0);
+    if (r == CUDA_SUCCESS) {
+      what = "cuMemMap";
+      r = cuMemMap(va, bytes, 0, h, 0);
+    }
+    if (r == CUDA_SUCCESS) {
+      CUmemAccessDesc acc;
+      memset(&acc, 0, sizeof acc);
+      acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      acc.location.id = d;
+      acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+      what = "cuMemSetAccess";
+      r = cuMemSetAccess(va, bytes, &acc, 1);
+    }
+    cuMemRelease(h); /* the mapping keeps the memory */
+  }
+  if (r != CUDA_SUCCESS) {
+    const char *name = "?";
+    cuGetErrorName(r, &name);
+    snprintf(err, cap, "CUDA driver error %s in %s (mapping the test's buffer of %llu bytes)", name, what,
+             (unsigned long long)bytes);
+    if (va) cuMemAddressFree(va, bytes);
+    return 1;
+  }
+  *p = (void *)va;
+  return 0;
 #endif
-  return (unsigned)(blocks < 1 ? 1 : blocks > cap ? cap : blocks);
 }
 
-extern "C" int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap) {
-  poisonKernel<<<grid_for(bytes / 4), 256>>>((unsigned *)p, bytes / 4);
-  return failed(cudaGetLastError(), "the poison kernel", err, cap);
+extern "C" void drv_dev_unmap(void *p, uint64_t bytes) {
+#ifndef SCANLAB_EMU
+  cudaDeviceSynchronize();
+  cuMemUnmap((CUdeviceptr)p, bytes);
+  cuMemAddressFree((CUdeviceptr)p, bytes);
+#else
+  (void)p, (void)bytes;
+#endif
 }
 
-extern "C" int drv_dev_generate(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi, char *err,
-                                size_t cap) {
-  if (n == 0) return 0;
-  generateKernel<<<grid_for(n), 256>>>(p, n, seed, lo, hi);
-  return failed(cudaGetLastError(), "the input generator", err, cap);
+static __global__ void startKernel(int *p) {
+  if (p) *p = 0;
+}
+
+/* On the emu, the first launch starts the worker threads: from the call thread, so that they
+ * inherit its confinement. */
+extern "C" void drv_dev_thread_start(void) {
+  startKernel<<<1, 1>>>(NULL);
+  cudaDeviceSynchronize();
 }
 
 extern "C" int drv_dev_sync(char *err, size_t cap) {

@@ -36,19 +36,18 @@ int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t c
 int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   return drv_dev_upload(dst, src, bytes, err, cap);
 }
-int drv_dev_poison(void *p, size_t bytes, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  uint32_t *w = (uint32_t *)p;
-  for (size_t i = 0; i < bytes / 4; i++) w[i] = HXP_POISON;
-  return 0;
+int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap) {
+  (void)fd;
+  (void)bytes;
+  (void)p;
+  snprintf(err, cap, "no device memory on the cpu backend");
+  return 1;
 }
-int drv_dev_generate(int32_t *p, size_t n, uint64_t seed, int64_t lo, int64_t hi, char *err, size_t cap) {
-  (void)err;
-  (void)cap;
-  for (size_t i = 0; i < n; i++) p[i] = hxp_gen_value(seed, i, lo, hi);
-  return 0;
+void drv_dev_unmap(void *p, uint64_t bytes) {
+  (void)p;
+  (void)bytes;
 }
+void drv_dev_thread_start(void) {}
 int drv_dev_sync(char *err, size_t cap) {
   (void)err;
   (void)cap;

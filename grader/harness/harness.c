@@ -267,6 +267,16 @@ size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got
   return bad;
 }
 
+size_t hx_report_i32(const char *ctx, const hxv_result *r) {
+  if (r->count) {
+    const uint32_t g = (uint32_t)r->got;
+    HX_FAIL("%s: first mismatch at [%zu]: expected %d, got %d%s (%zu mismatch%s)", ctx, r->first, (int)r->expected,
+            (int)r->got, g == 0xDEADBEEFu || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "",
+            r->count, r->count == 1 ? "" : "es");
+  }
+  return r->count;
+}
+
 size_t hx_check_f32(const char *ctx, const float *expected, const float *got, size_t n,
                     double rtol, double atol) {
   size_t bad = 0, first = 0;

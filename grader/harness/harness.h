@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "hx_proto.h"
+#include "hx_verify.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,6 +145,9 @@ int hx_failures(void);
  * `scanIncBlock(n=1000, block=256, seed=42): first mismatch at [257]: expected 33153, got 32896 (12 mismatches)`
  */
 size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got, size_t n);
+/** The failure hx_check_i32() would record, from a check's result (hx_verify_scan() and the
+ *  like, which find the same first mismatch and count where the output lies). */
+size_t hx_report_i32(const char *ctx, const hxv_result *r);
 /** Compares floats: |got-expected| <= atol + rtol*|expected|; NaN never matches. */
 size_t hx_check_f32(const char *ctx, const float *expected, const float *got, size_t n,
                     double rtol, double atol);
@@ -242,8 +246,8 @@ hx_arg hx_in(hx_buf *b);
 hx_arg hx_out(hx_buf *b);
 /** An array read and written in place: copied in, copied back, guards checked. */
 hx_arg hx_inout(hx_buf *b);
-/** An input of 32-bit ints made on the device from a formula (hx_gen_i32()), without copying
- *  it there; checked unchanged after the call. For inputs too large to copy cheaply. */
+/** An input of 32-bit ints the test makes from a formula (hx_gen_i32()), on the device on a GPU
+ *  (nothing copied); checked unchanged after the call. For inputs too large to copy cheaply. */
 hx_arg hx_in_generated(hx_buf *b, uint64_t seed, int64_t lo, int64_t hi);
 /** An integer (sizes, block sizes, flags). */
 hx_arg hx_i64(long long v);
@@ -280,9 +284,51 @@ static inline int32_t hx_gen_i32(uint64_t seed, uint64_t i, int64_t lo, int64_t 
 }
 /** @} */
 
+/** @name Checking large outputs where they lie
+ *  On a GPU a buffer is device memory the test owns: these checks run there (hx_dev.cu) and
+ *  bring back only what a message needs; elsewhere they run on the host (hx_verify.c). Both
+ *  find the same thing (hx_verify.h says what each checks), so a test formats its message from
+ *  the hxv_result the same way on every backend.
+ *  @code
+ *  hxv_result r;
+ *  if (hx_verify_scan(hx_source_gen(seed, -1000, 1000), out, n, 0, 0, 0, NULL, &r))
+ *    HX_FAIL("%s: first mismatch at [%zu]: expected %lld, got %lld (%zu mismatches)", ctx, r.first,
+ *            (long long)r.expected, (long long)r.got, r.count);
+ *  @endcode
+ *  @{ */
+
+/** The input of a check: a buffer's 32-bit ints, or the generator's. */
+typedef struct {
+  hx_buf *buf;   /**< the buffer, or NULL: generated */
+  uint64_t seed; /**< the generator's seed */
+  int64_t lo;    /**< smallest generated value */
+  int64_t hi;    /**< largest generated value */
+} hx_source;
+/** A buffer's elements as a check's input. */
+hx_source hx_source_buf(hx_buf *b);
+/** The generator's elements (hx_gen_i32()) as a check's input. */
+hx_source hx_source_gen(uint64_t seed, int64_t lo, int64_t hi);
+/** hxv_scan_host(): a segmented add-scan of @p n ints; segments start at 0, where
+ *  `(i % tile) % sub == 0` (@p tile not 0; @p sub 0: the tile) and where @p flags (bytes, or
+ *  NULL) is not 0. Returns the number of wrong elements. */
+size_t hx_verify_scan(hx_source in, hx_buf *out, size_t n, int exclusive, size_t tile, size_t sub, hx_buf *flags,
+                      hxv_result *r);
+/** hxv_select_host(): compaction above @p pivot (or, with @p partition, stable partition). */
+size_t hx_verify_select(hx_source in, hx_buf *out, size_t n, int32_t pivot, int partition, hxv_result *r);
+/** hxv_sight_host(): line of sight over altitudes given as float bits; @p vis holds bytes. */
+size_t hx_verify_sight(hx_source in, hx_buf *vis, size_t n, hxv_result *r);
+/** hxv_sort_host(): sorted, and the input's keys. */
+size_t hx_verify_sort(hx_source in, hx_buf *out, size_t n, hxv_result *r);
+/** hxv_spmv_host(): the CSR product, values from @p val (float bits). */
+size_t hx_verify_spmv(hx_buf *ptr, hx_buf *col, hx_buf *x, hx_source val, hx_buf *y, int32_t rows, double rtol,
+                      double atol, hxv_result *r);
+/** @} */
+
 /** @name Timing
  *  Timing is done here, by this process's clock, around batches of calls that the driver
- *  makes back to back and then waits for: each call on a fresh input, each output checked.
+ *  makes back to back and then waits for: each call on a fresh input from a seed drawn just
+ *  before (so no answer can be prepared), each output checked where it lies as the clock left
+ *  it, before the driver is asked anything else.
  *  The yardstick (a device-to-device copy, or memcpy for a lab without kernels) is measured
  *  the same way in a second driver process that holds no student code.
  *  @{ */
@@ -311,9 +357,9 @@ struct hx_timed {
   int64_t hi;           /**< largest input value */
   const hx_arg *extra;  /**< arguments after (in, out) */
   int nextra;           /**< how many */
-  /** Checks one output against the input generated from @p seed; returns the number of
-   *  mismatches (and records a failure naming @p ctx). */
-  size_t (*check)(const hx_timed *t, uint64_t seed, const void *out, const char *ctx);
+  /** Checks one output against the input generated from @p seed, where it lies (with the
+   *  hx_verify_* checks); returns the number of mismatches (and records a failure naming @p ctx). */
+  size_t (*check)(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx);
   void *user;           /**< for check() */
 };
 /**

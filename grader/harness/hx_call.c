@@ -1,12 +1,19 @@
 /**
  * @file hx_call.c
- * @brief The trusted side of a call into the student's code: shared buffers, the driver
- *        process (started through the sandbox), requests and replies, the checks every call
- *        gets (guards, inputs unchanged, host copies), and timing by this process's clock.
+ * @brief The trusted side of a call into the student's code: the buffers this process owns,
+ *        the driver process (started through the sandbox), requests and replies, the checks
+ *        every call gets (guards, inputs unchanged, host copies), the output checks of
+ *        hx_verify.h on the host or the device, and timing by this process's clock.
  *
  * Nothing here trusts the driver: a reply can only make a test fail (an error, a crash, a
- * copy the rules forbid); passing takes outputs that this process reads from memory it owns
- * and compares with references it computes itself.
+ * copy the rules forbid, a message it was not asked for); passing takes outputs that this
+ * process reads from memory it owns and compares with references it computes itself.
+ *
+ * On the `cuda` backend the buffers are device memory this process allocates in its own CUDA
+ * context (hx_dev.h, loaded from libscanlab-trusted.so beside the clean driver) and exports to
+ * the driver, which maps them: inputs are filled, outputs poisoned and everything checked on
+ * the device by this process, and a host copy of a buffer exists only when a test reads it
+ * (hx_buf_data()). Elsewhere the buffers are memfds both processes map.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -27,7 +36,9 @@
 
 #include "harness.h"
 #include "harness_internal.h"
+#include "hx_dev.h"
 #include "hx_proto.h"
+#include "hx_verify.h"
 
 /* ---- configuration (main.c fills it from the command line) ------------------------------ */
 
@@ -145,6 +156,13 @@ static void collect(proc *p, int wait) {
  * as the driver exits), then kills it. */
 static void stop(proc *p, double grace_s) {
   if (p->pid <= 0) return;
+  if (p->ctl >= 0) { /* every reply was asked for and taken: anything left is one too many */
+    unsigned char buf[sizeof(hxp_reply) + 64];
+    const ssize_t got = recv(p->ctl, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+    if (got > 0)
+      hx_fail_at(__FILE__, __LINE__, "%s: the driver's process sent a message nobody asked for (%zd bytes) after "
+                 "its last reply: tampering with the control channel", p->what, got);
+  }
   if (!p->dead && p->ctl >= 0 && grace_s > 0) {
     hxp_request q;
     memset(&q, 0, sizeof q);
@@ -240,10 +258,13 @@ static int spawn(proc *p, const char *binary) {
   argv[a++] = cfg.sandbox;
   for (int i = 0; i < cfg.nopts; i++) argv[a++] = cfg.opts[i];
   /* The sandbox starts the driver with an empty environment, plus the emulator's settings
-   * (thread schedule, workers, watchdog) and the GPU's selection. */
+   * (thread schedule, workers, watchdog), the GPU's selection, and SCANLAB_UNCONFINED (the
+   * kit's self-test: the call thread left unconfined, to prove the control channel's other
+   * defences; only the grader's own environment can set it). */
   extern char **environ;
   for (char **e = environ; *e && a < 2 * MAX_OPTS; e++)
-    if (strncmp(*e, "SCANLAB_EMU_", 12) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0) {
+    if (strncmp(*e, "SCANLAB_EMU_", 12) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+        strncmp(*e, "SCANLAB_UNCONFINED=", 19) == 0) {
       argv[a++] = "--env";
       argv[a++] = *e;
     }
@@ -284,12 +305,15 @@ static int spawn(proc *p, const char *binary) {
 
 /* ---- requests ------------------------------------------------------------------------------ */
 
+static uint32_t next_seq = 1;
+
 static hxp_request request(uint32_t type) {
   hxp_request q;
   memset(&q, 0, sizeof q);
   q.magic = HXP_MAGIC;
   q.version = HXP_VERSION;
   q.type = type;
+  q.seq = next_seq++;
   return q;
 }
 
@@ -319,10 +343,48 @@ static int send_request(proc *p, const hxp_request *q, int fd) {
   return w == (ssize_t)sizeof *q ? 0 : -1;
 }
 
-/* Waits for the reply to @p type: 0 with the reply in p->last, or -1 when the driver died,
- * spoke out of turn, or the test's time ran out (the driver is then stopped). With @p spin,
- * polls without sleeping (for timing). */
-static int await(proc *p, uint32_t type, int spin, const char *ctx) {
+static const char *type_name(uint32_t t) {
+  static const char *names[] = {"?", "hello", "new buffer", "free buffer", "prepare", "run", "finish", "exit"};
+  return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}
+
+/* A message the test did not ask for: the control channel was tampered with. Fails the test,
+ * stops the driver and ends the test. */
+static void tampering(proc *p, const char *ctx, const char *what) {
+  char why[400];
+  snprintf(why, sizeof why, "the driver's process sent %s: only the driver answers, once per request, so "
+           "this is tampering with the control channel (the test does not count it)", what);
+  kill(p->pid, SIGKILL);
+  collect(p, 1);
+  fatal(p, ctx, why);
+}
+
+/* Takes one message off the control socket. 1: a well-formed reply in @p rep; 0: none
+ * waiting; -1: the socket closed; the test ends on a malformed message. */
+static int take_reply(proc *p, hxp_reply *rep, const char *ctx) {
+  unsigned char buf[sizeof *rep + 64];
+  ssize_t got = recv(p->ctl, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+  if (got < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+  if (got == 0) return -1;
+  uint32_t magic = 0;
+  if (got >= 4) memcpy(&magic, buf, 4);
+  if (got != (ssize_t)sizeof *rep || magic != HXP_MAGIC) {
+    char what[120];
+    snprintf(what, sizeof what, "a malformed message (%zd bytes)", got);
+    tampering(p, ctx, what);
+  }
+  memcpy(rep, buf, sizeof *rep);
+  rep->text[sizeof rep->text - 1] = '\0';
+  rep->backend[sizeof rep->backend - 1] = '\0';
+  rep->device[sizeof rep->device - 1] = '\0';
+  return 1;
+}
+
+/* Waits for the reply to @p q: 0 with the reply in p->last, or -1 when the driver died or the
+ * channel closed. Anything but the reply to @p q (a reply to an earlier request, a second
+ * reply, one of another kind) is tampering. With q->spin, polls without sleeping (timing). On
+ * the test's deadline the driver is stopped and the test ends. */
+static int await(proc *p, const hxp_request *q, const char *ctx) {
   for (;;) {
     double left = cfg.deadline > 0 ? cfg.deadline - hx_now() : 1e9;
     if (left <= 0) {
@@ -334,26 +396,27 @@ static int await(proc *p, uint32_t type, int spin, const char *ctx) {
       fatal(p, ctx, why);
     }
     struct pollfd pf[2] = {{p->ctl, POLLIN, 0}, {p->out, POLLIN, 0}};
-    const int timeout_ms = spin ? 0 : (int)(left * 1000 > 200 ? 200 : left * 1000 + 1);
+    const int timeout_ms = q->spin ? 0 : (int)(left * 1000 > 200 ? 200 : left * 1000 + 1);
     int r = poll(pf, p->out >= 0 ? 2 : 1, timeout_ms);
     if (r < 0 && errno != EINTR) return -1;
     if (r > 0 && (pf[1].revents & (POLLIN | POLLHUP))) drain(p, 0);
     if (r > 0 && (pf[0].revents & POLLIN)) {
       hxp_reply rep;
-      ssize_t got = recv(p->ctl, &rep, sizeof rep, MSG_DONTWAIT);
-      if (got == (ssize_t)sizeof rep && rep.magic == HXP_MAGIC) {
-        rep.text[sizeof rep.text - 1] = '\0';
-        rep.backend[sizeof rep.backend - 1] = '\0';
-        rep.device[sizeof rep.device - 1] = '\0';
-        p->last = rep;
-        if (rep.status == HXS_FATAL || rep.type == type) return 0;
-        continue; /* a reply to something else: ignored */
-      }
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+      const int got = take_reply(p, &rep, ctx);
+      if (got < 0) {
         collect(p, 0);
         return -1;
       }
-      if (got > 0) continue; /* malformed: ignored */
+      if (got > 0) {
+        if (rep.seq != q->seq || rep.type != q->type) {
+          char what[200];
+          snprintf(what, sizeof what, "a reply to request %u (%s) while the test waited for request %u (%s)",
+                   rep.seq, type_name(rep.type), q->seq, type_name(q->type));
+          tampering(p, ctx, what);
+        }
+        p->last = rep;
+        return 0;
+      }
     }
     if (r > 0 && (pf[0].revents & (POLLHUP | POLLERR)) && !(pf[0].revents & POLLIN)) {
       collect(p, 0);
@@ -368,7 +431,7 @@ static int await(proc *p, uint32_t type, int spin, const char *ctx) {
  * the test naming @p ctx. Returns the reply's status (HXS_OK or HXS_ERROR). */
 static uint32_t exchange(proc *p, hxp_request *q, int fd, const char *ctx) {
   char why[HXP_TEXT_MAX + 128];
-  if (send_request(p, q, fd) != 0 || await(p, q->type, (int)q->spin, ctx) != 0) {
+  if (send_request(p, q, fd) != 0 || await(p, q, ctx) != 0) {
     /* The channel closed: the driver is ending (the sandbox reports how once it has cleaned
      * up). Wait for that a few seconds, then stop it. */
     const double until = hx_now() + 5.0;
@@ -390,6 +453,14 @@ static uint32_t exchange(proc *p, hxp_request *q, int fd, const char *ctx) {
   return p->last.status;
 }
 
+/* After a run: one more request and its reply, so that a second answer to the run, sent by
+ * anything but the driver's loop, shows up as tampering before the run's outputs count. */
+static void ping(proc *p, int spin, const char *ctx) {
+  hxp_request q = request(HXP_HELLO);
+  q.spin = (uint32_t)spin;
+  exchange(p, &q, -1, ctx);
+}
+
 static proc *start(proc *p, const char *binary) {
   if (p->pid > 0) return p;
   spawn(p, binary);
@@ -398,13 +469,114 @@ static proc *start(proc *p, const char *binary) {
   return p;
 }
 
+/* ---- the device side (cuda) ---------------------------------------------------------------------- */
+
+/* hx_dev.h's functions, from libscanlab-trusted.so. */
+static struct {
+  int state; /* 0 not tried, 1 loaded, -1 failed */
+  const char *(*error)(void);
+  int (*init)(char *, size_t);
+  int (*alloc_shared)(size_t, void **, size_t *, int *);
+  void (*free_shared)(void *, size_t);
+  int (*alloc)(void **, size_t);
+  void (*free)(void *);
+  int (*upload)(void *, const void *, size_t);
+  int (*download)(void *, const void *, size_t);
+  int (*copy)(void *, const void *, size_t);
+  int (*fill)(void *, size_t, uint32_t);
+  int (*generate)(int32_t *, size_t, uint64_t, int64_t, int64_t);
+  int (*sync)(void);
+  int (*words_not)(const void *, size_t, uint32_t, size_t *, size_t *, size_t *);
+  int (*compare)(const void *, const void *, size_t, size_t, size_t *, size_t *);
+  int (*check_generated)(const int32_t *, size_t, uint64_t, int64_t, int64_t, size_t *, size_t *);
+  int (*scan)(const hxv_input *, const int32_t *, size_t, int, const hxv_segments *, hxv_result *);
+  int (*select)(const hxv_input *, const int32_t *, size_t, int32_t, int, hxv_result *);
+  int (*sight)(const hxv_input *, const uint8_t *, size_t, hxv_result *);
+  int (*sort)(const hxv_input *, const uint32_t *, size_t, hxv_result *);
+  int (*spmv)(const int32_t *, const int32_t *, const float *, const hxv_input *, const float *, int32_t, double,
+              double, hxv_result *);
+} D;
+
+static int on_device(void) { return strcmp(cfg.backend, "cuda") == 0; }
+
+/* Ends the test after a failure of the test's own device work (a kit problem, or a device the
+ * student's code left broken). */
+static void device_failed(const char *what) {
+  hx_fail_at(__FILE__, __LINE__, "harness: %s: %s", what, D.state == 1 ? D.error() : "no device side");
+  hx_internal_abort_test();
+}
+
+static void device_load(void) {
+  if (D.state) {
+    if (D.state < 0) device_failed("the test's device side is not available");
+    return;
+  }
+  D.state = -1;
+  char path[4096];
+  const char *slash = cfg.clean_driver ? strrchr(cfg.clean_driver, '/') : NULL;
+  if (!slash) {
+    hx_fail_at(__FILE__, __LINE__, "harness: no clean driver, so no libscanlab-trusted.so beside it (run the tests "
+                                   "through the grader: make test LAB=NN)");
+    hx_internal_abort_test();
+  }
+  snprintf(path, sizeof path, "%.*s/libscanlab-trusted.so", (int)(slash - cfg.clean_driver), cfg.clean_driver);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    hx_fail_at(__FILE__, __LINE__, "harness: cannot load the test's device side %s: %s", path, dlerror());
+    hx_internal_abort_test();
+  }
+#define LOAD(f)                                                                                 \
+  do {                                                                                          \
+    *(void **)&D.f = dlsym(h, "hxd_" #f);                                                       \
+    if (!D.f) {                                                                                 \
+      hx_fail_at(__FILE__, __LINE__, "harness: %s has no hxd_%s (rebuild the kit)", path, #f); \
+      hx_internal_abort_test();                                                                 \
+    }                                                                                           \
+  } while (0)
+  LOAD(error);
+  LOAD(init);
+  LOAD(alloc_shared);
+  LOAD(free_shared);
+  LOAD(alloc);
+  LOAD(free);
+  LOAD(upload);
+  LOAD(download);
+  LOAD(copy);
+  LOAD(fill);
+  LOAD(generate);
+  LOAD(sync);
+  LOAD(words_not);
+  LOAD(compare);
+  LOAD(check_generated);
+  LOAD(scan);
+  LOAD(select);
+  LOAD(sight);
+  LOAD(sort);
+  LOAD(spmv);
+#undef LOAD
+  char name[128];
+  D.state = 1;
+  if (D.init(name, sizeof name) != 0) {
+    D.state = -1;
+    hx_fail_at(__FILE__, __LINE__, "harness: the test's device side could not start: %s", D.error());
+    hx_internal_abort_test();
+  }
+}
+
 /* ---- buffers --------------------------------------------------------------------------------- */
 
 struct hx_buf {
   uint32_t id;
   size_t n, elem, bytes;
-  int fd;
-  unsigned char *map;
+  int fd;              /* the memfd, or the exported device memory's descriptor */
+  int dev;             /* 1: device memory (cuda) */
+  unsigned char *map;  /* host memory: the region, mapped */
+  unsigned char *dptr; /* device memory: the region, in this process's context */
+  size_t mapped;       /* device memory: the mapping's size */
+  unsigned char *mirror; /* device memory: a host copy of the elements, made when a test reads them */
+  int mirror_fresh;    /* the mirror holds what the device holds */
+  int mirror_lent;     /* hx_buf_data() handed it out since the last upload: the test may have written */
+  void *dsnap;         /* device memory: a copy of an input's elements, for the unchanged check */
   unsigned registered; /* 1: with the student's driver, 2: with the yardstick's */
   unsigned char *snapshot;
   uint64_t hash;
@@ -415,6 +587,13 @@ static uint32_t next_id = 0;
 static void poison_words(unsigned char *p, size_t bytes) {
   const uint32_t w = HXP_POISON;
   for (size_t i = 0; i + 4 <= bytes; i += 4) memcpy(p + i, &w, 4);
+}
+
+static unsigned char *data_dev(hx_buf *b) { return b->dptr + HXP_GUARD_BYTES; }
+
+/* Poisons device words [from, from + bytes) of the region. */
+static void dev_poison(hx_buf *b, size_t from, size_t bytes) {
+  if (bytes && D.fill(b->dptr + from, bytes / 4, HXP_POISON) != 0) device_failed("poisoning a buffer");
 }
 
 hx_buf *hx_buf_new(size_t n, size_t elem) {
@@ -429,6 +608,20 @@ hx_buf *hx_buf_new(size_t n, size_t elem) {
   b->n = n;
   b->elem = elem;
   b->bytes = n * elem + 2 * HXP_GUARD_BYTES;
+  b->fd = -1;
+  if (on_device()) {
+    device_load();
+    void *d = NULL;
+    if (D.alloc_shared(b->bytes, &d, &b->mapped, &b->fd) != 0) {
+      hx_fail_at(__FILE__, __LINE__, "out of device memory for a buffer of %zu bytes: %s", b->bytes, D.error());
+      free(b);
+      return NULL;
+    }
+    b->dev = 1;
+    b->dptr = (unsigned char *)d;
+    dev_poison(b, 0, b->bytes);
+    return b;
+  }
   b->fd = memfd_create("scanlab-buffer", MFD_CLOEXEC);
   if (b->fd < 0 || ftruncate(b->fd, (off_t)b->bytes) != 0) {
     hx_fail_at(__FILE__, __LINE__, "out of memory for a shared buffer of %zu bytes: %s", b->bytes,
@@ -448,8 +641,33 @@ hx_buf *hx_buf_new(size_t n, size_t elem) {
   return b;
 }
 
-void *hx_buf_data(hx_buf *b) { return b ? b->map + HXP_GUARD_BYTES : NULL; }
+void *hx_buf_data(hx_buf *b) {
+  if (!b) return NULL;
+  if (!b->dev) return b->map + HXP_GUARD_BYTES;
+  const size_t len = b->n * b->elem;
+  if (!b->mirror) {
+    b->mirror = (unsigned char *)malloc(len ? len : 1);
+    if (!b->mirror) {
+      hx_fail_at(__FILE__, __LINE__, "out of host memory for a copy of a buffer of %zu bytes", len);
+      hx_internal_abort_test();
+    }
+    b->mirror_fresh = 0;
+  }
+  if (!b->mirror_fresh && len && D.download(b->mirror, data_dev(b), len) != 0) device_failed("reading a buffer");
+  b->mirror_fresh = 1;
+  b->mirror_lent = 1;
+  return b->mirror;
+}
 size_t hx_buf_len(const hx_buf *b) { return b ? b->n : 0; }
+
+/* Device memory: the test's writes into the mirror, to the device. */
+static void mirror_push(hx_buf *b) {
+  if (!b->dev || !b->mirror || !b->mirror_lent) return;
+  const size_t len = b->n * b->elem;
+  if (len && D.upload(data_dev(b), b->mirror, len) != 0) device_failed("filling a buffer");
+  b->mirror_lent = 0;
+  b->mirror_fresh = 1;
+}
 
 static void unregister(hx_buf *b, proc *p, unsigned bit) {
   if (!(b->registered & bit) || p->pid <= 0 || p->dead) return;
@@ -462,8 +680,14 @@ void hx_buf_free(hx_buf *b) {
   if (!b) return;
   unregister(b, &student, 1);
   unregister(b, &clean, 2);
-  munmap(b->map, b->bytes);
-  close(b->fd);
+  if (b->dev) {
+    D.free_shared(b->dptr, b->mapped);
+    if (b->dsnap) D.free(b->dsnap);
+    free(b->mirror);
+  } else {
+    munmap(b->map, b->bytes);
+  }
+  if (b->fd >= 0) close(b->fd);
   free(b->snapshot);
   free(b);
 }
@@ -474,6 +698,8 @@ static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
   q.id = b->id;
   q.n = b->n;
   q.elem = b->elem;
+  q.mem = b->dev ? HXM_DEVICE : HXM_HOST;
+  q.mapped = b->mapped;
   if (exchange(p, &q, b->fd, "sharing a buffer") != HXS_OK) {
     hx_fail_at(__FILE__, __LINE__, "harness: the driver could not take a buffer of %zu bytes: %s",
                b->bytes, p->last.text);
@@ -545,27 +771,24 @@ hx_arg hx_bytes(const void *p, size_t len) {
   return a;
 }
 
+/* A generated input's elements, in host memory. */
+static void fill_generated(hx_buf *b, const hx_arg *a) {
+  int32_t *v = (int32_t *)(b->map + HXP_GUARD_BYTES);
+  for (size_t i = 0; i < b->n; i++) v[i] = hxp_gen_value(a->seed, i, a->lo, a->hi);
+}
+
 static void to_wire(const hx_arg *a, hxp_arg *w) {
   memset(w, 0, sizeof *w);
   switch (a->kind) {
     case HX_ARG_IN:
-      w->kind = HXA_BUF;
-      w->flags = HXF_UPLOAD | HXF_DOWNLOAD;
-      break;
     case HX_ARG_INOUT:
+    case HX_ARG_OUT: /* the test poisoned it: copied in, so a word never written stays poison */
       w->kind = HXA_BUF;
       w->flags = HXF_UPLOAD | HXF_DOWNLOAD;
-      break;
-    case HX_ARG_OUT:
-      w->kind = HXA_BUF;
-      w->flags = HXF_POISON | HXF_DOWNLOAD;
       break;
     case HX_ARG_GEN:
       w->kind = HXA_BUF;
-      w->flags = HXF_GEN | (a->i ? 0u : HXF_DOWNLOAD); /* i = 1: not copied back (timing) */
-      w->gen.seed = a->seed;
-      w->gen.lo = a->lo;
-      w->gen.hi = a->hi;
+      w->flags = HXF_UPLOAD | (a->i ? 0u : HXF_DOWNLOAD); /* i = 1: not copied back (timing) */
       break;
     case HX_ARG_I64:
       w->kind = HXA_I64;
@@ -584,45 +807,62 @@ static void to_wire(const hx_arg *a, hxp_arg *w) {
   if (a->buf) w->buf = a->buf->id;
 }
 
-/* ---- checks after a call --------------------------------------------------------------------- */
+/* ---- before and after a call ------------------------------------------------------------------ */
+
+static int report_guards(hx_buf *b, const char *ctx, const char *role, size_t changed_front, size_t last_front,
+                         size_t changed_back, size_t first_back) {
+  const size_t words = b->elem / 4;
+  if (changed_back)
+    hx_fail_at(__FILE__, __LINE__, "%s: write past the end of the %s at index %zu (n=%zu; %zu guard word%s "
+               "changed)", ctx, role, b->n + first_back / words, b->n, changed_back, changed_back == 1 ? "" : "s");
+  if (changed_front) {
+    const long long idx = -(long long)((HXP_GUARD_BYTES / 4 - last_front + words - 1) / words);
+    hx_fail_at(__FILE__, __LINE__, "%s: write before the start of the %s at index %lld (n=%zu; %zu guard "
+               "word%s changed)", ctx, role, idx, b->n, changed_front, changed_front == 1 ? "" : "s");
+  }
+  return changed_back || changed_front;
+}
 
 static int check_guards(hx_buf *b, const char *ctx, const char *role) {
+  const size_t gw = HXP_GUARD_BYTES / 4;
+  if (b->dev) {
+    size_t cf, ff, lf, cb, fb, lb;
+    if (D.words_not(b->dptr, gw, HXP_POISON, &cf, &ff, &lf) != 0 ||
+        D.words_not(b->dptr + HXP_GUARD_BYTES + b->n * b->elem, gw, HXP_POISON, &cb, &fb, &lb) != 0)
+      device_failed("checking a buffer's guards");
+    if (!report_guards(b, ctx, role, cf, lf, cb, fb)) return 0;
+    dev_poison(b, 0, HXP_GUARD_BYTES); /* clean guards for the buffer's next call */
+    dev_poison(b, HXP_GUARD_BYTES + b->n * b->elem, HXP_GUARD_BYTES);
+    return 1;
+  }
   const unsigned char *front = b->map, *back = b->map + HXP_GUARD_BYTES + b->n * b->elem;
-  long long last_front = -1, first_back = -1;
-  size_t changed_front = 0, changed_back = 0;
-  for (size_t w = 0; w < HXP_GUARD_BYTES / 4; w++) {
+  size_t last_front = 0, first_back = 0, changed_front = 0, changed_back = 0;
+  for (size_t w = 0; w < gw; w++) {
     uint32_t x, y;
     memcpy(&x, front + 4 * w, 4);
     memcpy(&y, back + 4 * w, 4);
     if (x != HXP_POISON) {
       changed_front++;
-      last_front = (long long)w;
+      last_front = w;
     }
-    if (y != HXP_POISON) {
-      changed_back++;
-      if (first_back < 0) first_back = (long long)w;
-    }
+    if (y != HXP_POISON && changed_back++ == 0) first_back = w;
   }
-  const size_t words = b->elem / 4;
-  if (changed_back)
-    hx_fail_at(__FILE__, __LINE__, "%s: write past the end of the %s at index %zu (n=%zu; %zu guard word%s "
-               "changed)", ctx, role, b->n + (size_t)first_back / words, b->n, changed_back,
-               changed_back == 1 ? "" : "s");
-  if (changed_front) {
-    const long long idx = -(long long)((HXP_GUARD_BYTES / 4 - (size_t)last_front + words - 1) / words);
-    hx_fail_at(__FILE__, __LINE__, "%s: write before the start of the %s at index %lld (n=%zu; %zu guard "
-               "word%s changed)", ctx, role, idx, b->n, changed_front, changed_front == 1 ? "" : "s");
-  }
-  if (!changed_back && !changed_front) return 0;
-  poison_words(b->map, HXP_GUARD_BYTES); /* clean guards for the buffer's next call */
+  if (!report_guards(b, ctx, role, changed_front, last_front, changed_back, first_back)) return 0;
+  poison_words(b->map, HXP_GUARD_BYTES);
   poison_words(b->map + HXP_GUARD_BYTES + b->n * b->elem, HXP_GUARD_BYTES);
   return 1;
 }
 
 #define SNAPSHOT_MAX ((size_t)64 << 20)
 
+/* Remembers an input's elements, for check_unchanged(). */
 static void snapshot(hx_buf *b) {
   const size_t len = b->n * b->elem;
+  if (b->dev) {
+    if (!b->dsnap && D.alloc(&b->dsnap, len) != 0) device_failed("a copy of an input");
+    if (len && D.copy(b->dsnap, data_dev(b), len) != 0) device_failed("a copy of an input");
+    return;
+  }
   free(b->snapshot);
   b->snapshot = NULL;
   if (len <= SNAPSHOT_MAX) {
@@ -632,18 +872,29 @@ static void snapshot(hx_buf *b) {
   if (!b->snapshot) b->hash = fnv(hx_buf_data(b), len);
 }
 
+static int input_modified(const char *ctx, size_t count, size_t first) {
+  hx_fail_at(__FILE__, __LINE__, "%s: the input was modified (it is const): %zu element%s changed, the first at "
+             "[%zu]", ctx, count, count == 1 ? "" : "s", first);
+  return 1;
+}
+
 static int check_unchanged(hx_buf *b, const char *ctx) {
   const size_t len = b->n * b->elem;
+  if (b->dev) {
+    size_t count = 0, first = 0;
+    if (D.compare(b->dsnap, data_dev(b), b->n, b->elem, &count, &first) != 0) device_failed("checking an input");
+    if (!count) return 0;
+    if (D.copy(data_dev(b), b->dsnap, len) != 0) device_failed("restoring an input"); /* for the test's own use */
+    return input_modified(ctx, count, first);
+  }
   const unsigned char *now = (const unsigned char *)hx_buf_data(b);
   if (b->snapshot) {
     if (memcmp(b->snapshot, now, len) == 0) return 0;
     size_t first = 0, count = 0;
     for (size_t i = 0; i < b->n; i++)
       if (memcmp(b->snapshot + i * b->elem, now + i * b->elem, b->elem) != 0 && count++ == 0) first = i;
-    hx_fail_at(__FILE__, __LINE__, "%s: the input was modified (it is const): %zu element%s changed, the "
-               "first at [%zu]", ctx, count, count == 1 ? "" : "s", first);
     memcpy((unsigned char *)now, b->snapshot, len); /* restored for the test's own use */
-    return 1;
+    return input_modified(ctx, count, first);
   }
   if (fnv(now, len) == b->hash) return 0;
   hx_fail_at(__FILE__, __LINE__, "%s: the input was modified (it is const)", ctx);
@@ -651,14 +902,60 @@ static int check_unchanged(hx_buf *b, const char *ctx) {
 }
 
 static int check_generated(hx_buf *b, const hx_arg *a, const char *ctx) {
-  const int32_t *v = (const int32_t *)hx_buf_data(b);
-  for (size_t i = 0; i < b->n; i++)
-    if (v[i] != hxp_gen_value(a->seed, i, a->lo, a->hi)) {
-      hx_fail_at(__FILE__, __LINE__, "%s: the input was modified (it is const): first changed element at "
-                 "[%zu]", ctx, i);
-      return 1;
+  size_t count = 0, first = 0;
+  if (b->dev) {
+    if (D.check_generated((const int32_t *)data_dev(b), b->n, a->seed, a->lo, a->hi, &count, &first) != 0)
+      device_failed("checking an input");
+  } else {
+    const int32_t *v = (const int32_t *)hx_buf_data(b);
+    for (size_t i = 0; i < b->n; i++)
+      if (v[i] != hxp_gen_value(a->seed, i, a->lo, a->hi) && count++ == 0) first = i;
+  }
+  if (!count) return 0;
+  hx_fail_at(__FILE__, __LINE__, "%s: the input was modified (it is const): first changed element at [%zu]", ctx,
+             first);
+  return 1;
+}
+
+/* What the test puts in a buffer before a call: the input (copied or generated), the output
+ * poisoned, the guards clean. No student code runs while this happens. */
+static void fill_arg(const hx_arg *a) {
+  hx_buf *b = a->buf;
+  if (!b) return;
+  const size_t len = b->n * b->elem;
+  if (b->dev) {
+    switch (a->kind) {
+      case HX_ARG_IN:
+        mirror_push(b);
+        snapshot(b);
+        break;
+      case HX_ARG_INOUT:
+        mirror_push(b);
+        b->mirror_fresh = 0;
+        break;
+      case HX_ARG_OUT:
+        dev_poison(b, HXP_GUARD_BYTES, len);
+        b->mirror_fresh = b->mirror_lent = 0;
+        break;
+      case HX_ARG_GEN:
+        if (b->n && D.generate((int32_t *)data_dev(b), b->n, a->seed, a->lo, a->hi) != 0)
+          device_failed("generating an input");
+        b->mirror_fresh = b->mirror_lent = 0;
+        break;
     }
-  return 0;
+    return;
+  }
+  switch (a->kind) {
+    case HX_ARG_IN:
+      snapshot(b);
+      break;
+    case HX_ARG_OUT:
+      poison_words(b->map + HXP_GUARD_BYTES, len);
+      break;
+    case HX_ARG_GEN:
+      fill_generated(b, a);
+      break;
+  }
 }
 
 /* ---- calls ------------------------------------------------------------------------------------ */
@@ -675,24 +972,22 @@ static void prepare(proc *p, unsigned bit, uint32_t slot, const char *fn, int na
   q.nargs = (uint32_t)nargs;
   snprintf(q.fn, sizeof q.fn, "%s", fn);
   for (int k = 0; k < nargs; k++) {
-    if (args[k].buf) {
-      ensure_registered(args[k].buf, p, bit);
-      if (args[k].kind == HX_ARG_IN) snapshot(args[k].buf);
-      if (args[k].kind == HX_ARG_IN || args[k].kind == HX_ARG_INOUT) {
-        poison_words(args[k].buf->map, HXP_GUARD_BYTES);
-        poison_words(args[k].buf->map + HXP_GUARD_BYTES + args[k].buf->n * args[k].buf->elem,
-                     HXP_GUARD_BYTES);
-      }
-    }
+    if (args[k].buf) ensure_registered(args[k].buf, p, bit);
+    fill_arg(&args[k]);
     to_wire(&args[k], &q.args[k]);
   }
+  if (on_device() && D.state == 1 && D.sync() != 0) device_failed("preparing a call's buffers");
   if (exchange(p, &q, -1, ctx) != HXS_OK) {
     hx_fail_at(__FILE__, __LINE__, "%s: %s", ctx, p->last.text);
     hx_internal_abort_test();
   }
 }
 
-static void finish(proc *p, uint32_t slot, int spin, const char *ctx) {
+/* Host memory on a device (emu): the driver copies the outputs back. */
+static void finish(proc *p, uint32_t slot, int nargs, const hx_arg *args, int spin, const char *ctx) {
+  int needed = 0;
+  for (int k = 0; k < nargs; k++) needed |= args[k].buf && !args[k].buf->dev;
+  if (!needed || strcmp(cfg.backend, "cpu") == 0) return;
   hxp_request q = request(HXP_FINISH);
   q.slot = slot;
   q.spin = (uint32_t)spin;
@@ -775,7 +1070,7 @@ static size_t call_args(long long *ret, const char *fn, const char *ctx, int nar
   memset(&last_counters, 0, sizeof last_counters);
   last_counters.available = run.counted >= HXP_COUNTERS;
   for (int k = 0; k < HXP_COUNTERS && last_counters.available; k++) last_counters.c[k] = run.counters[k];
-  finish(p, 0, 0, where);
+  finish(p, 0, nargs, args, 0, where);
   bad += after_call(nargs, args, where);
   bad += check_copies(&run, fn, where);
   return bad;
@@ -806,6 +1101,114 @@ size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...) {
   return call_args(ret, fn, ctx, n, args);
 }
 
+/* ---- checking outputs where they lie ----------------------------------------------------------- */
+
+hx_source hx_source_buf(hx_buf *b) {
+  hx_source s;
+  memset(&s, 0, sizeof s);
+  s.buf = b;
+  return s;
+}
+hx_source hx_source_gen(uint64_t seed, int64_t lo, int64_t hi) {
+  hx_source s;
+  memset(&s, 0, sizeof s);
+  s.seed = seed;
+  s.lo = lo;
+  s.hi = hi;
+  return s;
+}
+
+/* The buffer's elements where the check runs: on the device for device memory, else the host. */
+static const void *elems(hx_buf *b) { return !b ? NULL : b->dev ? (const void *)data_dev(b) : hx_buf_data(b); }
+
+static int all_device(hx_buf *const *bs, int n) {
+  int dev = 0, host = 0;
+  for (int i = 0; i < n; i++) {
+    if (bs[i] && bs[i]->dev) dev++;
+    if (bs[i] && !bs[i]->dev) host++;
+  }
+  if (dev && host) {
+    hx_fail_at(__FILE__, __LINE__, "harness: a check mixes device and host buffers");
+    hx_internal_abort_test();
+  }
+  return dev > 0;
+}
+
+static hxv_input input_of(hx_source s) {
+  hxv_input in = {NULL, s.seed, s.lo, s.hi};
+  if (s.buf) in.p = (const int32_t *)elems(s.buf);
+  return in;
+}
+
+static void too_short(hx_buf *b, size_t need, const char *what) {
+  if (b && b->n * b->elem < need) {
+    hx_fail_at(__FILE__, __LINE__, "harness: %s holds %zu bytes, the check reads %zu", what, b->n * b->elem, need);
+    hx_internal_abort_test();
+  }
+}
+
+size_t hx_verify_scan(hx_source in, hx_buf *out, size_t n, int exclusive, size_t tile, size_t sub, hx_buf *flags,
+                      hxv_result *r) {
+  hx_buf *bs[3] = {in.buf, out, flags};
+  const int dev = all_device(bs, 3);
+  too_short(in.buf, 4 * n, "the input");
+  too_short(out, 4 * n, "the output");
+  too_short(flags, n, "the flags");
+  const hxv_input src = input_of(in);
+  const hxv_segments seg = {tile, sub, (const uint8_t *)elems(flags)};
+  if (!dev) return hxv_scan_host(&src, (const int32_t *)elems(out), n, exclusive, &seg, r);
+  if (D.scan(&src, (const int32_t *)elems(out), n, exclusive, &seg, r) != 0) device_failed("checking a scan");
+  return r->count;
+}
+
+size_t hx_verify_select(hx_source in, hx_buf *out, size_t n, int32_t pivot, int partition, hxv_result *r) {
+  hx_buf *bs[2] = {in.buf, out};
+  const int dev = all_device(bs, 2);
+  too_short(in.buf, 4 * n, "the input");
+  too_short(out, 4 * n, "the output");
+  const hxv_input src = input_of(in);
+  if (!dev) return hxv_select_host(&src, (const int32_t *)elems(out), n, pivot, partition, r);
+  if (D.select(&src, (const int32_t *)elems(out), n, pivot, partition, r) != 0) device_failed("checking a compaction");
+  return r->count;
+}
+
+size_t hx_verify_sight(hx_source in, hx_buf *vis, size_t n, hxv_result *r) {
+  hx_buf *bs[2] = {in.buf, vis};
+  const int dev = all_device(bs, 2);
+  too_short(in.buf, 4 * n, "the input");
+  too_short(vis, n, "the output");
+  const hxv_input src = input_of(in);
+  if (!dev) return hxv_sight_host(&src, (const uint8_t *)elems(vis), n, r);
+  if (D.sight(&src, (const uint8_t *)elems(vis), n, r) != 0) device_failed("checking a line of sight");
+  return r->count;
+}
+
+size_t hx_verify_sort(hx_source in, hx_buf *out, size_t n, hxv_result *r) {
+  hx_buf *bs[2] = {in.buf, out};
+  const int dev = all_device(bs, 2);
+  too_short(in.buf, 4 * n, "the input");
+  too_short(out, 4 * n, "the output");
+  const hxv_input src = input_of(in);
+  if (!dev) return hxv_sort_host(&src, (const uint32_t *)elems(out), n, r);
+  if (D.sort(&src, (const uint32_t *)elems(out), n, r) != 0) device_failed("checking a sort");
+  return r->count;
+}
+
+size_t hx_verify_spmv(hx_buf *ptr, hx_buf *col, hx_buf *x, hx_source val, hx_buf *y, int32_t rows, double rtol,
+                      double atol, hxv_result *r) {
+  hx_buf *bs[5] = {ptr, col, x, val.buf, y};
+  const int dev = all_device(bs, 5);
+  too_short(ptr, 4 * ((size_t)rows + 1), "the row offsets");
+  too_short(y, 4 * (size_t)rows, "the output");
+  const hxv_input src = input_of(val);
+  if (!dev)
+    return hxv_spmv_host((const int32_t *)elems(ptr), (const int32_t *)elems(col), (const float *)elems(x), &src,
+                         (const float *)elems(y), rows, rtol, atol, r);
+  if (D.spmv((const int32_t *)elems(ptr), (const int32_t *)elems(col), (const float *)elems(x), &src,
+             (const float *)elems(y), rows, rtol, atol, r) != 0)
+    device_failed("checking a sparse product");
+  return r->count;
+}
 
 /* ---- information from a process without student code ---------------------------------------- */
 
@@ -832,12 +1235,21 @@ const hx_device_info *hx_device(void) {
 
 /* ---- timing ---------------------------------------------------------------------------------- */
 
+/* A seed nobody can know before the test draws it: a timed call's input is unknown to the
+ * driver's process until the call runs, so no answer can be prepared ahead. */
+static uint64_t fresh_seed(void) {
+  uint64_t s = 0;
+  if (getrandom(&s, sizeof s, 0) == (ssize_t)sizeof s) return s;
+  return (uint64_t)(hx_now() * 1e9) ^ ((uint64_t)getpid() << 32); /* no getrandom: still not the driver's to know */
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Times batches of calls prepared in slots 0..k-1: seconds per call of each batch. */
+/* Times a batch of calls prepared in slots 0..k-1: seconds per call. The clock stops at the
+ * run's reply; a ping then proves that reply was the only one. */
 static double run_batch(proc *p, int k, const char *ctx, hxp_reply *rep) {
   hxp_request q = request(HXP_RUN);
   q.slot = 0;
@@ -851,6 +1263,7 @@ static double run_batch(proc *p, int k, const char *ctx, hxp_reply *rep) {
     hx_fail_at(__FILE__, __LINE__, "%s: %s", ctx, p->last.text);
     return NAN;
   }
+  ping(p, 1, ctx);
   return t / k;
 }
 
@@ -875,10 +1288,11 @@ double hx_time_calls(const hx_timed *t, int batches, int per_batch) {
     uint64_t seeds[HXP_MAX_SLOTS];
     hx_arg args[HXP_MAX_SLOTS][HXP_MAX_ARGS];
     for (int k = 0; k < per_batch; k++) {
-      /* A fresh input for every call: nothing to replay, nothing to cache. */
-      seeds[k] = t->seed * 1000003ull + (uint64_t)b * 131ull + (uint64_t)k + 1ull;
+      /* A fresh input for every call, from a seed drawn now: nothing to replay, nothing to
+       * cache, nothing to compute ahead. */
+      seeds[k] = fresh_seed();
       args[k][0] = hx_in_generated(in[k], seeds[k], t->lo, t->hi);
-      args[k][0].i = 1; /* not copied back: the output's check recomputes the input anyway */
+      args[k][0].i = 1; /* not copied back: its check recomputes it */
       args[k][1] = hx_out(out[k]);
       for (int e = 0; e < t->nextra; e++) args[k][2 + e] = t->extra[e];
       prepare(p, 1, (uint32_t)k, t->fn, 2 + t->nextra, args[k], 1, t->ctx);
@@ -887,10 +1301,10 @@ double hx_time_calls(const hx_timed *t, int batches, int per_batch) {
     secs[b] = run_batch(p, per_batch, t->ctx, &rep);
     if (isnan(secs[b]) || check_copies(&rep, t->fn, t->ctx)) ok = 0;
     for (int k = 0; ok && k < per_batch; k++) {
-      finish(p, (uint32_t)k, 1, t->ctx);
-      /* the output's guards, and the extra inputs (flags, keys) unchanged by every call */
-      if (after_call(1 + t->nextra, &args[k][1], t->ctx) || t->check(t, seeds[k], hx_buf_data(out[k]), t->ctx))
-        ok = 0;
+      finish(p, (uint32_t)k, 2 + t->nextra, args[k], 1, t->ctx);
+      /* the input unchanged, the output's guards, the extra inputs (flags, keys) unchanged by
+       * every call; then the output itself */
+      if (after_call(2 + t->nextra, args[k], t->ctx) || t->check(t, seeds[k], out[k], t->ctx)) ok = 0;
     }
   }
   if (ok) {
@@ -920,20 +1334,20 @@ double hx_time_copy(size_t bytes, int batches, int per_batch) {
     src[k] = hx_buf_new(words, 4);
     dst[k] = hx_buf_new(words, 4);
     ok = src[k] && dst[k];
+    /* what the copy moves does not change its speed: the source keeps its poison */
   }
   for (int b = 0; ok && b < batches; b++) {
     for (int k = 0; k < per_batch; k++) {
-      hx_arg args[2] = {hx_in_generated(src[k], (uint64_t)b * 977u + (uint64_t)k, -1000, 1000), hx_out(dst[k])};
-      for (int a = 0; a < 2; a++) ensure_registered(args[a].buf, p, 2);
+      for (int a = 0; a < 2; a++) ensure_registered(a ? dst[k] : src[k], p, 2);
       hxp_request q = request(HXP_PREP);
       q.slot = (uint32_t)k;
       q.spin = 1;
       q.nargs = 2;
       snprintf(q.fn, sizeof q.fn, "copy");
-      to_wire(&args[0], &q.args[0]);
-      to_wire(&args[1], &q.args[1]);
-      q.args[1].flags = HXF_POISON; /* nothing comes back: the yardstick is not checked */
-      q.args[0].flags = HXF_GEN;
+      q.args[0].kind = q.args[1].kind = HXA_BUF;
+      q.args[0].buf = src[k]->id;
+      q.args[1].buf = dst[k]->id;
+      q.args[0].flags = HXF_UPLOAD; /* host memory on a device: the source goes in, nothing comes back */
       if (exchange(p, &q, -1, "the copy yardstick") != HXS_OK) ok = 0;
     }
     hxp_reply rep;

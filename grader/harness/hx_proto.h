@@ -5,13 +5,22 @@
  *
  * Both processes are kit code, but the driver shares its address space with the student's
  * file, so the test treats every reply as a claim to check, never as a verdict: it reads the
- * outputs itself, from buffers it owns, and decides. Messages are fixed-size records on a
- * `SOCK_SEQPACKET` socket; a buffer's shared memory (a memfd) travels with HXP_BUF_NEW as an
- * `SCM_RIGHTS` descriptor.
+ * outputs itself, from memory it owns, and decides. Messages are fixed-size records on a
+ * `SOCK_SEQPACKET` socket, one reply to each request, in order: every request carries a
+ * sequence number its reply repeats, and a reply the test did not ask for (early, extra,
+ * repeated, malformed) fails the test as tampering.
  *
- * A buffer is `guard | n * elem bytes | guard`, guards HXP_GUARD_BYTES each, in one shared
- * mapping. The driver keeps a device copy of the whole region (guards included) and copies
- * it from and to the shared mapping around a call, as the argument's flags say.
+ * A buffer is `guard | n * elem bytes | guard`, guards HXP_GUARD_BYTES each, and the test owns
+ * it. Two kinds travel with HXP_BUF_NEW as an `SCM_RIGHTS` descriptor:
+ *  - **device memory** (`cuda`): the test allocates it with CUDA's virtual memory API and
+ *    exports it as a POSIX file descriptor; the driver maps it into its own context and calls
+ *    the student's code on it in place. The test fills the inputs, poisons the outputs and
+ *    guards, and checks everything on the device itself; the driver copies nothing.
+ *  - **host memory** (`emu`, `cpu`): a memfd both map. On `emu` the driver keeps a device copy
+ *    of the whole region and copies it from and to the mapping around a call, as the
+ *    argument's flags say; on `cpu` the call works on the mapping in place.
+ * No input of a call is generated in the driver: the driver never learns what a timed call's
+ * input will be before the call runs.
  */
 #ifndef SCANLAB_HX_PROTO_H
 #define SCANLAB_HX_PROTO_H
@@ -21,7 +30,7 @@
 /** First word of every message ("SCAN"). */
 #define HXP_MAGIC 0x5343414Eu
 /** Version of this format. */
-#define HXP_VERSION 1u
+#define HXP_VERSION 2u
 /** Most arguments of a call. */
 #define HXP_MAX_ARGS 12
 /** Longest name in a call table, with its terminating zero. */
@@ -39,13 +48,13 @@
 
 /** Requests, test to driver. */
 enum hxp_type {
-  HXP_HELLO = 1,   /**< reply: backend, device name, L2 and free memory */
-  HXP_BUF_NEW,     /**< a buffer (memfd attached): id, elements, element size */
+  HXP_HELLO = 1,   /**< reply: backend, device name, L2 and free memory; also a ping */
+  HXP_BUF_NEW,     /**< a buffer (descriptor attached): id, elements, element size, memory kind */
   HXP_BUF_FREE,    /**< forget buffer id */
-  HXP_PREP,        /**< prepare call slot `slot`: copy in, poison, generate; nothing of the student's runs */
+  HXP_PREP,        /**< prepare call slot `slot`: copy in (host memory); nothing of the student's runs */
   HXP_RUN,         /**< call slots [slot, slot + count) back to back, then wait for the device */
-  HXP_FINISH,      /**< copy slot `slot`'s buffers back to the shared mappings */
-  HXP_EXIT         /**< end the driver */
+  HXP_FINISH,      /**< copy slot `slot`'s buffers back to the shared mappings (host memory) */
+  HXP_EXIT         /**< end the driver (no reply) */
 };
 
 /** Argument kinds. */
@@ -57,21 +66,17 @@ enum hxp_kind {
   HXA_BYTES     /**< up to 32 raw bytes */
 };
 
-/** What the driver does with a buffer argument. */
+/** What the driver does with a buffer argument in host memory (device memory needs nothing). */
 enum hxp_flags {
   HXF_UPLOAD = 1u,   /**< copy the shared region (guards included) to the device before */
-  HXF_POISON = 2u,   /**< fill the device region (guards included) with HXP_POISON before */
-  HXF_GEN = 4u,      /**< fill the elements from the generator `gen` before (guards poisoned) */
   HXF_DOWNLOAD = 8u  /**< copy the device region back to the shared mapping after */
 };
 
-/** A generated input: element i is `lo + h(seed, i) mod (hi - lo + 1)`, 32-bit ints (see
- *  hx_gen_value()); the test recomputes any element from the formula. */
-typedef struct {
-  uint64_t seed; /**< the generator's seed */
-  int64_t lo;    /**< smallest value */
-  int64_t hi;    /**< largest value */
-} hxp_gen;
+/** Where a buffer lives (HXP_BUF_NEW). */
+enum hxp_mem {
+  HXM_HOST = 0,  /**< a memfd, mapped by both sides */
+  HXM_DEVICE = 1 /**< device memory the test exported (a CUDA POSIX file descriptor handle) */
+};
 
 /** One argument of a call. */
 typedef struct {
@@ -81,7 +86,6 @@ typedef struct {
   uint32_t nbytes; /**< for HXA_BYTES */
   int64_t i;       /**< HXA_I64 */
   double d;        /**< HXA_F64 */
-  hxp_gen gen;     /**< HXF_GEN */
   uint8_t bytes[32]; /**< HXA_BYTES */
 } hxp_arg;
 
@@ -90,9 +94,13 @@ typedef struct {
   uint32_t magic;      /**< HXP_MAGIC */
   uint32_t version;    /**< HXP_VERSION */
   uint32_t type;       /**< hxp_type */
+  uint32_t seq;        /**< this request's number: its reply repeats it */
   uint32_t id;         /**< HXP_BUF_NEW / HXP_BUF_FREE: buffer id */
+  uint32_t mem;        /**< HXP_BUF_NEW: hxp_mem */
   uint64_t n;          /**< HXP_BUF_NEW: elements */
   uint64_t elem;       /**< HXP_BUF_NEW: bytes per element */
+  uint64_t mapped;     /**< HXP_BUF_NEW, device memory: bytes to map (the region, rounded up to the
+                            allocation granularity) */
   uint32_t slot;       /**< HXP_PREP, HXP_FINISH: the call slot; HXP_RUN: the first slot */
   uint32_t count;      /**< HXP_RUN: slots to run */
   uint32_t spin;       /**< poll, do not sleep, while waiting for the next request (timing) */
@@ -117,9 +125,9 @@ enum hxp_status {
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {
   uint32_t magic;        /**< HXP_MAGIC */
-  uint32_t type;         /**< the request's hxp_type (0 for a driver that gives up) */
+  uint32_t type;         /**< the request's hxp_type */
   uint32_t status;       /**< hxp_status */
-  uint32_t pad;          /**< zero */
+  uint32_t seq;          /**< the request's sequence number */
   int64_t ret;           /**< HXP_RUN: the last call's return value */
   uint64_t d2h;          /**< HXP_RUN: bytes copied device to host during the calls */
   uint64_t h2d;          /**< HXP_RUN: bytes copied host to device during the calls */
@@ -135,8 +143,8 @@ typedef struct {
 } hxp_reply;
 
 /** Element @p i of a generated input (splitmix64 of the seed and the index, scaled to the
- *  range [lo, hi] by a multiply and a shift: no division, so the test can recompute billions of
- *  elements quickly); computed the same way by the driver, on the device, and by the test. */
+ *  range [lo, hi] by a multiply and a shift: no division, so billions of elements are quick to
+ *  recompute); computed the same way on the host and, on a GPU, by the test's own kernels. */
 #if defined(__CUDACC__)
 __host__ __device__
 #endif

@@ -707,6 +707,102 @@ def case_slowed_unpadded():
                   max_timeout=200, backend="cuda")
 
 
+PREPARED = r"""
+/* Known-bad: answers prepared ahead. The timed calls' seeds used to follow from the manifest's
+ * seed (seed * 1000003 + batch * 131 + call + 1) and their inputs from a public formula: at the
+ * first call of the timed size, compute all 40 answers; in a timed call, find the one whose
+ * input this is and copy it out. Otherwise scan slowly (one block). */
+static __device__ int32_t prepGen(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (int32_t)(-1000 + (int64_t)(((z >> 32) * 2001ull) >> 32));
+}
+static __global__ void prepGenKernel(int32_t *p, size_t n, uint64_t seed, int32_t *first) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    p[i] = prepGen(seed, i);
+    if (i < 4) first[i] = p[i];
+  }
+}
+static __global__ void prepPickKernel(const int32_t *in, const int32_t *first, int count, int *pick) {
+  const int s = threadIdx.x;
+  if (s == 0) *pick = -1;
+  __syncthreads();
+  if (s < count && in[0] == first[4 * s] && in[1] == first[4 * s + 1] && in[2] == first[4 * s + 2] &&
+      in[3] == first[4 * s + 3])
+    *pick = s;
+}
+static __global__ void prepCopyKernel(int32_t *const *stash, const int *pick, int32_t *out, size_t n) {
+  if (*pick < 0) return;
+  const int32_t *src = stash[*pick];
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = src[i];
+}
+static __global__ void prepSlowKernel(const int32_t *in, int32_t *out, size_t n, const int *pick) {
+  __shared__ int32_t s[1024];
+  if (*pick >= 0) return;
+  const size_t per = (n + 1023) / 1024, lo = threadIdx.x * per, hi = lo + per < n ? lo + per : n;
+  int32_t acc = 0;
+  for (size_t i = lo; i < hi; i++) acc += in[i];
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int t = 1; t < 1024; t++) s[t] += s[t - 1];
+  __syncthreads();
+  acc = threadIdx.x ? s[threadIdx.x - 1] : 0;
+  for (size_t i = lo; i < hi; i++) out[i] = acc += in[i];
+}
+static int32_t *g_prepStash[40], **g_prepStashDev, *g_prepFirst;
+static int *g_prepPick, g_prepCount = -1;
+"""
+
+PREPARED_CALL = r"""
+  static bool busy = false; /* the prepared path's own scans take the normal one */
+  if (!EXCLUSIVE && !busy && n == ((size_t)1 << 26)) {
+    busy = true;
+    if (g_prepCount < 0) { /* the first call of this size: the untimed check; prepare 40 answers */
+      g_prepCount = 0;
+      CUDA_CHECK(cudaMalloc((void **)&g_prepFirst, 40 * 4 * sizeof(int32_t)));
+      CUDA_CHECK(cudaMalloc((void **)&g_prepPick, sizeof(int)));
+      CUDA_CHECK(cudaMalloc((void **)&g_prepStashDev, 40 * sizeof(int32_t *)));
+      int32_t *tmp = NULL;
+      CUDA_CHECK(cudaMalloc((void **)&tmp, n * sizeof(int32_t)));
+      for (int b = 0; b < 5; b++)
+        for (int k = 0; k < 8; k++) {
+          const uint64_t seed = 42ull * 1000003ull + (uint64_t)b * 131ull + (uint64_t)k + 1ull;
+          if (cudaMalloc((void **)&g_prepStash[g_prepCount], n * sizeof(int32_t)) != cudaSuccess) break;
+          prepGenKernel<<<4096, 256>>>(tmp, n, seed, g_prepFirst + 4 * g_prepCount);
+          propagate<false>(tmp, g_prepStash[g_prepCount], n);
+          prepStorePtr<<<1, 1>>>(g_prepStashDev, g_prepCount, g_prepStash[g_prepCount]);
+          g_prepCount++;
+        }
+      CUDA_CHECK(cudaFree(tmp));
+      propagate<false>(in, out, n);
+    } else {
+      prepPickKernel<<<1, 64>>>(in, g_prepFirst, g_prepCount, g_prepPick);
+      prepCopyKernel<<<4096, 256>>>(g_prepStashDev, g_prepPick, out, n);
+      prepSlowKernel<<<1, 1024>>>(in, out, n, g_prepPick);
+    }
+    busy = false;
+    return;
+  }
+"""
+
+
+def case_prepared_answers():
+    """Lab 05 on a GPU: answers computed ahead for the timed calls' inputs, predicted from the
+    manifest's seed, then copied out in the timed calls (a slow scan otherwise). The timed
+    calls' seeds are now drawn at random by the test just before each batch, and their inputs
+    made in the test's memory: nothing matches, the slow scan runs, and the timing fails."""
+    rel = "05-global-scan/global_scan.cu"
+    helpers = PREPARED + "static __global__ void prepStorePtr(int32_t **dst, int s, int32_t *p) { dst[s] = p; }\n"
+    sub = make_submission("prepared_answers", rel, SCRATCH, helpers + SCRATCH,
+                          edits=[(PROP_BODY, "  if (n == 0) return;\n" + PREPARED_CALL + "  size_t ints = 0, m = n;\n")])
+    return expect("prepared_answers", sub, "05", ("propagate_inc", "timing_propagate"),
+                  {"timing_propagate": r"reached 0\.0\d+ of copy bandwidth"}, max_timeout=240, backend="cuda")
+
+
 def case_flags_modified_when_timed():
     """Lab 06: a single pass that writes its flags (element 0's, to 0x80: still a head, so no
     result changes) only from its third call on, that is only in the timed batches: the harness checks the extra
@@ -718,6 +814,117 @@ def case_flags_modified_when_timed():
     sub = make_submission("flags_modified_when_timed", rel, head, head + poke, outside_ok=True)
     return expect("flags_modified_when_timed", sub, "06", ("timing_global",),
                   {"timing_global": r"the input was modified \(it is const\)"}, max_timeout=240, backend="cuda")
+
+
+# ---- the control channel: replies nobody asked for ------------------------------------------------
+
+# A reply to a run, as the driver's would look (grader/harness/hx_proto.h's hxp_reply: magic, type 5,
+# status 0, then zeros; at offset 40 the number of counters and from 48 the counters themselves).
+REPLY_BYTES = 1320
+
+
+def forged_reply_c(var, counters=None):
+    """C statements that fill `unsigned char var[REPLY_BYTES]` with a forged reply to a run."""
+    text = (f"    unsigned char {var}[{REPLY_BYTES}];\n    memset({var}, 0, sizeof {var});\n"
+            f"    const unsigned f_magic = 0x5343414Eu, f_type = 5;\n"
+            f"    memcpy({var}, &f_magic, 4);\n    memcpy({var} + 4, &f_type, 4);\n")
+    if counters:
+        text += f"    const unsigned f_counted = 14;\n    memcpy({var} + 40, &f_counted, 4);\n"
+        for k, expr in counters.items():
+            text += f"    {{ const unsigned long long c = {expr}; memcpy({var} + 48 + 8 * {k}, &c, 8); }}\n"
+    return text
+
+
+def tampering_pair(case, run_one):
+    """Runs `run_one(env)` twice: confined (the default: the forged reply never leaves the call
+    thread, so the honest verdict stands) and with SCANLAB_UNCONFINED=1 (the reply reaches the
+    test, which fails the test as tampering). Returns both details."""
+    confined = run_one({})
+    unconfined = run_one({"SCANLAB_UNCONFINED": "1"})
+    return f"confined: {confined}; unconfined: {unconfined}"
+
+
+def grade_env(case, sub, lab, tests, env, max_timeout=None, backend="emu"):
+    results = os.path.join(selftest.BUILD, f"bad-{case}.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend, "--submission", sub,
+           "--results", results, "--lab", lab]
+    for t in tests:
+        cmd += ["--test", t]
+    if max_timeout:
+        cmd += ["--max-timeout", str(max_timeout)]
+    code, out = selftest.sh(cmd, env=dict(env, NO_COLOR="1"))
+    data = json.load(open(results)) if os.path.exists(results) else {"tests": []}
+    return code, out, selftest.by_name(data)
+
+
+def case_forged_reply():
+    """Lab 01: a scan five times slower than it need be that first answers the test's run itself,
+    on the control descriptor. Before the control channel's rules, the forged reply stopped the
+    clock and was taken (the timing test passed at several times memcpy's speed)."""
+    forge = ("  if (n > 1000000) { /* the timed size: answer the run before doing it */\n" + forged_reply_c("r") +
+             "    long write(int, const void *, unsigned long);\n    (void)write(3, r, sizeof r);\n  }\n")
+    slow = ("  { /* four more passes over the input: honest timing shows them */\n"
+            "    volatile unsigned char sink = 0;\n"
+            "    for (int rep = 0; rep < 4; rep++)\n"
+            "      for (size_t i = 0; i < n * size; i++) sink = (unsigned char)(sink + ((const unsigned char *)src)[i]);\n"
+            "  }\n")
+    sub = make_submission("forged_reply", LAB01_FILE, INC_BODY, forge + INC_BODY,
+                          edits=[(INC_LOOP_END, INC_LOOP_END + slow)])
+
+    def run_one(env):
+        code, out, got = grade_env("forged_reply", sub, "01", ("inc_example", "timing"), env, max_timeout=120)
+        t = got.get("timing", {})
+        text = t.get("output", "")
+        if re.search(r"does not build.*write", text, re.S):
+            return "refused at build (write is not among lab 01's calls)"
+        if got.get("inc_example", {}).get("status") != "passed":
+            raise CheckFailed(f"forged_reply: inc_example should still pass: {got.get('inc_example')}")
+        if env:
+            if t.get("status") != "failed" or "tampering with the control channel" not in text:
+                raise CheckFailed(f"forged_reply, unconfined: timing should FAIL as tampering, got {t.get('status')}: "
+                                  f"{text[:400] or out[-600:]}")
+            return "timing FAIL as tampering"
+        m = re.search(r"([0-9.]+) of memcpy", text)
+        if "tampering" in text or not m or float(m.group(1)) >= 0.9:
+            raise CheckFailed(f"forged_reply, confined: timing should be measured honestly (well under memcpy's "
+                              f"speed), got {t.get('status')}: {text[:400] or out[-600:]}")
+        return f"timing measured honestly at {m.group(1)} of memcpy ({t.get('status')})"
+    return tampering_pair("forged_reply", run_one)
+
+
+def case_forged_counts():
+    """Lab 05 on the emu: a single pass that reads its input twice, and whose kernel (thread 0 of
+    block 0, in code nvcc's device pass never sees) answers the run with ideal counters. Before,
+    the forged reply was taken and emu_traffic passed at 8 bytes per element."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    twice = ("#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n    if (base + r * 128 < n) {\n"
+             "      const int32_t *p = in + base + r * 128;\n      (void)*(const volatile int32_t *)p;\n    }\n"
+             "#ifndef __CUDA_ARCH__\n  if (blockIdx.x == 0 && threadIdx.x == 0) forgeCounts(n);\n#endif\n")
+    counters = {1: "n / 8", 3: "n / 8", 0: "n / 32", 2: "n / 32"}
+    forge = ("#include <unistd.h>\n#ifndef __CUDA_ARCH__\nstatic void forgeCounts(size_t n) {\n" +
+             forged_reply_c("r", counters) + "    (void)!write(3, r, sizeof r);\n}\n#endif\n")
+    sub = make_submission("forged_counts", rel, old, twice + old, edits=[(SCRATCH, forge + SCRATCH)])
+    tests = ("lookback_inc", "emu_traffic")
+
+    def run_one(env):
+        code, out, got = grade_env("forged_counts", sub, "05", tests, env, max_timeout=60)
+        t = got.get("emu_traffic", {})
+        text = t.get("output", "")
+        if re.search(r"does not build.*(__CUDA_ARCH__|backend)", text, re.S):
+            return "refused at build (it tells the backends apart)"
+        if env:
+            if t.get("status") != "failed" or "tampering with the control channel" not in text:
+                raise CheckFailed(f"forged_counts, unconfined: emu_traffic should FAIL as tampering, got "
+                                  f"{t.get('status')}: {text[:400] or out[-600:]}")
+            return "emu_traffic FAIL as tampering"
+        if t.get("status") != "failed" or not re.search(r"moved 1[12]\.\d+ bytes per element", text):
+            raise CheckFailed(f"forged_counts, confined: emu_traffic should FAIL on the true count, got "
+                              f"{t.get('status')}: {text[:400] or out[-600:]}")
+        return "emu_traffic FAIL on the true count (" + re.search(r"moved (\S+) bytes", text).group(1) + ")"
+    return tampering_pair("forged_counts", run_one)
 
 
 CASES = [
@@ -767,10 +974,13 @@ CASES = [
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
     ("missing barriers fail as races under every schedule (emu)", case_missing_barrier_race),
     ("timing replays a saved answer", case_replay_timing),
+    ("a reply to the run forged by the student's host code", case_forged_reply),
+    ("a reply with ideal counters forged by a kernel (emu)", case_forged_counts),
 ]
 
 GPU_CASES = [
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
     ("flags written only in timed calls", case_flags_modified_when_timed),
+    ("answers prepared ahead for predicted timed inputs", case_prepared_answers),
 ]

@@ -246,6 +246,67 @@ def emu_tests():
     return last
 
 
+def trusted_checks(backend="emu", large=None):
+    """The trusted side's output checks (grader/harness/hx_verify.h) agree host against device:
+    grader/selftest/verify_test.cu built for the emu (here) or with nvcc (on a GPU), right
+    outputs and planted faults."""
+    out_dir = os.path.join(BUILD, "verify", backend)
+    os.makedirs(out_dir, exist_ok=True)
+    exe = os.path.join(out_dir, "verify_test")
+    src = [os.path.join(ROOT, "grader", "selftest", "verify_test.cu"), os.path.join(ROOT, "grader", "harness", "hx_dev.cu")]
+    inc = ["-I" + os.path.join(ROOT, "grader", "harness")]
+    hostc = os.path.join(ROOT, "grader", "harness", "hx_verify.c")
+    if backend == "emu":
+        code, out = sh(["make", "--no-print-directory", "-f", "grader/emu/emu.mk", "build/emu-rt/libscanlab_emu.a"])
+        if code:
+            raise CheckFailed("the emu's runtime does not build:\n" + out[-1500:])
+        objs = []
+        for f in src:
+            cpp = os.path.join(out_dir, os.path.basename(f) + ".cpp")
+            obj = cpp + ".o"
+            code, out = sh([sys.executable, "grader/emu/cu2cpp.py", f, cpp])
+            if not code:
+                code, out = sh(["g++", "-std=c++17", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-Igrader/emu/include",
+                                "-include", "scanlab_emu.h"] + inc + ["-c", cpp, "-o", obj])
+            if code:
+                raise CheckFailed(f"{os.path.relpath(f, ROOT)} does not build for the emu:\n" + out[-1500:])
+            objs.append(obj)
+        code, out = sh(["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"] + inc +
+                       ["-c", hostc, "-o", os.path.join(out_dir, "hx_verify.o")])
+        if not code:
+            code, out = sh(["g++", "-pthread", "-o", exe] + objs + [os.path.join(out_dir, "hx_verify.o"),
+                           "build/emu-rt/libscanlab_emu.a", "-lm"])
+    else:
+        hosto = os.path.join(out_dir, "hx_verify.o")
+        code, out = sh(["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror"] + inc + ["-c", hostc, "-o", hosto])
+        if not code:
+            code, out = sh(["nvcc", "-O2", "-std=c++17", "-arch=sm_" + os.environ.get("SM", "90"), "-o", exe] + inc +
+                           src + [hosto, "-lcuda"])
+    if code:
+        raise CheckFailed("verify_test does not build:\n" + out[-1500:])
+    code, out = sh([exe] + ([str(large)] if large else []), timeout=900)
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    if code or not re.match(r"verify: \d+ cases, 0 disagreements", last):
+        raise CheckFailed("host and device checks disagree:\n    " + "\n    ".join(out.strip().splitlines()[-15:]))
+    return last
+
+
+def confinement():
+    """The driver's call thread confines itself (grader/driver/confine.c): every system call a
+    student's code could answer the test with, or escape by, fails there and on the threads it
+    starts; what the labs and the runtimes need still works."""
+    exe = os.path.join(BUILD, "confine_test")
+    code, out = sh(["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-Igrader/driver", "-Igrader/harness",
+                    "grader/selftest/confine_test.c", "grader/driver/confine.c", "-o", exe, "-pthread"])
+    if code:
+        raise CheckFailed("confine_test does not build:\n" + out[-1500:])
+    code, out = sh([exe])
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    if code or not re.match(r"confine: \d+ checks, 0 surprises", last):
+        raise CheckFailed("\n    ".join(out.strip().splitlines()[-15:]))
+    return last
+
+
 def profile_emu():
     """`make profile LAB=03` without ncu: the emu's counters of both kernels, as an H100 counts
     them where the compilers agree (grader/emu/README.md's table: global 2048 requests of 8192
@@ -784,7 +845,9 @@ def gpu_quotes():
 
 def gpu_checks():
     """`make check-gpu`: the checks that need a GPU."""
-    out = []
+    out = [("the driver's call thread is confined", confinement),
+           ("the trusted side's checks agree, host and device (cuda)",
+            lambda: trusted_checks("cuda", large=(1 << 24) + 13))]
     ms = grade.all_manifests()
     for m in ms:
         if m.get("backend") == "cpu":
@@ -813,6 +876,8 @@ def checks():
     import isolation  # noqa: E402  (grader/selftest/isolation.py)
     for name, fn in isolation.CASES:
         out.append((f"sandbox holds: {name}", fn))
+    out.append(("the driver's call thread is confined", confinement))
+    out.append(("the trusted side's checks agree, host and device (emu)", trusted_checks))
     for name, fn in bad_submissions.CASES:
         out.append((f"grader survives: {name}", fn))
     labs = [m["lab"] for m in grade.all_manifests()]

@@ -199,23 +199,16 @@ static void test_tiles_large(void) {
 /* ---- timing --------------------------------------------------------------------------------- */
 
 /* A timed call's output against the tile-wise sums of its generated input. */
-static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
-  const int32_t *got = (const int32_t *)out;
+static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
   const size_t block = (size_t)t->extra[1].i;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < t->n; i++) {
-    if (i % block == 0) acc = 0;
-    acc += (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
-    if ((int32_t)acc != got[i]) {
-      if (t->user) /* the comparison kernel, not graded */
-        hx_note("%s gives a wrong answer at [%zu] (does it use blockIdx.x?): not timed", ctx, i);
-      else
-        HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, "
-                "got %d", ctx, i, i / block, (int32_t)acc, got[i]);
-      return 1;
-    }
-  }
-  return 0;
+  hxv_result r;
+  if (!hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, 0, block, 0, NULL, &r)) return 0;
+  if (t->user) /* the comparison kernel, not graded */
+    hx_note("%s gives a wrong answer at [%zu] (does it use blockIdx.x?): not timed", ctx, r.first);
+  else
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d", ctx,
+            r.first, r.first / block, (int)r.expected, (int)r.got);
+  return r.count;
 }
 
 /* The batched scan reads and writes every element once, as a copy does: report it as a

@@ -244,20 +244,13 @@ static void test_padded_single_tile(void) { single_tile(PADDED); }
 static void test_padded_batched(void) { batched(PADDED); }
 
 /* A timed call's output against the tile-wise exclusive sums of its generated input. */
-static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
-  const int32_t *got = (const int32_t *)out;
+static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
   const size_t tile = 2 * (size_t)t->extra[1].i;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < t->n; i++) {
-    if (i % tile == 0) acc = 0;
-    if ((int32_t)acc != got[i]) {
-      HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, "
-              "got %d", ctx, i, i / tile, (int32_t)acc, got[i]);
-      return 1;
-    }
-    acc += (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
-  }
-  return 0;
+  hxv_result r;
+  if (hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, 1, tile, 0, NULL, &r))
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d", ctx,
+            r.first, r.first / tile, (int)r.expected, (int)r.got);
+  return r.count;
 }
 
 /* Both versions in one run, each as a fraction of the device copy bandwidth; the padded one

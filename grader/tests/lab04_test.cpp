@@ -289,23 +289,14 @@ static void test_noncommutative(void) {
 }
 
 /* A timed call's output against the warp-by-warp sums of its generated input. */
-static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
-  const int32_t *got = (const int32_t *)out;
-  const int block = (int)t->extra[1].i;
+static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
+  const size_t block = (size_t)t->extra[1].i;
   const bool inclusive = t->extra[2].i != WARP_SCAN_EXC;
-  uint32_t acc = 0;
-  for (size_t j = 0; j < t->n; j++) {
-    if (lane_of(j, block) == 0) acc = 0;
-    const uint32_t x = (uint32_t)hx_gen_i32(seed, j, t->lo, t->hi);
-    if (inclusive) acc += x;
-    if ((int32_t)acc != got[j]) {
-      HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, j,
-              (int32_t)acc, got[j]);
-      return 1;
-    }
-    if (!inclusive) acc += x;
-  }
-  return 0;
+  hxv_result r;
+  if (hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, !inclusive, block, WARP_SIZE, NULL, &r))
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, r.first,
+            (int)r.expected, (int)r.got);
+  return r.count;
 }
 
 /* Batched warp scans read and write every element once, as a copy does: report each variant

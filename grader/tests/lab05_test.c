@@ -14,8 +14,6 @@
 #include "harness.h"
 #include "scan_ref.h"
 
-#define POISON 0xDEADBEEFu
-
 /* ---- the functions under test ---------------------------------------------------------------- */
 
 typedef struct {
@@ -166,29 +164,15 @@ static void test_repeat(void) {
 
 /* ---- more than 2^31 elements ------------------------------------------------------------------ */
 
-/* The huge input is generated on the device from a formula (hx_gen_i32), so the host never
- * holds it: the output is compared chunk by chunk, recomputing the input. */
-static void check_huge(const variant *v, const int32_t *got, size_t n, uint64_t seed, const char *ctx) {
-  uint32_t acc = 0; /* unsigned: the reference wraps as the GPU does */
-  size_t mismatches = 0, first = 0;
-  int32_t first_expect = 0, first_got = 0;
-  for (size_t i = 0; i < n; i++) {
-    const uint32_t x = (uint32_t)hx_gen_i32(seed, i, -1000, 1000);
-    if (!v->exclusive) acc += x;
-    if ((int32_t)acc != got[i]) {
-      if (!mismatches) {
-        first = i;
-        first_expect = (int32_t)acc;
-        first_got = got[i];
-      }
-      mismatches++;
-    }
-    if (v->exclusive) acc += x;
-  }
-  if (mismatches)
-    HX_FAIL("%s: first mismatch at [%zu]: expected %d, got %d%s (%zu mismatches)", ctx, first,
-            first_expect, first_got, (uint32_t)first_got == POISON ? " (the poison value: never written)" : "",
-            mismatches);
+/* Runs v on n ints the test generates (on a GPU, on the device: the host never holds them)
+ * and checks the output where it lies. Returns the number of problems. */
+static size_t check_generated_scan(const variant *v, size_t n, uint64_t seed, hx_buf *in, hx_buf *out,
+                                   const char *ctx) {
+  size_t bad = HX_CALL(v->name, ctx, hx_in_generated(in, seed, -1000, 1000), hx_out(out), hx_i64((long long)n));
+  if (bad) return bad;
+  hxv_result r;
+  hx_verify_scan(hx_source_gen(seed, -1000, 1000), out, n, v->exclusive, 0, 0, NULL, &r);
+  return hx_report_i32(ctx, &r);
 }
 
 static void test_huge(void) {
@@ -208,10 +192,7 @@ static void test_huge(void) {
   for (int k = 0; in && out && k < 4; k++) {
     char ctx[256];
     snprintf(ctx, sizeof ctx, "%s(n=%zu, seed=%llu)", vs[k]->name, n, (unsigned long long)seed);
-    if (HX_CALL(vs[k]->name, ctx, hx_in_generated(in, seed, -1000, 1000), hx_out(out), hx_i64((long long)n)))
-      break;
-    check_huge(vs[k], (const int32_t *)hx_buf_data(out), n, seed, ctx);
-    if (hx_failures()) break;
+    if (check_generated_scan(vs[k], n, seed, in, out, ctx)) break;
   }
   hx_buf_free(in);
   hx_buf_free(out);
@@ -220,18 +201,12 @@ static void test_huge(void) {
 /* ---- timing ---------------------------------------------------------------------------------------- */
 
 /* A timed call's output against the inclusive sum of its generated input. */
-static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
-  const int32_t *got = (const int32_t *)out;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < t->n; i++) {
-    acc += (uint32_t)hx_gen_i32(seed, i, t->lo, t->hi);
-    if ((int32_t)acc != got[i]) {
-      HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, i,
-              (int32_t)acc, got[i]);
-      return 1;
-    }
-  }
-  return 0;
+static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
+  hxv_result r;
+  if (hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, 0, 0, 0, NULL, &r))
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, r.first,
+            (int)r.expected, (int)r.got);
+  return r.count;
 }
 
 /* Checks v at n, then times it: bandwidth counting n reads and n writes, as a fraction of the
@@ -241,7 +216,16 @@ static void timing(const variant *v) {
   const double threshold = hx_param_double("threshold");
   const int reps = (int)hx_param_int("reps"), per_batch = (int)hx_param_int("per_batch");
   if (hx_failures()) return;
-  if (check_scan(v, n, hx_seed(), -1000, 1000, 0)) return; /* a wrong answer is not timed */
+  { /* a wrong answer is not timed */
+    char ctx[256];
+    snprintf(ctx, sizeof ctx, "%s(n=%zu, values in [-1000, 1000], seed=%llu)", v->name, n,
+             (unsigned long long)hx_seed());
+    hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+    const size_t bad = !in || !out || check_generated_scan(v, n, hx_seed(), in, out, ctx);
+    hx_buf_free(in);
+    hx_buf_free(out);
+    if (bad) return;
+  }
   char what[160];
   snprintf(what, sizeof what, "%s(n=%zu)", v->name, n);
   hx_model_note(what, (double)n, "element", 8); /* on emu: what the memory model counted */

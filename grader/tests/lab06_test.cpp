@@ -621,30 +621,21 @@ static void test_repeat(void) {
 
 /* ---- more than 2^31 elements ---------------------------------------------------------------- */
 
-/* Huge inputs: values generated on the device (hx_gen_i32), flags 1 in 1000 plus heads around
- * 2^31; the output is checked as it is recomputed. */
-static size_t check_huge(const int32_t *got, const uint8_t *f, size_t n, uint64_t seed, int lo, int hi,
+/* Huge inputs: values the test generates (on a GPU, on the device: hx_gen_i32), flags 1 in 1000
+ * plus heads around 2^31; the output is checked where it lies, the segment of its first
+ * mismatch named from the flags @p f. */
+static size_t check_huge(hx_buf *out, hx_buf *bflags, const uint8_t *f, size_t n, uint64_t seed, int lo, int hi,
                          bool exclusive, const char *ctx) {
-  uint32_t acc = 0;
-  size_t head = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (f[i] || i == 0) {
-      acc = 0;
-      head = i;
-    }
-    const uint32_t x = (uint32_t)hx_gen_i32(seed, i, lo, hi);
-    if (!exclusive) acc += x;
-    if ((int32_t)acc != got[i]) {
-      size_t end = i + 1;
-      while (end < n && !f[end]) end++;
-      HX_FAIL("%s: first mismatch at [%zu], element %zu of the segment at [%zu] of length %zu: expected %d, got %d%s",
-              ctx, i, i - head, head, end - head, (int32_t)acc, got[i],
-              (uint32_t)got[i] == POISON ? " (the poison value: never written)" : "");
-      return 1;
-    }
-    if (exclusive) acc += x;
-  }
-  return 0;
+  hxv_result r;
+  if (!hx_verify_scan(hx_source_gen(seed, lo, hi), out, n, exclusive, 0, 0, bflags, &r)) return 0;
+  const size_t i = r.first;
+  size_t head = i, end = i + 1;
+  while (head > 0 && !f[head]) head--;
+  while (end < n && !f[end]) end++;
+  HX_FAIL("%s: first mismatch at [%zu], element %zu of the segment at [%zu] of length %zu: expected %d, got %d%s",
+          ctx, i, i - head, head, end - head, (int)r.expected, (int)r.got,
+          (uint32_t)r.got == POISON ? " (the poison value: never written)" : "");
+  return 1;
 }
 
 static void test_huge(void) {
@@ -684,7 +675,7 @@ static void test_huge(void) {
     if (HX_CALL("segScanGlobal", ctx, hx_in_generated(in, seed, -1000, 1000), hx_out(out), hx_in(bflags),
                 hx_i64((long long)n), hx_i64(x), hx_i64(0), hx_bytes(&id, sizeof id)))
       break;
-    if (check_huge((const int32_t *)hx_buf_data(out), f, n, seed, -1000, 1000, x == 1, ctx)) break;
+    if (check_huge(out, bflags, f, n, seed, -1000, 1000, x == 1, ctx)) break;
   }
   hx_buf_free(bflags);
   hx_buf_free(in);
@@ -700,9 +691,9 @@ struct TimedFlags {
 };
 
 /* A timed call's output against the segmented sum of its generated input. */
-static size_t check_timed(const hx_timed *t, uint64_t seed, const void *out, const char *ctx) {
+static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
   const TimedFlags *tf = (const TimedFlags *)t->user;
-  return check_huge((const int32_t *)out, tf->f, t->n, seed, (int)t->lo, (int)t->hi, tf->exclusive, ctx);
+  return check_huge(out, t->extra[0].buf, tf->f, t->n, seed, (int)t->lo, (int)t->hi, tf->exclusive, ctx);
 }
 
 /* Random flags at mean segment length `mean` (1 in `mean` elements a head). */
@@ -725,7 +716,7 @@ static size_t check_one(size_t n, long long mean, bool exclusive, hx_buf *bflags
     const int32_t id = 0;
     bad = HX_CALL("segScanGlobal", ctx, hx_in_generated(in, hx_seed(), -1000, 1000), hx_out(out), hx_in(bflags),
                   hx_i64((long long)n), hx_i64(exclusive), hx_i64(0), hx_bytes(&id, sizeof id));
-    if (!bad) bad = check_huge((const int32_t *)hx_buf_data(out), f, n, hx_seed(), -1000, 1000, exclusive, ctx);
+    if (!bad) bad = check_huge(out, bflags, f, n, hx_seed(), -1000, 1000, exclusive, ctx);
   }
   hx_buf_free(in);
   hx_buf_free(out);
