@@ -267,7 +267,7 @@ static int prep(const hxp_request *q, char *err) {
   }
   c->nargs = q->nargs;
   memcpy(c->args, q->args, sizeof c->args);
-  int copied = 0;
+  int copied = 0, mapped = 0;
   for (uint32_t k = 0; k < c->nargs; k++) {
     hxp_arg *a = &c->args[k];
     if (a->kind == HXA_BYTES && a->nbytes > sizeof a->bytes) a->nbytes = sizeof a->bytes;
@@ -278,11 +278,13 @@ static int prep(const hxp_request *q, char *err) {
       return -1;
     }
     buffer *b = &bufs[a->buf];
+    mapped |= b->mem == HXM_DEVICE;
     if (b->mem == HXM_HOST && (a->flags & HXF_UPLOAD) && !drv_dev_is_host()) {
       if (drv_dev_upload(b->dev, b->shared, b->bytes, err, ERR_CAP) != 0) return -1;
       copied = 1;
     }
   }
+  if (mapped) return drv_dev_settle(err, ERR_CAP); /* the test just filled them, in its own context */
   return copied ? (drv_dev_sync(err, ERR_CAP) == 0 ? 0 : -1) : 0;
 }
 

@@ -88,6 +88,9 @@ int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap);
 void drv_dev_unmap(void *p, uint64_t bytes);
 /** Called once on the call thread, confined, before any call (the emu starts its workers there). */
 void drv_dev_thread_start(void);
+/** Runs a tiny kernel and waits for it: after the test filled buffers in its own context, the
+ *  device switches to this one before the clock starts, not in the first timed call. */
+int drv_dev_settle(char *err, size_t cap);
 /** Waits for all device work; 0, or 1 with the error's text (2: the context is lost). */
 int drv_dev_sync(char *err, size_t cap);
 /** Device-to-device copy of @p bytes, queued (the kit's yardstick; no student code). */

@@ -127,6 +127,12 @@ extern "C" void drv_dev_thread_start(void) {
   cudaDeviceSynchronize();
 }
 
+extern "C" int drv_dev_settle(char *err, size_t cap) {
+  startKernel<<<1, 1>>>(NULL);
+  if (failed(cudaGetLastError(), "a kernel of the driver's", err, cap)) return 1;
+  return drv_dev_sync(err, cap) == 0 ? 0 : 1;
+}
+
 extern "C" int drv_dev_sync(char *err, size_t cap) {
   cudaError_t e = cudaDeviceSynchronize();
   if (e == cudaSuccess) e = cudaGetLastError();
