@@ -15,6 +15,7 @@ Usage (the Makefile's `grade` and `test` targets call this):
              [--verbose] [--results FILE] [--schedule S] [--sm 90]
 """
 import argparse
+import concurrent.futures
 import difflib
 import errno
 import fcntl
@@ -67,7 +68,7 @@ TOP_KEYS = {
 TEST_KEYS = {
     "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),
     "timing": ((bool,), False), "timeout": ((int, float), False), "params": ((dict,), False),
-    "emu": ((dict,), False), "cuda": ((dict,), False), "visibility": ((str,), False),
+    "emu": ((dict,), False), "cuda": ((dict,), False), "visibility": ((str,), False), "alone": ((bool,), False),
 }
 OVERRIDE_KEYS = {"params": ((dict,), False), "timeout": ((int, float), False)}
 LIMIT_KEYS = {"memory_mb": ((int,), False), "files_mb": ((int,), False), "processes": ((int,), False),
@@ -1036,6 +1037,9 @@ def main(argv=None):
     ap.add_argument("--sizes-of", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--build-timeout", type=float, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--stats", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--test-jobs", type=int, default=int(os.environ.get("TEST_JOBS") or 0) or None,
+                    help="tests run at once (default: on a GPU, up to 8; elsewhere 1); timing tests and "
+                         "tests marked `alone` always run by themselves")
     args = ap.parse_args(argv)
     try:
         import ctypes
@@ -1181,19 +1185,39 @@ def main(argv=None):
                     say(f"  (built in {time.monotonic() - t0:.1f}s)")
             binary = os.path.join(KIT, "tests", f"lab{m['lab']}_tests")
             clean_driver = os.path.join(KIT, lb, "scanlab-clean-driver")
-            for t, r in zip(tests, results):
-                if not r.reasons and built and built["ok"]:
-                    timeout, params = run_settings(m, t, backend, args.sizes_of)
-                    if args.max_timeout:
-                        timeout = min(timeout, args.max_timeout)
-                    log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
-                    opts = sandbox_options(m, lb, timeout, hide_kit=not args.wrap)
-                    run_test(binary, built["driver"], clean_driver, r, timeout, params, log, opts, lb,
-                             m["limits"]["host_copy_bytes"], wrap=args.wrap.split() if args.wrap else [])
+
+            def run_one(t, r):
+                if r.reasons or not built or not built["ok"]:
+                    return
+                timeout, params = run_settings(m, t, backend, args.sizes_of)
+                if args.max_timeout:
+                    timeout = min(timeout, args.max_timeout)
+                log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
+                opts = sandbox_options(m, lb, timeout, hide_kit=not args.wrap)
+                run_test(binary, built["driver"], clean_driver, r, timeout, params, log, opts, lb,
+                         m["limits"]["host_copy_bytes"], wrap=args.wrap.split() if args.wrap else [])
+
+            # Each test is a process of its own, so on a GPU the tests that time nothing run
+            # several at once (the device has room; the host's checks are the slow part). A timing
+            # test, or one the manifest marks `alone` (it needs most of the device's memory), runs
+            # with nothing beside it. Results print in the manifest's order either way.
+            jobs = args.test_jobs or (min(8, max(1, (os.cpu_count() or 2) // 2)) if lb == "cuda" else 1)
+            shared = [i for i, t in enumerate(tests) if jobs > 1 and not t.get("timing") and not t.get("alone")]
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs) if shared else None
+            futures = {i: pool.submit(run_one, tests[i], results[i]) for i in shared} if pool else {}
+            for i, (t, r) in enumerate(zip(tests, results)):
+                if i in futures:
+                    futures[i].result()
+                else:
+                    for f in futures.values():  # nothing runs beside it
+                        f.result()
+                    run_one(t, r)
                 if t in not_here:
                     not_graded(r, backend)
                 print_result(r, args.verbose)
                 out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))
+            if pool:
+                pool.shutdown()
             score = sum(r.score for r in results)
             possible = sum(r.points for r in results if r.status != "skip")
             skipped = sum(r.points for t, r in zip(tests, results) if r.status == "skip" and t not in not_here)
