@@ -1126,6 +1126,7 @@ def main(argv=None):
         out_lines.append(line)
 
     unpacked = None
+    os.makedirs(BUILD, exist_ok=True)  # a fresh kit (Gradescope's) has no build/ yet
     if os.path.isfile(sub):
         try:
             unpacked = tempfile.mkdtemp(prefix="unpacked-", dir=os.path.join(BUILD))
