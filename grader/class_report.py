@@ -67,12 +67,11 @@ def histogram(values, lo, hi, bins, title, xlabel, ylabel="students", integers=F
     width = (hi - lo) / bins if hi > lo else 1
     for v in values:
         counts[min(bins - 1, max(0, int((v - lo) / width)))] += 1
-    top = max(counts + [1])
+    ticks = [t for t in _nice_ticks(0, max(counts + [1]), 4) if t == int(t)]
+    top = ticks[-1]
     pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
     body = []
-    for t in _nice_ticks(0, top, 4):
-        if t != int(t):
-            continue
+    for t in ticks:
         y = PAD_T + ph - ph * t / top
         body.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
                     f'<text x="{PAD_L - 6}" y="{y + 4:.1f}" text-anchor="end">{int(t)}</text>')
@@ -122,9 +121,8 @@ def strip(values, reference, title, xlabel, higher_better):
         body.append(f'<line x1="{rx:.1f}" x2="{rx:.1f}" y1="{y0 - 10}" y2="{y1}" stroke="#d62728" stroke-width="2"/>'
                     f'<text x="{rx + dx:.1f}" y="{y0 - 1}" text-anchor="{anchor}" fill="#d62728">'
                     f'reference {_fmt(reference)}</text>')
-    better = "better \u2192" if higher_better else "\u2190 better"
-    body.append(f'<text x="{W - PAD_R if higher_better else PAD_L}" y="{H - 8}" '
-                f'text-anchor="{"end" if higher_better else "start"}" fill="#555">{better}</text>')
+    better = "higher is better" if higher_better else "lower is better"
+    body.append(f'<text x="{W - PAD_R}" y="18" text-anchor="end" fill="#555">{better}</text>')
     body.append(f'<text x="{PAD_L + pw / 2:.1f}" y="{H - 8}" text-anchor="middle">{esc(xlabel)}</text>')
     return _svg("".join(body), title, f"{title}: {xlabel}")
 
@@ -163,6 +161,8 @@ def gather(rows, outcomes, reference, manifests, backend, course_, out_dir):
             key = f"lab{m['lab']} {t['name']}"
             runs = [x for o in outcomes for x in (o["results"] or {}).get("tests", [])
                     if x["name"].split(":")[0] == key]
+            if not runs:
+                continue  # not run in this class's grading (T=)
             counted = [x for x in runs if x.get("max_score", 0) > 0]
             passed = sum(1 for x in counted if x["status"] == "passed")
             reasons = collections.Counter()
@@ -238,11 +238,15 @@ def page(data, skipped, warnings):
                    "timing (fraction of memcpy).</p>")
     for lab in data["labs"]:
         out.append(f"<h2>Lab {lab['lab']}: {esc(lab['title'])}</h2><div class=\"figs\">")
-        mx = lab["max"] or 1
+        mx = lab["max"]
         whole = mx <= 40
-        out.append(histogram(lab["scores"], 0, mx, 20, f"Lab {lab['lab']}: scores",
-                             f"raw score (out of {mx})", integers=whole))
-        if any(f != s for f, s in zip(lab["finals"], lab["scores"])):
+        if not mx:
+            out.append("<p class=\"note\">No test graded here carries points (on the emu, timing tests are "
+                       "not graded): no score distribution.</p>")
+        else:
+            out.append(histogram(lab["scores"], 0, mx, 20, f"Lab {lab['lab']}: scores",
+                                 f"raw score (out of {mx})", integers=whole))
+        if mx and any(f != s for f, s in zip(lab["finals"], lab["scores"])):
             out.append(histogram([round(f) for f in lab["finals"]] if whole else lab["finals"], 0, mx, 20,
                                  f"Lab {lab['lab']}: final scores (after late penalties)",
                                  f"final score, rounded (out of {mx})", integers=whole))
@@ -268,7 +272,8 @@ def page(data, skipped, warnings):
             out.append(f"<p class=\"note\">Students are shown by {'name' if data['names'] == 'names' else 'pseudonym'}. "
                        + ("Ranked by the emu's model of bytes moved per element (fewest first): a model, not a timing."
                           if any(tm["kind"] == "model" for tm in lab["timing"])
-                          else "Ranked by the fraction of copy bandwidth reached in the same run.") + "</p>")
+                          else "Ranked by the fraction of copy bandwidth reached, measured in the same run (for "
+                               "lab 01, on the CPU: of memcpy).") + "</p>")
             out.append("<div class=\"figs\">")
             for tm in lab["timing"]:
                 unit = f"{tm['unit']} (model)" if tm["kind"] == "model" else f"fraction {tm['unit']}"

@@ -118,7 +118,7 @@ def plant(folder):
     # a folder whose name a spreadsheet would take for a formula
     os.makedirs(os.path.join(folder, "@SUM(1+1)"))
     shutil.copy(sol, os.path.join(folder, "@SUM(1+1)"))
-    expected["@SUM_1_1_"] = 15
+    expected["'@SUM_1_1_"] = 15   # as the gradebook shows it: text, not a formula
     # what is no student: a FIFO named like a tarball, and a stray file
     os.mkfifo(os.path.join(folder, "pipe.tar.gz"))
     open(os.path.join(folder, "notes.txt"), "w").write("not a student\n")
@@ -333,11 +333,7 @@ def gradescope_course():
 EMU_OUT = os.path.join(BUILD, "class-emu")
 
 
-def emu_leaderboard():
-    """Lab 02's timing test across a class of four on the emu: the solution, the solution
-    written twice per element (more bytes moved), a copy of the solution and the skeleton (no
-    figure). results.json's leaderboard and the report's show the emu's bytes moved per
-    element, labelled as a model, fewest first, the reference marked."""
+def _lab02_class():
     folder = os.path.join(BUILD, "class-lab02")
     shutil.rmtree(folder, ignore_errors=True)
     sol = open(os.path.join(ROOT, "solutions", "02-kogge-stone", "kogge_stone.cu")).read()
@@ -348,6 +344,47 @@ def emu_leaderboard():
                        ("dee", open(os.path.join(ROOT, "skeletons", "02-kogge-stone", "kogge_stone.cu")).read())):
         os.makedirs(os.path.join(folder, name))
         open(os.path.join(folder, name, "kogge_stone.cu"), "w").write(text)
+    return folder
+
+
+def gpu_leaderboard():
+    """`make check-gpu`: the same class of four through lab 02's timing test on the GPU: each
+    results.json's leaderboard field holds the fraction of copy (higher is better), the report
+    plots the class's fractions with the reference solution's marked, and the leaderboard puts
+    the solution above the one that stores every element twice."""
+    folder = _lab02_class()
+    out_dir = os.path.join(BUILD, "class-gpu")
+    code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
+                    "--backend", "cuda", "--out", out_dir, "--regrade", "--jobs", "1"], env={"NO_COLOR": "1"})
+    if code:
+        raise CheckFailed("grade-class of lab 02's timing test on the GPU failed:\n" + out[-1500:])
+    boards = {s: json.load(open(os.path.join(out_dir, s, "results.json"))).get("leaderboard") for s in "ana ben cai dee".split()}
+    bad = []
+    want = "lab02 timing: fraction of copy (higher is better)"
+    for s in ("ana", "cai"):
+        b = boards[s]
+        if not b or b[0]["name"] != want or not 0.2 < b[0]["value"] < 1.5 or "order" in b[0]:
+            bad.append(f"{s} (the solution): leaderboard {b}")
+    if boards["dee"]:
+        bad.append(f"dee (the skeleton): leaderboard {boards['dee']}, expected none")
+    data = report_data(os.path.join(out_dir, "report.html"))
+    tm = data["labs"][0]["timing"][0]
+    if tm["kind"] != "timed" or not tm["reference"] or len(tm["leaderboard"]) < 2:
+        bad.append(f"the report's timing data: {tm}")
+    if boards["ben"] and boards["ana"] and boards["ben"][0]["value"] >= boards["ana"][0]["value"]:
+        bad.append(f"storing every element twice ({boards['ben'][0]['value']}) is not below the solution "
+                   f"({boards['ana'][0]['value']})")
+    if bad:
+        raise CheckFailed("\n    ".join(["the GPU leaderboard:"] + bad))
+    return "leaderboard: " + ", ".join(f"{n} {v}" for n, v in tm["leaderboard"]) + f"; reference {tm['reference']}"
+
+
+def emu_leaderboard():
+    """Lab 02's timing test across a class of four on the emu: the solution, the solution
+    written twice per element (more bytes moved), a copy of the solution and the skeleton (no
+    figure). results.json's leaderboard and the report's show the emu's bytes moved per
+    element, labelled as a model, fewest first, the reference marked."""
+    folder = _lab02_class()
     code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
                     "--backend", "emu", "--out", EMU_OUT, "--regrade"], env={"NO_COLOR": "1"})
     if code:
@@ -833,6 +870,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
+GPU_CHECKS = [("a class's leaderboard on the GPU (lab 02 timing)", gpu_leaderboard)]
 # After the class grading check (it reads build/class):
 CLASS_CHECKS = [("LMS files (Canvas, Moodle and Blackboard)", lms_files),
                 ("the class report in a browser", report_in_browser)]

@@ -814,6 +814,8 @@ def gpu_checks():
     sys.modules.setdefault("run", sys.modules[__name__])
     import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
     out.append(("race detector agrees with racecheck", race_compare.check))
+    import course_run  # noqa: E402
+    out += course_run.GPU_CHECKS
     import bad_submissions  # noqa: E402
     for name, fn in bad_submissions.GPU_CASES:
         out.append((f"grader survives on the GPU: {name}", fn))
