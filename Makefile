@@ -17,7 +17,7 @@ TEST_ARGS    = $(foreach t,$(T),--test $(t))
 # Targets that need the reference solutions: not listed in the student kit, which has none.
 KIT_ONLY    := check|check-gpu|deps|bench|student-kit
 .DEFAULT_GOAL := help
-.PHONY: help grade grade-class test check check-gpu deps docs slides handin student-kit autograder bench profile clean
+.PHONY: help grade grade-class similarity test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
 help: ## list the targets
 	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
@@ -35,17 +35,29 @@ help: ## list the targets
 	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"
 	@echo "  T=a,b          run only the named tests (T=a, T=a,b or T=\"a b\")"
 	@echo "  SCANLAB_EMU_SCHEDULE=forward|reverse|random:SEED   thread order on emu"
+	@echo "  CLASS=dir      grade-class, similarity: one entry per student (a folder or a handin tarball)"
+	@echo "  COURSE=f       grade-class: deadlines, grace days, penalties, extensions (grader/course.example.toml)"
+	@echo "  ROSTER=f       grade-class: students' LMS identities: writes canvas.csv and grades.csv"
+	@echo "  SIMILARITY=1   grade-class: also compare the students' code (as make similarity)"
+	@echo "  JOBS=N REGRADE=1 RUNNER=slurm SLURM_ARGS=... CLASS_OUT=dir   grade-class: parallel, again, on Slurm, where"
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
 	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
 
-grade-class: ## grade every student in CLASS=dir (JOBS=N, REGRADE=1, RUNNER=slurm) into build/class/gradebook.csv
+grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
 	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
-	@grader/deps.sh grade
-	@$(PYTHON) grader/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) \
+	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
+	@$(PYTHON) grader/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
 	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(RUNNER),--runner $(RUNNER)) \
-	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)")
+	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(COURSE),--course "$(COURSE)") \
+	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(SIMILARITY),--similarity) $(if $(CLASS_OUT),--out "$(CLASS_OUT)")
+
+similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
+	@test -n "$(CLASS)" || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
+	@grader/deps.sh similarity
+	@$(PYTHON) grader/similarity.py --class "$(CLASS)" $(LAB_ARGS) \
+	  --out "$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity"
 
 test: ## run one lab's tests on your working copy with every message: make test LAB=02
 	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }
@@ -84,7 +96,7 @@ student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
 	@$(PYTHON) grader/kit.py student-kit
 
 autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
-	@$(PYTHON) grader/kit.py autograder $(foreach l,$(LAB),--lab $(l))
+	@$(PYTHON) grader/kit.py autograder $(foreach l,$(LAB),--lab $(l)) $(if $(COURSE),--course "$(COURSE)")
 
 bench: ## time every solution against the device copy and CUB (GPU only)
 	@grader/deps.sh grade

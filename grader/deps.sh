@@ -9,6 +9,10 @@
 #                           poppler-utils (the slides' text checked in the built PDFs)
 #   grader/deps.sh docs     Doxygen and doxygen-awesome-css
 #   grader/deps.sh slides   pdflatex with beamer, rsvg-convert
+#   grader/deps.sh similarity   Node.js and npm, then the similarity engine (Dolos's library,
+#                           from npm, pinned by grader/dolos/package-lock.json) into
+#                           $SCANLAB_TOOLS (default ~/.cache/scanlab), once per machine and user;
+#                           `check` installs it too (the similarity check)
 #
 # Where no package registry is reachable but .deps/ holds CUnit's .deb files (a GPU machine),
 # they are unpacked into .deps/root, where the build looks first.
@@ -33,8 +37,8 @@ command -v g++ >/dev/null || missing+=(g++)
 
 case $task in
   grade) ;;
-  check|docs|slides) ;;
-  *) echo "deps.sh: unknown task '$task' (grade, check, docs, slides)" >&2; exit 2 ;;
+  check|docs|slides|similarity) ;;
+  *) echo "deps.sh: unknown task '$task' (grade, check, docs, slides, similarity)" >&2; exit 2 ;;
 esac
 
 if ! have_cunit; then
@@ -58,6 +62,10 @@ if [ "$task" = check ]; then
   need chromium command -v chromium
   need poppler-utils command -v pdftotext
 fi
+if [ "$task" = check ] || [ "$task" = similarity ]; then
+  need nodejs command -v node
+  need npm command -v npm
+fi
 if [ "$task" = check ] || [ "$task" = slides ]; then
   need texlive-latex-recommended kpsewhich beamer.cls
   need texlive-fonts-recommended kpsewhich lmodern.sty
@@ -66,7 +74,28 @@ if [ "$task" = check ] || [ "$task" = slides ]; then
   need librsvg2-bin command -v rsvg-convert
 fi
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The similarity engine: Dolos's library and its tree-sitter parsers (built from source by npm,
+# about a minute on two cores), in a folder named after the lock file's hash, so a new lock
+# installs anew. Done after the Debian packages (it needs node and npm).
+install_dolos() {
+  [ "$task" = check ] || [ "$task" = similarity ] || return 0
+  local lock=grader/dolos/package-lock.json tools dir
+  tools=${SCANLAB_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/scanlab}
+  dir=${SCANLAB_DOLOS:-$tools/dolos-$(sha256sum "$lock" | cut -c1-12)}
+  [ -f "$dir/.installed" ] && return 0
+  echo "deps: installing the similarity engine (Dolos, npm) into $dir"
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && cp grader/dolos/package.json "$lock" "$dir.tmp/" || return 1
+  if ! (cd "$dir.tmp" && JOBS=max npm ci --no-audit --no-fund --loglevel=error) > "$dir.tmp/install.log" 2>&1 ||
+     ! node grader/dolos/compare.mjs --dolos "$dir.tmp" --check >> "$dir.tmp/install.log" 2>&1; then
+    tail -20 "$dir.tmp/install.log" >&2
+    echo "deps: the similarity engine did not install (log: $dir.tmp/install.log). Try by hand:" >&2
+    echo "      cd $dir.tmp && npm ci" >&2
+    return 1
+  fi
+  rm -rf "$dir" && mv "$dir.tmp" "$dir" && touch "$dir/.installed"
+}
+
+[ ${#missing[@]} -eq 0 ] && { install_dolos; exit $?; }
 
 # One package may be listed twice (two checks); keep each once.
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
@@ -88,3 +117,4 @@ $sudo apt-get update -qq >/dev/null && $sudo $cmd -qq >/dev/null || {
   echo "deps: the install failed. Run it by hand: sudo apt-get update && sudo $cmd" >&2
   exit 1
 }
+install_dolos

@@ -6,9 +6,21 @@ whole kit) or a handin tarball, named after the student. Students are graded in 
 grade.py each, every one under a cap (each of its builds and tests at its timeout, plus a
 margin), so a hung submission costs its own time and nothing else. Writes:
 
-    build/class/gradebook.csv          student, lab, score, max, tests failed, seconds, handin from
+    build/class/gradebook.csv          student, lab, score (raw), max, tests failed, seconds,
+                                       handin from, note, arrived, due, late, final
     build/class/<student>/results.json one student's results (Gradescope's format)
     build/class/<student>/grade.log    what the grader printed for them
+    build/class/report.html            the class report: scores, tests, timing, late list, leaderboard
+    build/class/canvas.csv, grades.csv the LMS imports (with ROSTER=)
+    build/class/similarity/            with SIMILARITY=1: the similarity report (similarity.py)
+
+Every entry of CLASS is graded or listed with the reason it is not (a file that is no handin
+tarball, a FIFO, a device, ...); two entries with one student name (`alice` and
+`alice.tar.gz`) are both graded, the second under its full name, with a warning. Text in the
+CSV files is made safe for spreadsheets (course.safe_cell). With a course file (COURSE=, or
+grader/manifests/course.toml) each lab's score is taken through its deadline, from the time
+the submission arrived in CLASS (course.py). The reference solutions (solutions/, where the
+kit has them) are graded too, once, to mark their figures on the report's timing plots.
 
 A rerun grades only the students whose submission changed (by content), unless REGRADE=1.
 
@@ -23,6 +35,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -32,9 +45,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
+import course  # noqa: E402
 
 ROOT = grade.ROOT
 OUT = os.path.join(ROOT, "build", "class")
+REFERENCE = "(reference)"   # the reference solutions' folder under OUT: no student is named so
+DEFAULT_COURSE = os.path.join(grade.MANIFESTS, "course.toml")
 
 
 def student_name(entry):
@@ -45,9 +61,9 @@ def student_name(entry):
     return re.sub(r"[^A-Za-z0-9_.@-]", "_", base) or "student"
 
 
-def content_key(entry, labs, backend):
+def content_key(entry, labs, backend, tests=()):
     """A hash of what was handed in (every file's path and bytes) and of how it is graded."""
-    h = hashlib.sha256(f"{backend}\0{','.join(labs)}\0".encode())
+    h = hashlib.sha256(f"{backend}\0{','.join(labs)}\0{','.join(tests)}\0".encode())
     for m in grade.all_manifests():
         h.update(grade.kit_fingerprint(m, backend).encode())
     if os.path.isfile(entry):
@@ -87,7 +103,7 @@ def cap_seconds(manifests, backend):
     return total
 
 
-def grade_one(entry, name, labs, backend, cap, jobs):
+def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     results = os.path.join(folder, "results.json")
@@ -95,6 +111,8 @@ def grade_one(entry, name, labs, backend, cap, jobs):
            "--submission", entry, "--results", results]
     for lab in labs:
         cmd += ["--lab", lab]
+    for t in tests:
+        cmd += ["--test", t]
     env = dict(os.environ, NO_COLOR="1")
     # Share the cores between the students graded at once.
     env.setdefault("SCANLAB_EMU_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs)))
@@ -132,8 +150,9 @@ def run_slurm(todo, args, labs, backend, jobs):
     with open(script, "w") as f:
         f.write("#!/bin/bash\n# One task of a class grading array (written by grade_class.py).\n"
                 f"cd {ROOT}\n"
-                f"exec {sys.executable} grader/grade_class.py --class {args.klass} --backend {backend} "
-                + "".join(f"--lab {lab} " for lab in labs)
+                f"exec {sys.executable} grader/grade_class.py --class {shlex.quote(args.klass)} --backend {backend} "
+                f"--out {shlex.quote(OUT)} "
+                + "".join(f"--lab {lab} " for lab in labs) + "".join(f"--test {shlex.quote(t)} " for t in args.tests)
                 + f"--task-of {tasks} --task-index \"$SLURM_ARRAY_TASK_ID\"\n")
     os.chmod(script, 0o755)
     # Each task grades about len(todo) / tasks students, each within the cap: that, with a
@@ -173,14 +192,30 @@ def run_task(args, labs, backend):
     mine = [t for i, t in enumerate(todo) if i % args.task_of == args.task_index]
     cap = cap_seconds(manifests, backend)
     for name, entry, key in mine:
-        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, 1)
+        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, 1, args.tests)
         json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
         open(os.path.join(OUT, name, "key"), "w").write(key)
         print(f"graded {name} in {out['seconds']:.0f}s", flush=True)
     return 0
 
 
-def rows_of(outcome, manifests, backend):
+def arrival(entry, manifest):
+    """When a student's submission of a lab arrived in CLASS: a tarball's own time; in a folder,
+    the newest time of the lab's student files there (else of anything in the folder)."""
+    if os.path.isfile(entry):
+        return course.arrival_of([entry])
+    found = []
+    for f in manifest["student_files"]:
+        try:
+            p = grade.find_student_file(entry, manifest, f)
+        except grade.SubmissionError:
+            p = None
+        if p:
+            found.append(p)
+    return course.arrival_of(found or [entry])
+
+
+def rows_of(outcome, manifests, backend, tests=(), course_=None):
     """Gradebook rows, one per lab, from one student's results.json."""
     rows = []
     by_lab = {}
@@ -188,30 +223,74 @@ def rows_of(outcome, manifests, backend):
         lab = t["name"][3:5]
         by_lab.setdefault(lab, []).append(t)
     for m in manifests:
-        maximum = sum(t["points"] for t in m["test"] if grade.graded_here(t, m, backend))
-        tests = by_lab.get(m["lab"], [])
-        failed = [t["name"].split(":")[0].split(" ", 1)[1] for t in tests if t["status"] == "failed"]
+        maximum = sum(t["points"] for t in m["test"] if grade.graded_here(t, m, backend)
+                      and (not tests or t["name"] in tests))
+        tests_ = by_lab.get(m["lab"], [])
+        failed = [t["name"].split(":")[0].split(" ", 1)[1] for t in tests_ if t["status"] == "failed"]
         note = ""
         if outcome["capped"]:
             note = "stopped at the class cap"
         elif outcome["results"] is None:
             note = "no results"
-        elif tests and all("does not compile" in t.get("output", "") or "does not build" in t.get("output", "")
-                           for t in tests):
+        elif tests_ and all("does not compile" in t.get("output", "") or "does not build" in t.get("output", "")
+                            for t in tests_):
             note = "did not build"
-        elif tests and all("missing student file" in t.get("output", "") for t in tests):
+        elif tests_ and all("missing student file" in t.get("output", "") for t in tests_):
             note = "missing"
+        score = sum(t["score"] for t in tests_)
+        late = course.lateness(course_, m["lab"], [outcome["student"]],
+                               None if note in ("missing", "no results") else arrival(outcome["entry"], m), score)
         rows.append({"student": outcome["student"], "lab": m["lab"],
-                     "score": sum(t["score"] for t in tests), "max": maximum,
+                     "score": score, "max": maximum,
                      "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
-                     "handin_from": outcome["handin_from"], "note": note})
+                     "handin_from": outcome["handin_from"], "note": note, "arrived": late["arrived"],
+                     "due": late["due"], "late": late["late"], "final": late["final"]})
     return rows
 
 
+FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
+          "late", "final"]
+
+
+def class_entries(klass):
+    """(students {name: entry}, not graded [(entry, reason)], warnings): every entry of CLASS is
+    a student (a folder, or a handin tarball) or is listed with the reason it is not."""
+    students, skipped, warnings = {}, [], []
+    for e in sorted(os.listdir(klass)):
+        p = os.path.join(klass, e)
+        what = course.not_a_submission(p)
+        if what:
+            skipped.append((e, f"{what}, not a folder or a handin tarball"))
+            continue
+        if os.path.isdir(p) and e in (".git", ".svn", ".hg"):
+            skipped.append((e, "a version-control folder, not a student"))
+            continue
+        if os.path.isfile(p) and not e.endswith((".tar.gz", ".tgz")):
+            skipped.append((e, "a file that is not a handin tarball (.tar.gz or .tgz)"))
+            continue
+        if os.path.isdir(p) and not os.access(p, os.R_OK | os.X_OK):
+            skipped.append((e, "a folder the grader cannot read"))
+            continue
+        name = student_name(p)
+        if name in students or name == REFERENCE:
+            first = os.path.basename(students[name]) if name in students else REFERENCE
+            alt = re.sub(r"[^A-Za-z0-9_.@-]", "_", e) or "student"
+            n = 2
+            while alt in students:
+                alt, n = f"{re.sub(r'[^A-Za-z0-9_.@-]', '_', e)}-{n}", n + 1
+            warnings.append(f"{first} and {e} are both student '{name}': both graded, {e} as '{alt}'")
+            name = alt
+        students[name] = p
+    return students, skipped, warnings
+
+
 def main(argv=None):
+    global OUT
     ap = argparse.ArgumentParser(description="Grade a whole class into a gradebook.")
     ap.add_argument("--class", dest="klass", required=True, help="folder with one entry per student")
     ap.add_argument("--lab", action="append", default=[], help="labs (default: every lab)")
+    ap.add_argument("--test", dest="tests_arg", action="append", default=[],
+                    help="grade only these tests (a name, or several: a,b or 'a b')")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students at once")
     ap.add_argument("--backend", default=os.environ.get("BACKEND") or None)
     ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
@@ -219,9 +298,18 @@ def main(argv=None):
     ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
     ap.add_argument("--slurm-queue-wait", type=float, default=3600,
                     help="seconds the job array may wait in the queue before grade-class gives up (default 3600)")
+    ap.add_argument("--out", default=OUT, help="where the gradebook and the reports go (default build/class)")
+    ap.add_argument("--course", default=None,
+                    help="the course file: deadlines, grace days, penalties, extensions "
+                         "(default grader/manifests/course.toml, where there is one)")
+    ap.add_argument("--roster", default=None, help="CSV of the students' LMS identities: writes canvas.csv, grades.csv")
+    ap.add_argument("--similarity", action="store_true", help="also compare the students' code (similarity.py)")
+    ap.add_argument("--no-reference", action="store_true", help="do not grade solutions/ for the report's marks")
     ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--task-index", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    OUT = os.path.abspath(args.out)
+    args.tests = grade.parse_tests(args.tests_arg)
     if not os.path.isdir(args.klass):
         print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
         return 2
@@ -240,42 +328,58 @@ def main(argv=None):
             print(f"grade-class: no lab {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
         manifests = [m for m in manifests if m["lab"] in labs]
-    if args.task_of:
-        return run_task(args, [m["lab"] for m in manifests] if labs else [], backend)
-    entries = sorted(os.path.join(args.klass, e) for e in os.listdir(args.klass)
-                     if not e.startswith(".") and (os.path.isdir(os.path.join(args.klass, e)) or
-                                                   e.endswith((".tar.gz", ".tgz"))))
-    names = {}
-    for e in entries:
-        n = student_name(e)
-        if n in names:
-            print(f"grade-class: {e} and {names[n]} are both student '{n}': rename one", file=sys.stderr)
+    if args.tests:
+        bad = [t for t in args.tests if t not in {x["name"] for m in manifests for x in m["test"]}]
+        if bad:
+            print(f"grade-class: no test named {', '.join(bad)} in lab {', '.join(m['lab'] for m in manifests)}",
+                  file=sys.stderr)
             return 2
-        names[n] = e
-    jobs = max(1, min(args.jobs, len(entries) or 1))
+        manifests = [m for m in manifests if any(t["name"] in args.tests for t in m["test"])]
+    if args.task_of:
+        return run_task(args, [m["lab"] for m in manifests] if labs or args.tests else [], backend)
+    course_path = args.course or (DEFAULT_COURSE if os.path.exists(DEFAULT_COURSE) else None)
+    try:
+        course_ = course.load_course(course_path, {m["lab"] for m in grade.all_manifests()}) if course_path else None
+        roster = course.load_roster(args.roster) if args.roster else None
+    except course.CourseError as e:
+        print(f"grade-class: {e}", file=sys.stderr)
+        return 2
+    names, skipped, warnings = class_entries(args.klass)
+    for e, why in skipped:
+        print(f"grade-class: not graded: {e}: {why}")
+    for w in warnings:
+        print(f"grade-class: warning: {w}")
+    jobs = max(1, min(args.jobs, len(names) or 1))
     cap = cap_seconds(manifests, backend)
     os.makedirs(OUT, exist_ok=True)
     # Build the kit once, before the students race for it.
     for m in manifests:
         grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
 
+    lab_list = [m["lab"] for m in manifests]
     todo, kept = [], []
-    for name, entry in names.items():
-        key = content_key(entry, [m["lab"] for m in manifests], backend)
+    graded = dict(names)
+    reference = os.path.join(ROOT, "solutions")
+    if os.path.isdir(reference) and not args.no_reference:
+        graded[REFERENCE] = reference
+    for name, entry in graded.items():
+        key = content_key(entry, lab_list, backend, args.tests)
         keyfile = os.path.join(OUT, name, "key")
         old = os.path.join(OUT, name, "outcome.json")
-        if not args.regrade and os.path.exists(keyfile) and open(keyfile).read() == key and os.path.exists(old):
+        if (not args.regrade or name == REFERENCE) and os.path.exists(keyfile) and \
+                open(keyfile).read() == key and os.path.exists(old):
             kept.append(json.load(open(old)))
         else:
             todo.append((name, entry, key))
-    print(f"grade-class: {len(names)} students, {len(todo)} to grade ({len(kept)} unchanged), "
+    print(f"grade-class: {len(names)} students, {sum(1 for t in todo if t[0] != REFERENCE)} to grade "
+          f"({sum(1 for k in kept if k['student'] != REFERENCE)} unchanged), "
           f"{jobs} at a time, {backend} backend, at most {cap:.0f} s each", flush=True)
 
     done, failing, lock, t0 = [], [0], threading.Lock(), time.monotonic()
 
     def one(item):
         name, entry, key = item
-        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, jobs)
+        out = grade_one(entry, name, lab_list, backend, cap, jobs, args.tests)
         json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
         open(os.path.join(OUT, name, "key"), "w").write(key)
         with lock:
@@ -291,7 +395,7 @@ def main(argv=None):
         return out
 
     if args.runner == "slurm" and todo:
-        if not run_slurm(todo, args, [m["lab"] for m in manifests], backend, jobs):
+        if not run_slurm(todo, args, lab_list, backend, jobs):
             return 1
         for name, entry, key in todo:
             p = os.path.join(OUT, name, "outcome.json")
@@ -301,16 +405,13 @@ def main(argv=None):
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             list(pool.map(one, todo))
-    outcomes = sorted(done + kept, key=lambda o: o["student"])
+    everyone = sorted(done + kept, key=lambda o: o["student"])
+    ref = [o for o in everyone if o["student"] == REFERENCE]
+    outcomes = [o for o in everyone if o["student"] != REFERENCE]
 
-    rows = [row for o in outcomes for row in rows_of(o, manifests, backend)]
+    rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_)]
     path = os.path.join(OUT, "gradebook.csv")
-    with open(path + ".tmp", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["student", "lab", "score", "max", "tests_failed", "seconds",
-                                          "handin_from", "note"])
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(path + ".tmp", path)
+    course.write_csv(path, FIELDS, rows)
 
     print(f"\n{'lab':<5}{'students':>9}{'mean':>8}{'max':>6}   full / partial / zero")
     for m in manifests:
@@ -320,12 +421,34 @@ def main(argv=None):
         full = sum(1 for r in rs if r["score"] == mx)
         zero = sum(1 for r in rs if r["score"] == 0)
         print(f"{m['lab']:<5}{len(rs):>9}{mean:>8.1f}{mx:>6}   {full} / {len(rs) - full - zero} / {zero}")
-    slow = sorted(outcomes, key=lambda o: -o["seconds"])[:3]
-    print("slowest: " + ", ".join(f"{o['student']} ({o['seconds']:.0f}s)" for o in slow))
+    if outcomes:
+        slow = sorted(outcomes, key=lambda o: -o["seconds"])[:3]
+        print("slowest: " + ", ".join(f"{o['student']} ({o['seconds']:.0f}s)" for o in slow))
     broken = sorted({r["student"] for r in rows if r["note"] in ("did not build", "stopped at the class cap",
                                                                  "no results")})
     if broken:
         print("did not build or did not finish: " + ", ".join(broken))
+    late = [r for r in rows if r["late"]]
+    if late:
+        print(f"late: {len(late)} submissions (the gradebook's late and final columns)")
+    if roster is not None:
+        paths, unlisted = course.lms_exports(rows, roster, course_, manifests, OUT)
+        print("LMS: " + ", ".join(os.path.relpath(p_, ROOT) for p_ in paths))
+        if unlisted:
+            print(f"grade-class: warning: not on the roster, so not in the LMS files: {', '.join(unlisted)}")
+    import class_report  # noqa: E402  (grader/class_report.py)
+    report = class_report.write(OUT, rows, outcomes, ref[0] if ref else None, manifests, backend, course_,
+                                skipped, warnings)
+    print(f"report: {os.path.relpath(report, ROOT)}")
+    if args.similarity:
+        import similarity  # noqa: E402  (grader/similarity.py)
+        code = similarity.run(args.klass, lab_list, os.path.join(OUT, "similarity"), students=names)
+        if code:
+            return code
+    for e, why in skipped:
+        print(f"not graded: {e}: {why}")
+    for w in warnings:
+        print(f"warning: {w}")
     print(f"total {time.monotonic() - t0:.0f}s; gradebook: {os.path.relpath(path, ROOT)}")
     return 0
 

@@ -4,7 +4,7 @@
     kit.py handin [--from skeletons] [--out build/handin.tar.gz]
     kit.py student-kit [--out build/scanlab-student.tar.gz]
     kit.py slides
-    kit.py autograder [--lab NN]... [--out build/autograder.zip]
+    kit.py autograder [--lab NN]... [--out build/autograder.zip] [--course FILE]
 """
 import argparse
 import glob
@@ -19,6 +19,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402  (manifests and paths)
+import course  # noqa: E402  (the course file's check)
 
 ROOT = grade.ROOT
 
@@ -151,9 +152,10 @@ def student_kit(out):
     return 0
 
 
-def autograder(labs, out):
+def autograder(labs, out, course_file=None):
     """A Gradescope autograder: setup.sh and run_autograder at the top, the student kit
-    (no solutions) under scanlab/, and the labs to grade in LABS."""
+    (no solutions) under scanlab/, the labs to grade in LABS, and the course file (deadlines)
+    in COURSE.toml when one is given or grader/manifests/course.toml exists."""
     files = [f for f in tracked_files() if not f.startswith(STUDENT_KIT_EXCLUDE)]
     known = {m["lab"] for m in grade.all_manifests()}
     labs = [f"{int(x):02d}" for x in labs]
@@ -161,8 +163,18 @@ def autograder(labs, out):
     if unknown:
         print(f"autograder: no lab {', '.join(unknown)}", file=sys.stderr)
         return 2
+    default = os.path.join(grade.MANIFESTS, "course.toml")
+    course_file = course_file or (default if os.path.exists(default) else None)
+    if course_file:
+        try:
+            course.load_course(course_file, known)
+        except course.CourseError as e:
+            print(f"autograder: {e}", file=sys.stderr)
+            return 2
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, strict_timestamps=False) as z:
+        if course_file:
+            z.writestr("COURSE.toml", open(course_file, "rb").read())
         for name in ("setup.sh", "run_autograder"):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16
@@ -184,7 +196,8 @@ def autograder(labs, out):
                 z.write(os.path.join(ROOT, rel), arcname=f"scanlab/{rel}")
     what = ("lab " if len(labs) == 1 else "labs ") + ", ".join(labs) if labs else "every lab"
     print(f"autograder: {os.path.relpath(out, ROOT)} grades {what} on the emu backend "
-          "(upload it as a Gradescope autograder; students upload their lab files)")
+          "(upload it as a Gradescope autograder; students upload their lab files)"
+          + (f"; deadlines from {os.path.relpath(course_file, ROOT)}" if course_file else ""))
     return 0
 
 
@@ -282,6 +295,7 @@ def main():
     a = sub.add_parser("autograder")
     a.add_argument("--lab", action="append", default=[])
     a.add_argument("--out", default=os.path.join(ROOT, "build", "autograder.zip"))
+    a.add_argument("--course", default=None, help="the course file whose deadlines apply (late penalties)")
     args = ap.parse_args()
     if args.cmd == "handin":
         return handin(args.src, args.out, args.name)
@@ -290,7 +304,7 @@ def main():
     if args.cmd == "slides":
         return slides()
     if args.cmd == "autograder":
-        return autograder(args.lab, args.out)
+        return autograder(args.lab, args.out, args.course)
     return 2
 
 

@@ -750,11 +750,13 @@ def class_grading():
     """30 generated students graded with one command, in parallel; every score right, none
     taken from another; the run no longer than the one-job time over the jobs, plus the
     slowest student; a rerun grades nothing."""
+    import course_run  # noqa: E402  (grader/selftest/course_run.py: the entries, deadlines and LMS it plants)
     folder = os.path.join(BUILD, "class")
     expected = make_class(folder)
+    expected.update(course_run.plant(folder))
     t0 = time.monotonic()
     code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
-                    "BACKEND=emu"], env={"NO_COLOR": "1"})
+                    "BACKEND=emu"] + course_run.make_args(), env={"NO_COLOR": "1"})
     wall = time.monotonic() - t0
     if code:
         raise CheckFailed("make grade-class failed:\n" + out[-2000:])
@@ -774,12 +776,17 @@ def class_grading():
         if row and row["max"] != "15":
             bad.append(f"{name}: out of {row['max']}, not 15")
     bad += [f"students of kind {k} scored differently: {v}" for k, v in partial.items() if len(v) > 1]
+    bad += course_run.check_run(out, book, expected)
+    if len(book) != len(expected):
+        bad.append(f"{len(book)} students in the gradebook, {len(expected)} graded: "
+                   f"{sorted(set(book) ^ set(expected))}")
     seconds = [float(r["seconds"]) for r in book.values()]
     jobs = os.cpu_count() or 1
     bound = sum(seconds) / jobs + max(seconds) + 15  # + the kit's checks and the summary
     if wall > bound:
         bad.append(f"took {wall:.0f}s, more than {sum(seconds):.0f}s / {jobs} jobs + {max(seconds):.0f}s")
-    code, again = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "BACKEND=emu"])
+    code, again = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "BACKEND=emu"]
+                     + course_run.make_args())
     if "0 to grade" not in again:
         bad.append("a rerun graded again: " + again.splitlines()[0])
     if bad:
@@ -788,9 +795,11 @@ def class_grading():
 
 
 def class_grading_slurm():
-    """The same class through a one-node Slurm cluster started here: the same gradebook."""
+    """The same class through a one-node Slurm cluster started here: the same gradebook, LMS
+    files and class report (less grading times and lab 01's CPU timings)."""
     sys.path.insert(0, HERE)
     import slurm  # noqa: E402
+    import course_run  # noqa: E402
     why = slurm.available()
     if why:
         return f"skipped: {why}"
@@ -798,18 +807,25 @@ def class_grading_slurm():
     if not os.path.exists(os.path.join(ROOT, "build", "class", "gradebook.csv")):
         class_grading()
     local = read_gradebook()
+    local_files = course_run.comparable(os.path.join(ROOT, "build", "class"))
     with slurm.Cluster() as cluster:
         code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
-                        "BACKEND=emu", "RUNNER=slurm", "JOBS=3"], env=dict(cluster.env, NO_COLOR="1"))
+                        "BACKEND=emu", "RUNNER=slurm", "JOBS=3"] + course_run.make_args(),
+                       env=dict(cluster.env, NO_COLOR="1"))
     if code:
         raise CheckFailed("grade-class through Slurm failed:\n" + out[-2000:])
     remote = read_gradebook()
-    keys = ("score", "max", "tests_failed", "handin_from", "note")
+    keys = ("score", "max", "tests_failed", "handin_from", "note", "arrived", "due", "late", "final")
     diff = [f"{n}: local {[local[n][k] for k in keys]}, slurm {[remote.get(n, {}).get(k) for k in keys]}"
             for n in local if any(local[n][k] != remote.get(n, {}).get(k) for k in keys)]
     if diff or len(remote) != len(local):
         raise CheckFailed("\n    ".join(["the Slurm gradebook differs:"] + diff[:10]))
-    return f"{len(remote)} students through sbatch --array: the same gradebook"
+    remote_files = course_run.comparable(os.path.join(ROOT, "build", "class"))
+    for part in ("files", "report"):
+        if local_files[part] != remote_files[part]:
+            what = [k for k in local_files[part] if local_files[part][k] != remote_files[part].get(k)]
+            raise CheckFailed(f"the Slurm run's {part} differ from the local run's: {what}")
+    return f"{len(remote)} students through sbatch --array: the same gradebook, LMS files and report"
 
 
 def sanitizer(lab, tool):
@@ -861,6 +877,8 @@ def gpu_checks():
     sys.modules.setdefault("run", sys.modules[__name__])
     import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
     out.append(("race detector agrees with racecheck", race_compare.check))
+    import course_run  # noqa: E402
+    out += course_run.GPU_CHECKS
     import bad_submissions  # noqa: E402
     for name, fn in bad_submissions.GPU_CASES:
         out.append((f"grader survives on the GPU: {name}", fn))
@@ -898,8 +916,10 @@ def checks():
     out += [("handin round trip", handin_roundtrip), ("a handin in the temporary folder", handin_in_tmp),
             ("student kit", student_kit),
             ("Gradescope autograder", gradescope_autograder), ("GitHub Classroom workflow", github_classroom),
-            ("a class graded with one command", class_grading),
-            ("the class through a one-node Slurm cluster", class_grading_slurm),
+            ("a class graded with one command", class_grading)]
+    import course_run  # noqa: E402  (grader/selftest/course_run.py: running a course)
+    out += course_run.CHECKS + course_run.CLASS_CHECKS
+    out += [("the class through a one-node Slurm cluster", class_grading_slurm),
             ("docs build clean", docs), ("slides build", slides)]
     import content  # noqa: E402  (grader/selftest/content.py: what readers see)
     out += content.CHECKS

@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Running a course: deadlines, the LMS, spreadsheet-safe cells and the leaderboard's figures.
+
+The course file (TOML, like the manifests; `grader/manifests/course.toml`, or COURSE=path) holds
+each lab's due date, its grace days and late penalty, per-student extensions, and how the LMS
+exports treat a missing submission:
+
+    missing = "blank"              # a student with no submission: "blank" (a missing grade) or "zero"
+    leaderboard_names = "pseudonyms"   # or "names": how the class report's leaderboard shows students
+
+    [late]                         # every lab's rule, unless the lab sets its own
+    grace_days = 1                 # days after the due date with no penalty
+    penalty_per_day = 0.10         # fraction of the score lost per day (or part of one) past the grace
+    max_late_days = 5              # days past the grace after which the score is 0
+
+    [[lab]]
+    lab = "01"
+    due = "2026-03-02T23:59:00+01:00"    # ISO 8601 with the UTC offset
+    canvas_id = 1234               # optional: the Canvas assignment its column imports into
+    penalty_per_day = 0.2          # optional: this lab's own rule
+
+    [[extension]]
+    student = "alice"              # the student's name in CLASS (or Gradescope's email or SID)
+    lab = "01"
+    days = 3                       # or due = "2026-03-05T23:59:00+01:00"
+
+    [[arrival]]                    # optional: when a submission arrived, where the LMS says so
+    student = "bob"
+    lab = "01"
+    time = "2026-03-02T20:00:00+01:00"
+
+Lateness is measured from when a submission arrived: the time its files have in CLASS (or an
+[[arrival]] entry), or on Gradescope the submission's `created_at`; never from anything the
+student wrote (HANDIN.json's date, the times inside a tarball).
+
+The roster (CSV, ROSTER=path) maps the students of CLASS to their LMS identities:
+
+    student,name,canvas_id,sis_user_id,login_id,section,email
+    alice,"Liddell, Alice",101,S0001,aliddell,A1,alice@example.edu
+
+    course.py gradescope --results R --metadata M --course C --lab NN...   (run_autograder)
+"""
+import argparse
+import csv
+import datetime
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import stat
+import sys
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11: the kit's own reader of the TOML subset
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import minitoml as tomllib
+
+
+class CourseError(Exception):
+    """A mistake in the course file or the roster: the message names the file and the key."""
+
+
+# ---- what an instructor points the grader at -----------------------------------------------------
+
+def not_a_submission(path):
+    """'' for a folder or a regular file (followed through links); otherwise what it is, in words:
+    a FIFO, a device or a socket is refused before anything opens it (a FIFO would block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        return f"unreadable ({e.strerror})"
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return ""
+    for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def safe_cell(value):
+    """A spreadsheet cell that is only text: a string that a spreadsheet would read as a formula
+    (a leading =, +, -, @, tab or carriage return) gets a leading apostrophe, the usual rule
+    against CSV injection. Numbers are left as they are."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def write_csv(path, fieldnames, rows, first_rows=()):
+    """Writes a CSV atomically, every text cell made safe for spreadsheets."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([safe_cell(h) for h in fieldnames])
+        for row in list(first_rows) + list(rows):
+            cells = [row.get(k, "") for k in fieldnames] if isinstance(row, dict) else row
+            w.writerow([safe_cell(v) for v in cells])
+    os.replace(tmp, path)
+
+
+# ---- the timing figures of a leaderboard ----------------------------------------------------------
+
+# A timed figure (a GPU, or lab 01's CPU): "... 0.930 of copy (threshold 0.900)"; the emu's model:
+# "ctx, emu model: 8.01 bytes per element (the timing test counts 8), so 1.00 of copy if ...".
+TIMED = re.compile(r"(\d+(?:\.\d+)?) of (copy|memcpy)\b")
+MODEL = re.compile(r"emu model: (\d+(?:\.\d+)?) bytes per (\w+) \(the timing test counts ([\d.eE+]+)\)")
+
+
+def figure(notes, status):
+    """One timing test's figure for a leaderboard, from the notes the kit's test binary sent:
+    on a GPU (or lab 01's CPU) the lowest fraction of copy of its timed calls, if the test
+    passed; on the emu the most bytes moved per element of its calls (the memory model's count,
+    not a timing), if every call was checked. None where there is no figure."""
+    if status == "fail" or any(n.startswith("no figures:") for n in notes):
+        return None
+    model = [m for m in (MODEL.search(n) for n in notes) if m]
+    if model:
+        worst = max(model, key=lambda m: float(m.group(1)) / max(float(m.group(3)), 1e-9))
+        return {"kind": "model", "value": round(float(worst.group(1)), 2), "unit": f"bytes per {worst.group(2)}",
+                "counts": float(worst.group(3))}
+    if status != "pass":
+        return None
+    timed = [(float(m.group(1)), m.group(2)) for n in notes if "emu model" not in n for m in TIMED.finditer(n)]
+    if not timed:
+        return None
+    value, of = min(timed)
+    return {"kind": "timed", "value": round(value, 3), "unit": f"of {of}"}
+
+
+def figure_title(test, fig):
+    """How a leaderboard names a figure: a model says so."""
+    if fig["kind"] == "model":
+        return f"{test}: emu model, {fig['unit']} (lower is better; a model, not a timing)"
+    return f"{test}: fraction {fig['unit']} (higher is better)"
+
+
+def leaderboard(figures):
+    """Gradescope's `leaderboard` entries: one per timing test with a figure; the emu's model
+    figures sort ascending (fewer bytes is better)."""
+    out = []
+    for test, fig in sorted(figures.items()):
+        entry = {"name": figure_title(test, fig), "value": fig["value"]}
+        if fig["kind"] == "model":
+            entry["order"] = "asc"
+        out.append(entry)
+    return out
+
+
+ADJECTIVES = ("amber", "brisk", "calm", "deft", "eager", "fleet", "gentle", "hardy", "ivory", "jolly",
+              "keen", "lucid", "mellow", "nimble", "olive", "placid", "quick", "rapid", "steady", "tidy",
+              "umber", "vivid", "wry", "young", "zesty", "bold", "crisp", "dusky", "early", "frank",
+              "grand", "humble")
+ANIMALS = ("otter", "heron", "lynx", "marten", "ibis", "gecko", "bison", "crane", "dingo", "egret",
+           "ferret", "gopher", "hare", "jackal", "kestrel", "lemur", "mole", "newt", "ocelot", "panda",
+           "quail", "raven", "stoat", "tapir", "urchin", "vole", "walrus", "yak", "zebra", "badger",
+           "cougar", "dormouse")
+
+
+def pseudonyms(students, key):
+    """{student: pseudonym}: 'brisk heron' and the like, from a keyed hash of the name (the same
+    student gets the same one in every run with the same key; without the key the name cannot
+    be found from it). Collisions get a number."""
+    out, used = {}, set()
+    for s in sorted(students):
+        h = hmac.new(key, s.encode(), hashlib.sha256).digest()
+        name = f"{ADJECTIVES[h[0] % len(ADJECTIVES)]} {ANIMALS[h[1] % len(ANIMALS)]}"
+        base, n = name, 2
+        while name in used:
+            name, n = f"{base} {n}", n + 1
+        used.add(name)
+        out[s] = name
+    return out
+
+
+# ---- the course file ----------------------------------------------------------------------------
+
+TOP = {"missing": str, "leaderboard_names": str, "late": dict, "lab": list, "extension": list,
+       "arrival": list, "pseudonym_key": str}
+RULE = {"grace_days": (int, float), "penalty_per_day": (int, float), "max_late_days": (int, float)}
+LAB = dict(RULE, lab=str, due=str, canvas_id=int, title=str)
+EXTENSION = {"student": str, "lab": str, "days": (int, float), "due": str}
+ARRIVAL = {"student": str, "lab": str, "time": str}
+
+
+def parse_time(text, where):
+    """An ISO 8601 date and time with its UTC offset ('Z' for UTC) as an aware datetime."""
+    t = text.strip()
+    if t.endswith("Z"):
+        t = t[:-1] + "+00:00"
+    # Python before 3.11 reads at most 6 digits of fractions: Gradescope's created_at has 6.
+    t = re.sub(r"(\.\d{6})\d+", r"\1", t)
+    try:
+        value = datetime.datetime.fromisoformat(t)
+    except ValueError:
+        raise CourseError(f"{where}: '{text}' is not a date and time (write 2026-03-02T23:59:00+01:00)") from None
+    if value.tzinfo is None:
+        raise CourseError(f"{where}: '{text}' has no UTC offset (write it as 2026-03-02T23:59:00+01:00, "
+                          "or Z for UTC)")
+    return value
+
+
+def _check(table, schema, where):
+    if not isinstance(table, dict):
+        raise CourseError(f"{where}: expected a table")
+    for key, value in table.items():
+        if key not in schema:
+            raise CourseError(f"{where}: unknown key '{key}' (known: {', '.join(sorted(schema))})")
+        if not isinstance(value, schema[key]) or isinstance(value, bool):
+            raise CourseError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
+
+
+def _check_rule(rule, where):
+    for key in RULE:
+        if key in rule and rule[key] < 0:
+            raise CourseError(f"{where}: '{key}' must not be negative")
+    if rule.get("penalty_per_day", 0) > 1:
+        raise CourseError(f"{where}: 'penalty_per_day' is a fraction of the score (0.1 is 10% a day), "
+                          f"not {rule['penalty_per_day']}")
+
+
+def load_course(path, labs):
+    """Reads and checks the course file; `labs` are the lab numbers the kit has."""
+    name = os.path.basename(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise CourseError(f"{path}: cannot read it ({e.strerror})") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CourseError(f"{path}: {e}") from None
+    _check(data, TOP, name)
+    if data.get("missing", "blank") not in ("blank", "zero"):
+        raise CourseError(f"{name}: 'missing' is \"blank\" or \"zero\", not \"{data['missing']}\"")
+    if data.get("leaderboard_names", "pseudonyms") not in ("pseudonyms", "names"):
+        raise CourseError(f"{name}: 'leaderboard_names' is \"pseudonyms\" or \"names\"")
+    _check(data.get("late", {}), RULE, f"{name}: [late]")
+    _check_rule(data.get("late", {}), f"{name}: [late]")
+    course = {"path": path, "missing": data.get("missing", "blank"),
+              "names": data.get("leaderboard_names", "pseudonyms"), "labs": {}, "extensions": {},
+              "arrivals": {}, "key": data.get("pseudonym_key", "")}
+    for i, lab in enumerate(data.get("lab", []), 1):
+        where = f"{name}: [[lab]] #{i}"
+        _check(lab, LAB, where)
+        if "lab" not in lab or "due" not in lab:
+            raise CourseError(f"{where}: needs 'lab' and 'due'")
+        number = f"{int(lab['lab']):02d}" if lab["lab"].isdigit() else lab["lab"]
+        where = f"{name}: lab {number}"
+        if number not in labs:
+            raise CourseError(f"{where}: the kit has no lab {number} (labs: {', '.join(sorted(labs))})")
+        if number in course["labs"]:
+            raise CourseError(f"{where}: given twice")
+        _check_rule(lab, where)
+        rule = dict(data.get("late", {}))
+        rule.update({k: lab[k] for k in RULE if k in lab})
+        course["labs"][number] = {"due": parse_time(lab["due"], f"{where}: due"), "rule": rule,
+                                  "canvas_id": lab.get("canvas_id"), "title": lab.get("title")}
+    for table, key, schema in (("extension", "extensions", EXTENSION), ("arrival", "arrivals", ARRIVAL)):
+        for i, item in enumerate(data.get(table, []), 1):
+            where = f"{name}: [[{table}]] #{i}"
+            _check(item, schema, where)
+            if "student" not in item or "lab" not in item:
+                raise CourseError(f"{where}: needs 'student' and 'lab'")
+            number = f"{int(item['lab']):02d}" if item["lab"].isdigit() else item["lab"]
+            if number not in course["labs"]:
+                raise CourseError(f"{where}: lab {number} has no due date in the course file")
+            where = f"{name}: [[{table}]] for {item['student']}, lab {number}"
+            if table == "extension":
+                if ("days" in item) == ("due" in item):
+                    raise CourseError(f"{where}: give either 'days' or 'due'")
+                due = course["labs"][number]["due"]
+                value = (due + datetime.timedelta(days=item["days"]) if "days" in item
+                         else parse_time(item["due"], f"{where}: due"))
+            else:
+                if "time" not in item:
+                    raise CourseError(f"{where}: needs 'time'")
+                value = parse_time(item["time"], f"{where}: time")
+            course[key][(item["student"], number)] = value
+    return course
+
+
+def fmt_time(t):
+    return t.isoformat(timespec="seconds") if t else ""
+
+
+def fmt_span(seconds):
+    """1 d 3 h 20 min, to the minute."""
+    m = int(math.ceil(seconds / 60))
+    d, m = divmod(m, 1440)
+    h, m = divmod(m, 60)
+    return " ".join(p for p in (f"{d} d" if d else "", f"{h} h" if h else "", f"{m} min" if m or not (d or h) else "") if p)
+
+
+def lateness(course, lab, students, arrived, score):
+    """What a lab's deadline does to a score. `students` are the names the student may be known
+    by (the CLASS entry's name; on Gradescope the emails and SIDs too); `arrived` when the
+    submission arrived (aware datetime) or None. Returns {arrived, due, late, penalty, final}:
+    `late` in words ('' on time), `penalty` a fraction, `final` the score after it."""
+    out = {"arrived": fmt_time(arrived), "due": "", "late": "", "penalty": 0.0, "final": score}
+    info = (course or {}).get("labs", {}).get(lab)
+    if info is None or arrived is None:
+        return out
+    for s in students:
+        if (s, lab) in course["arrivals"]:
+            arrived = course["arrivals"][(s, lab)]
+            out["arrived"] = fmt_time(arrived)
+            break
+    due = info["due"]
+    for s in students:
+        if (s, lab) in course["extensions"]:
+            due = max(due, course["extensions"][(s, lab)])
+            break
+    out["due"] = fmt_time(due)
+    late_s = (arrived - due).total_seconds()
+    if late_s <= 0:
+        return out
+    rule = info["rule"]
+    grace = rule.get("grace_days", 0) * 86400
+    days = int(math.ceil((late_s - grace) / 86400)) if late_s > grace else 0
+    if days == 0:
+        out["late"] = f"{fmt_span(late_s)} late, within the grace days"
+        return out
+    limit = rule.get("max_late_days")
+    if limit is not None and days > limit:
+        out["penalty"] = 1.0
+        out["late"] = f"{fmt_span(late_s)} late, past the last day ({limit:g} after the grace days): 0"
+    else:
+        out["penalty"] = min(1.0, round(rule.get("penalty_per_day", 0) * days, 6))
+        out["late"] = f"{fmt_span(late_s)} late: {days} day{'s' if days > 1 else ''} past the grace days, " \
+                      f"{out['penalty']:.0%} off"
+    out["final"] = round(score * (1 - out["penalty"]), 2)
+    if out["final"] == int(out["final"]):
+        out["final"] = int(out["final"])
+    return out
+
+
+def arrival_of(paths):
+    """When a submission arrived in CLASS: the newest modification time among `paths` and, for a
+    folder, everything under it (links not followed). None if nothing could be read."""
+    newest = None
+    for p in paths:
+        todo = [p]
+        while todo:
+            q = todo.pop()
+            try:
+                st = os.lstat(q)
+            except OSError:
+                continue
+            newest = st.st_mtime if newest is None else max(newest, st.st_mtime)
+            if stat.S_ISDIR(st.st_mode):
+                try:
+                    todo += [os.path.join(q, e) for e in os.listdir(q) if e not in (".git",)]
+                except OSError:
+                    pass
+    if newest is None:
+        return None
+    return datetime.datetime.fromtimestamp(newest, tz=datetime.timezone.utc).astimezone()
+
+
+# ---- the roster and the LMS ---------------------------------------------------------------------
+
+ROSTER = ("student", "name", "canvas_id", "sis_user_id", "login_id", "section", "email")
+
+
+def load_roster(path):
+    """[{student, name, canvas_id, ...}] in the file's order; checks the header and duplicates."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            unknown = [h for h in header if h not in ROSTER]
+            if "student" not in header or unknown:
+                raise CourseError(f"{path}: the header must name 'student' and any of "
+                                  f"{', '.join(ROSTER[1:])}" + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+            out, seen = [], {}
+            for no, row in enumerate(reader, 2):
+                s = (row.get("student") or "").strip()
+                if not s:
+                    raise CourseError(f"{path}:{no}: no student name")
+                if s in seen:
+                    raise CourseError(f"{path}:{no}: student '{s}' is on line {seen[s]} too")
+                seen[s] = no
+                out.append({k: (row.get(k) or "").strip() for k in ROSTER})
+            return out
+    except OSError as e:
+        raise CourseError(f"{path}: cannot read it ({e.strerror})") from None
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise CourseError(f"{path}: not a readable CSV ({e})") from None
+
+
+def lms_exports(rows, roster, course, manifests, out_dir):
+    """Writes canvas.csv (Canvas's gradebook import) and grades.csv (one row per student, one
+    column per lab: Moodle's and Blackboard's imports) from the gradebook rows. Every roster
+    student gets a row; one without a submission for a lab gets a missing grade (an empty cell)
+    unless the course file says missing = "zero". Returns (paths, students not on the roster)."""
+    finals = {(r["student"], r["lab"]): r for r in rows}
+    zero = (course or {}).get("missing") == "zero"
+    labs = [m for m in manifests]
+
+    def grade_of(student, lab):
+        r = finals.get((student, lab))
+        if r is None or r["note"] in ("missing", "no results"):
+            return 0 if zero else ""
+        return r["final"]
+
+    def column(m):
+        info = (course or {}).get("labs", {}).get(m["lab"], {})
+        title = info.get("title") or f"Lab {m['lab']}: {m['title']}"
+        return f"{title} ({info['canvas_id']})" if info.get("canvas_id") else title
+
+    maxima = {}
+    for r in rows:
+        maxima[r["lab"]] = r["max"]
+    canvas = os.path.join(out_dir, "canvas.csv")
+    head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + [column(m) for m in labs]
+    body = [[p["name"] or p["student"], p["canvas_id"], p["sis_user_id"], p["login_id"], p["section"]] +
+            [grade_of(p["student"], m["lab"]) for m in labs] for p in roster]
+    points = ["Points Possible", "", "", "", ""] + [maxima.get(m["lab"], "") for m in labs]
+    write_csv(canvas, head, body, first_rows=[points])
+    plain = os.path.join(out_dir, "grades.csv")
+    head = ["name", "email", "login_id", "sis_user_id", "student"] + [f"lab{m['lab']}" for m in labs]
+    body = [[p["name"], p["email"], p["login_id"], p["sis_user_id"], p["student"]] +
+            [grade_of(p["student"], m["lab"]) for m in labs] for p in roster]
+    write_csv(plain, head, body)
+    listed = {p["student"] for p in roster}
+    return [canvas, plain], sorted({r["student"] for r in rows} - listed)
+
+
+# ---- Gradescope: a late submission's score -----------------------------------------------------
+
+def gradescope(args):
+    """Applies the course file's deadline to a results.json that run_autograder has, from the
+    submission's created_at in Gradescope's submission_metadata.json."""
+    try:
+        meta = json.load(open(args.metadata))
+        results = json.load(open(args.results))
+    except (OSError, ValueError) as e:
+        print(f"course: cannot read {e}", file=sys.stderr)
+        return 1
+    try:
+        kit_labs = {f[3:5] for f in os.listdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "manifests"))
+                    if re.fullmatch(r"lab\d\d\.toml", f)}
+        course = load_course(args.course, kit_labs)
+        arrived = parse_time(str(meta.get("created_at", "")), f"{args.metadata}: created_at")
+    except CourseError as e:
+        results["output"] = results.get("output", "") + f"\nLateness not applied: {e}"
+        json.dump(results, open(args.results, "w"), indent=2)
+        return 0
+    names = []
+    for u in meta.get("users") or []:
+        names += [str(u.get(k)) for k in ("email", "sid", "name") if u.get(k)]
+    lines, total = [], 0.0
+    by_lab = {}
+    for t in results.get("tests", []):
+        by_lab.setdefault(t["name"][3:5], []).append(t)
+    for lab, tests in sorted(by_lab.items()):
+        raw = sum(t.get("score", 0) for t in tests)
+        late = lateness(course, lab, names, arrived, raw)
+        total += late["final"]
+        if late["due"]:
+            lines.append(f"lab {lab}: submitted {late['arrived']}, due {late['due']}: "
+                         + (late["late"] or "on time") + f"; score {raw} -> {late['final']}")
+    if lines:
+        results["score"] = round(total, 2)
+        results["output"] = results.get("output", "") + "\n\nLateness (from the submission's time):\n" + "\n".join(lines)
+        results.setdefault("extra_data", {})["lateness"] = lines
+    tmp = args.results + ".tmp"
+    json.dump(results, open(tmp, "w"), indent=2)
+    os.replace(tmp, args.results)
+    for line in lines:
+        print(line)
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Course tasks (run_autograder's lateness step).")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gradescope")
+    g.add_argument("--results", required=True)
+    g.add_argument("--metadata", required=True)
+    g.add_argument("--course", required=True)
+    g.add_argument("--lab", action="append", default=[])
+    args = ap.parse_args(argv)
+    return gradescope(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

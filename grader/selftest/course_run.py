@@ -1,0 +1,876 @@
+"""Self-test checks of running a course: class grading takes whatever folder an instructor
+has, deadlines come from when a submission arrived, the LMS files, the class report in a
+browser, the leaderboard (Gradescope's field and the report's), and similarity with planted
+copies. Registered by run.py; each raises run.CheckFailed.
+
+The class is run.py's generated class of lab 01 (class_grading), with the entries planted
+here: a hidden folder, two entries with one name, handins whose author field is a formula, a
+FIFO, a stray file, and arrival times around a due date. Its one grade-class run (and the
+Slurm run of the same class) feed every check below that reads build/class."""
+import csv
+import datetime
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import run  # noqa: E402  (grader/selftest/run.py)
+from run import CheckFailed, ROOT, BUILD, sh
+import grade  # noqa: E402
+
+CLASS_OUT = os.path.join(ROOT, "build", "class")
+DUE = datetime.datetime(2026, 3, 2, 23, 59, tzinfo=datetime.timezone.utc)
+COURSE = f"""# the self-test's course
+missing = "blank"
+
+[late]
+grace_days = 1
+penalty_per_day = 0.25
+max_late_days = 2
+
+[[lab]]
+lab = "01"
+due = "{DUE.isoformat()}"
+canvas_id = 4242
+
+[[extension]]
+student = "s01_solution"
+lab = "01"
+days = 3
+"""
+# Entries of the class and when they arrived, in hours after the due date; their expected
+# penalty and the late column's start (or '' when on time).
+ARRIVALS = {
+    "s00_solution": (-5, 0.0, ""),                 # on time
+    "s01_solution": (50, 0.0, ""),                 # 2 days late, but a 3-day extension
+    "s02_solution": (20, 0.0, "20 h late, within the grace days"),
+    "s03_solution": (30, 0.25, "1 d 6 h late: 1 day past the grace days, 25% off"),
+    "s04_solution": (90, 1.0, "3 d 18 h late, past the last day"),
+    "s28_solution": (40, 0.25, "1 d 16 h late: 1 day past"),   # a tarball whose insides say on time
+}
+FORMULAS = ['=HYPERLINK("http://example.invalid/","click")', "+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0"]
+ROSTER = [("s00_solution", "Ada, Lovelace", "101", "SIS001", "ada", "A"),
+          ("s03_solution", "=cmd|' /C calc'!A0", "103", "SIS003", "bob", "A"),
+          ("s04_solution", "Curie, Marie", "104", "SIS004", "marie", "B"),
+          ("s10_skeleton", "Dirac, Paul", "106", "SIS006", "paul", "B"),
+          ("absent", "Euler, Leonhard", "199", "SIS099", "leo", "B")]
+
+
+def _stamp(path, hours):
+    t = (DUE + datetime.timedelta(hours=hours)).timestamp()
+    for dirpath, dirnames, filenames in os.walk(path):
+        for f in filenames:
+            os.utime(os.path.join(dirpath, f), (t, t))
+    os.utime(path, (t, t))
+
+
+def backdate(tarball, when):
+    """Rewrites a handin so that everything inside it says it was made at `when` (its members'
+    times and HANDIN.json's date): what a student controls."""
+    import io
+    import tarfile
+    members = []
+    with tarfile.open(tarball) as tar:
+        for m in tar.getmembers():
+            data = tar.extractfile(m).read()
+            if m.name == "HANDIN.json":
+                info = json.loads(data)
+                info["date"] = when.strftime("%Y-%m-%d %H:%M:%S %z")
+                data = json.dumps(info).encode()
+            members.append((m.name, data))
+    with tarfile.open(tarball, "w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), int(when.timestamp()), 0o644
+            tar.addfile(info, io.BytesIO(data))
+
+
+def plant(folder):
+    """Adds the entries this module checks to run.py's generated class; sets every entry's
+    arrival time; writes the course file and the roster. Returns the expected scores of the
+    students added (None: not graded)."""
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    expected = {}
+    # a hidden folder is a student like any other
+    os.makedirs(os.path.join(folder, ".hidden_student"))
+    shutil.copy(sol, os.path.join(folder, ".hidden_student"))
+    expected[".hidden_student"] = 15
+    # a folder and a tarball of one name: both graded
+    os.makedirs(os.path.join(folder, "twin"))
+    shutil.copy(os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c"), os.path.join(folder, "twin"))
+    expected["twin"] = 0
+    stage = os.path.join(BUILD, "class-stage", "twin")
+    shutil.rmtree(stage, ignore_errors=True)
+    os.makedirs(os.path.join(stage, "01-serial"))
+    shutil.copy(sol, os.path.join(stage, "01-serial"))
+    for i, name in enumerate(["twin"] + [f"s9{k}_formula" for k in range(len(FORMULAS))]):
+        who = name if i == 0 else FORMULAS[i - 1]
+        code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out",
+                        os.path.join(folder, name + ".tar.gz"), "--name", who])
+        if code:
+            raise CheckFailed("handin failed:\n" + log)
+        expected["twin.tar.gz" if i == 0 else name] = 15
+    # a folder whose name a spreadsheet would take for a formula
+    os.makedirs(os.path.join(folder, "@SUM(1+1)"))
+    shutil.copy(sol, os.path.join(folder, "@SUM(1+1)"))
+    expected["'@SUM_1_1_"] = 15   # as the gradebook shows it: text, not a formula
+    # what is no student: a FIFO named like a tarball, and a stray file
+    os.mkfifo(os.path.join(folder, "pipe.tar.gz"))
+    open(os.path.join(folder, "notes.txt"), "w").write("not a student\n")
+    # arrival times: everyone on time, but for the cases above
+    for e in os.listdir(folder):
+        p = os.path.join(folder, e)
+        if e != "pipe.tar.gz":
+            _stamp(p, -48)
+    backdate(os.path.join(folder, "s28_solution.tar.gz"), DUE - datetime.timedelta(hours=2))
+    for e in os.listdir(folder):
+        name = e[:-len(".tar.gz")] if e.endswith(".tar.gz") else e
+        if name in ARRIVALS:
+            _stamp(os.path.join(folder, e), ARRIVALS[name][0])
+    open(os.path.join(BUILD, "course.toml"), "w").write(COURSE)
+    with open(os.path.join(BUILD, "roster.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "name", "canvas_id", "sis_user_id", "login_id", "section"])
+        w.writerows(ROSTER)
+    return expected
+
+
+def make_args():
+    return [f"COURSE={os.path.join(BUILD, 'course.toml')}", f"ROSTER={os.path.join(BUILD, 'roster.csv')}"]
+
+
+def check_run(out, book, expected):
+    """What run.class_grading's one run must show beyond the scores (run.py calls it)."""
+    bad = []
+    for entry, why in (("pipe.tar.gz", "a FIFO"), ("notes.txt", "not a handin tarball")):
+        if not re.search(rf"not graded: {re.escape(entry)}: .*{why}", out):
+            bad.append(f"{entry} was not listed as not graded, with the reason ({why})")
+    if not re.search(r"warning: twin and twin\.tar\.gz are both student 'twin': both graded", out):
+        bad.append("no warning that twin and twin.tar.gz are both student 'twin'")
+    if "Traceback" in out:
+        bad.append("a traceback: " + out[out.index("Traceback"):][:400])
+    cells = [c for r in csv.reader(open(os.path.join(CLASS_OUT, "gradebook.csv"), newline="")) for c in r]
+    live = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    if live:
+        bad.append(f"cells a spreadsheet reads as formulas: {live[:3]}")
+    for k, formula in enumerate(FORMULAS):
+        row = book.get(f"s9{k}_formula")
+        if row and row["handin_from"] != "'" + formula:
+            bad.append(f"s9{k}_formula: handin_from {row['handin_from']!r}, expected the text '{formula}")
+    for name, (hours, penalty, late) in ARRIVALS.items():
+        row = book.get(name)
+        if not row:
+            bad.append(f"{name}: no row")
+            continue
+        want = round(int(row["score"]) * (1 - penalty), 2)
+        if float(row["final"]) != want or not row["late"].startswith(late) or (not late and row["late"]):
+            bad.append(f"{name} (arrived {hours:+} h): late {row['late']!r}, final {row['final']}; expected "
+                       f"{late!r}..., final {want:g}")
+    for name, row in book.items():
+        if name not in ARRIVALS and row["late"]:
+            bad.append(f"{name}: late {row['late']!r}, but it arrived on time")
+    return bad
+
+
+# ---- the LMS files ----------------------------------------------------------------------------
+
+def lms_files():
+    """canvas.csv as Canvas's gradebook import takes it (its five identity columns, a column
+    named with the assignment's id, a Points Possible row, every roster student; one with no
+    submission a missing grade), grades.csv the same for Moodle and Blackboard; no live formula."""
+    path = os.path.join(CLASS_OUT, "canvas.csv")
+    if not os.path.exists(path):
+        raise CheckFailed("no build/class/canvas.csv: run the class grading check first")
+    rows = list(csv.reader(open(path, newline="")))
+    want_head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 01: Serial scan (4242)"]
+    bad = []
+    if rows[0] != want_head:
+        bad.append(f"header {rows[0]}, expected {want_head}")
+    if rows[1] != ["Points Possible", "", "", "", "", "15"]:
+        bad.append(f"second row {rows[1]}, expected the points possible")
+    book = run.read_gradebook()
+    body = {r[1]: r for r in rows[2:]}
+    for student, name, cid, *_ in ROSTER:
+        r = body.get(cid)
+        if r is None:
+            bad.append(f"roster student {student} ({cid}) has no row")
+            continue
+        want = "" if student == "absent" else book[student]["final"]
+        if r[5] != want:
+            bad.append(f"{student}: grade {r[5]!r}, expected {want!r} (the gradebook's final score"
+                       + (", or a missing grade for no submission)" if student == "absent" else ")"))
+        if r[0][:1] in "=+-@":
+            bad.append(f"{student}: the name {r[0]!r} would be a formula")
+    if len(rows) != 2 + len(ROSTER):
+        bad.append(f"{len(rows) - 2} student rows for a roster of {len(ROSTER)}")
+    plain = list(csv.DictReader(open(os.path.join(CLASS_OUT, "grades.csv"), newline="")))
+    if [r["student"] for r in plain] != [r[0] for r in ROSTER] or plain[-1]["lab01"] != "" or \
+            plain[0]["lab01"] != book["s00_solution"]["final"]:
+        bad.append(f"grades.csv: {plain[:2]} ... {plain[-1:]}")
+    if bad:
+        raise CheckFailed("\n    ".join(["the LMS files:"] + bad))
+    head = open(path).read().splitlines()[:4]
+    return "canvas.csv: " + " | ".join(head)
+
+
+# ---- FIFO as SUBMISSION ------------------------------------------------------------------------
+
+def fifo_submission():
+    """A FIFO, a character device or a socket given as SUBMISSION is refused in one line naming
+    it, exit code 2, no traceback (grade.py used to block on, or trace back over, a FIFO)."""
+    work = tempfile.mkdtemp(prefix="fifo-", dir=BUILD)
+    try:
+        fifo = os.path.join(work, "handin.tar.gz")
+        os.mkfifo(fifo)
+        import socket
+        sock_path = os.path.join(work, "sock")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(sock_path)
+        bad = []
+        for path, what in ((fifo, "a FIFO"), ("/dev/zero", "a character device"), (sock_path, "a socket")):
+            t0 = time.monotonic()
+            code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--backend", "emu",
+                            "--submission", path], timeout=60)
+            lines = [x for x in out.splitlines() if x.strip()]
+            if code != 2 or "Traceback" in out or len(lines) != 1 or what not in out or path not in out:
+                bad.append(f"{what}: exit {code}, {len(lines)} lines: {out.strip()[:300]}")
+            elif time.monotonic() - t0 > 20:
+                bad.append(f"{what}: took {time.monotonic() - t0:.0f} s")
+        s.close()
+        if bad:
+            raise CheckFailed("\n    ".join(["SUBMISSION that is no file or folder:"] + bad))
+        return "a FIFO, /dev/zero and a socket each refused in one line"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def course_mistakes():
+    """A mistake in the course file or the roster is an error naming the file and the key,
+    before anything is graded."""
+    folder = os.path.join(BUILD, "course-mistakes")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(os.path.join(folder, "class", "x"))
+    cases = {
+        "no UTC offset": (COURSE.replace("+00:00", ""), None, r"course\.toml: lab 01: due: .* has no UTC offset"),
+        "unknown key": (COURSE.replace("grace_days", "grace_dayz"), None, r"course\.toml: \[late\]: unknown key 'grace_dayz'"),
+        "no such lab": (COURSE.replace('lab = "01"\ndue', 'lab = "09"\ndue'), None, r"course\.toml: lab 09: the kit has no lab 09"),
+        "penalty as percent": (COURSE.replace("0.25", "25"), None, r"'penalty_per_day' is a fraction"),
+        "roster header": (COURSE, "who,name\nx,y\n", r"roster\.csv: the header must name 'student'"),
+        "roster twice": (COURSE, "student,name\nx,y\nx,z\n", r"roster\.csv:3: student 'x' is on line 2 too"),
+    }
+    bad = []
+    for label, (text, roster, want) in cases.items():
+        open(os.path.join(folder, "course.toml"), "w").write(text)
+        extra = []
+        if roster:
+            open(os.path.join(folder, "roster.csv"), "w").write(roster)
+            extra = ["--roster", os.path.join(folder, "roster.csv")]
+        code, out = sh([sys.executable, "grader/grade_class.py", "--class", os.path.join(folder, "class"),
+                        "--lab", "01", "--backend", "emu", "--out", os.path.join(folder, "out"),
+                        "--course", os.path.join(folder, "course.toml")] + extra)
+        if code != 2 or not re.search(want, out) or "Traceback" in out or "graded" in out:
+            bad.append(f"{label}: exit {code}, expected /{want}/: {out.strip()[:300]}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return f"{len(cases)} mistakes refused with the file and the key"
+
+
+# ---- Gradescope: lateness from created_at, the leaderboard field ----------------------------------
+
+def gradescope_course():
+    """The lab 01 autograder built with a course file: a submission Gradescope says was made 30
+    hours after the due date loses 25% (one day past the grace day), although its HANDIN.json
+    says it was made on time; results.json carries the leaderboard field (lab 01's timing, a
+    real CPU timing as a fraction of memcpy)."""
+    work = tempfile.mkdtemp(prefix="gradescope-course-", dir=BUILD)
+    try:
+        import zipfile
+        zpath = os.path.join(work, "autograder.zip")
+        open(os.path.join(work, "course.toml"), "w").write(COURSE)
+        code, out = sh([sys.executable, "grader/kit.py", "autograder", "--lab", "01", "--out", zpath,
+                        "--course", os.path.join(work, "course.toml")])
+        if code:
+            raise CheckFailed("make autograder COURSE=... failed:\n" + out)
+        src = os.path.join(work, "source")
+        with zipfile.ZipFile(zpath) as z:
+            z.extractall(src)
+        os.chmod(os.path.join(src, "run_autograder"), 0o755)
+        sub = os.path.join(work, "submission")
+        os.makedirs(sub)
+        code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out",
+                        os.path.join(sub, "handin.tar.gz"), "--name", "student@example.edu"])
+        backdate(os.path.join(sub, "handin.tar.gz"), DUE - datetime.timedelta(hours=2))
+        late = DUE + datetime.timedelta(hours=30)
+        json.dump({"created_at": late.isoformat(timespec="microseconds"),
+                   "users": [{"email": "student@example.edu", "id": 1, "name": "A Student"}],
+                   "assignment": {"due_date": DUE.isoformat()}},
+                  open(os.path.join(work, "submission_metadata.json"), "w"))
+        code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
+        data = json.load(open(os.path.join(work, "results", "results.json")))
+        bad = []
+        if data.get("score") != 11.25 or data.get("max_score") != 15:
+            bad.append(f"score {data.get('score')}/{data.get('max_score')}, expected 11.25/15 (15 less 25%)")
+        if "1 day past the grace days, 25% off" not in data.get("output", ""):
+            bad.append("the output does not say why: " + data.get("output", "")[-300:])
+        board = data.get("leaderboard") or []
+        if not board or not re.match(r"lab01 timing: fraction of memcpy", board[0]["name"]) or \
+                not 0 < board[0]["value"] < 10 or board[0].get("order", "desc") != "desc":
+            bad.append(f"leaderboard field: {board}")
+        if bad:
+            raise CheckFailed("\n    ".join(["Gradescope with a course file:"] + bad + [out[-800:]]))
+        return f"score {data['score']}/15 from created_at +30 h; leaderboard {board}"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---- the leaderboard on the emu: a small class of lab 02's timing test -------------------------
+
+EMU_OUT = os.path.join(BUILD, "class-emu")
+
+
+def _lab02_class():
+    folder = os.path.join(BUILD, "class-lab02")
+    shutil.rmtree(folder, ignore_errors=True)
+    sol = open(os.path.join(ROOT, "solutions", "02-kogge-stone", "kogge_stone.cu")).read()
+    twice = sol.replace("  if (i < n) out[i] = src[t];", "  if (i < n) out[i] = 0;\n  if (i < n) out[i] = src[t];")
+    if twice == sol:
+        raise CheckFailed("self-test fixture: lab 02's double-buffered kernel's store is not as expected")
+    for name, text in (("ana", sol), ("ben", twice), ("cai", sol),
+                       ("dee", open(os.path.join(ROOT, "skeletons", "02-kogge-stone", "kogge_stone.cu")).read())):
+        os.makedirs(os.path.join(folder, name))
+        open(os.path.join(folder, name, "kogge_stone.cu"), "w").write(text)
+    return folder
+
+
+def gpu_leaderboard():
+    """`make check-gpu`: the same class of four through lab 02's timing test on the GPU: each
+    results.json's leaderboard field holds the fraction of copy (higher is better), the report
+    plots the class's fractions with the reference solution's marked, and the leaderboard puts
+    the solution above the one that stores every element twice."""
+    folder = _lab02_class()
+    out_dir = os.path.join(BUILD, "class-gpu")
+    code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
+                    "--backend", "cuda", "--out", out_dir, "--regrade", "--jobs", "1"], env={"NO_COLOR": "1"})
+    if code:
+        raise CheckFailed("grade-class of lab 02's timing test on the GPU failed:\n" + out[-1500:])
+    boards = {s: json.load(open(os.path.join(out_dir, s, "results.json"))).get("leaderboard") for s in "ana ben cai dee".split()}
+    bad = []
+    want = "lab02 timing: fraction of copy (higher is better)"
+    for s in ("ana", "cai"):
+        b = boards[s]
+        if not b or b[0]["name"] != want or not 0.2 < b[0]["value"] < 1.5 or "order" in b[0]:
+            bad.append(f"{s} (the solution): leaderboard {b}")
+    if boards["dee"]:
+        bad.append(f"dee (the skeleton): leaderboard {boards['dee']}, expected none")
+    data = report_data(os.path.join(out_dir, "report.html"))
+    tm = data["labs"][0]["timing"][0]
+    if tm["kind"] != "timed" or not tm["reference"] or len(tm["leaderboard"]) < 2:
+        bad.append(f"the report's timing data: {tm}")
+    if boards["ben"] and boards["ana"] and boards["ben"][0]["value"] >= boards["ana"][0]["value"]:
+        bad.append(f"storing every element twice ({boards['ben'][0]['value']}) is not below the solution "
+                   f"({boards['ana'][0]['value']})")
+    if bad:
+        raise CheckFailed("\n    ".join(["the GPU leaderboard:"] + bad))
+    return "leaderboard: " + ", ".join(f"{n} {v}" for n, v in tm["leaderboard"]) + f"; reference {tm['reference']}"
+
+
+def emu_leaderboard():
+    """Lab 02's timing test across a class of four on the emu: the solution, the solution
+    written twice per element (more bytes moved), a copy of the solution and the skeleton (no
+    figure). results.json's leaderboard and the report's show the emu's bytes moved per
+    element, labelled as a model, fewest first, the reference marked."""
+    folder = _lab02_class()
+    code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
+                    "--backend", "emu", "--out", EMU_OUT, "--regrade"], env={"NO_COLOR": "1"})
+    if code:
+        raise CheckFailed("grade-class of lab 02's timing test failed:\n" + out[-1500:])
+    bad = []
+    boards = {}
+    for s in ("ana", "ben", "cai", "dee"):
+        boards[s] = json.load(open(os.path.join(EMU_OUT, s, "results.json"))).get("leaderboard")
+    want = "lab02 timing: emu model, bytes per element (lower is better; a model, not a timing)"
+    for s in ("ana", "cai"):
+        if boards[s] != [{"name": want, "value": 8.01, "order": "asc"}]:
+            bad.append(f"{s} (the solution): leaderboard {boards[s]}")
+    if not boards["ben"] or boards["ben"][0]["value"] <= 10:
+        bad.append(f"ben (every element stored twice): leaderboard {boards['ben']}, expected more than 10 bytes")
+    if boards["dee"]:
+        bad.append(f"dee (the skeleton, wrong output): leaderboard {boards['dee']}, expected none")
+    data = report_data(os.path.join(EMU_OUT, "report.html"))
+    tm = data["labs"][0]["timing"][0]
+    board = [v for _, v in tm["leaderboard"]]
+    if tm["kind"] != "model" or tm["reference"] != 8.01 or board != sorted(board) or len(board) != 3:
+        bad.append(f"the report's timing data: {tm}")
+    page = open(os.path.join(EMU_OUT, "report.html")).read()
+    if "emu model: bytes per element (a model, not a timing)" not in page or "ana" in tm["leaderboard"][0][0]:
+        bad.append("the report's plot is not labelled as a model, or shows names instead of pseudonyms")
+    if bad:
+        raise CheckFailed("\n    ".join(["the emu leaderboard:"] + bad))
+    return "leaderboard (pseudonyms): " + ", ".join(f"{n} {v}" for n, v in tm["leaderboard"]) + \
+        f"; reference {tm['reference']} bytes per element"
+
+
+# ---- the class report in a browser ------------------------------------------------------------------
+
+def report_data(path):
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', open(path).read(), re.S)
+    if not m:
+        raise CheckFailed(f"{path}: no embedded report data")
+    return json.loads(m.group(1).replace("<\\/", "</"))
+
+
+PROBE = """<script>
+window.__scanlab = [];
+window.addEventListener('error', function (e) { __scanlab.push('uncaught error: ' + e.message); }, true);
+(function () { var ce = console.error; console.error = function () {
+  __scanlab.push('console error: ' + Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); }; })();
+window.addEventListener('load', function () { setTimeout(function () {
+  var out = {problems: __scanlab, figures: 0, texts: 0, smallest: 99, width: document.documentElement.scrollWidth};
+  document.querySelectorAll('svg').forEach(function (svg, k) {
+    var r = svg.getBoundingClientRect(); out.figures++;
+    if (r.right > window.innerWidth + 1) out.problems.push('figure ' + k + ' wider than the window');
+    var boxes = [];
+    svg.querySelectorAll('text').forEach(function (t) {
+      var b = t.getBoundingClientRect(); out.texts++;
+      var px = parseFloat(getComputedStyle(t).fontSize) * r.width / svg.viewBox.baseVal.width;
+      out.smallest = Math.min(out.smallest, px);
+      if (b.left < r.left - 1 || b.right > r.right + 1 || b.top < r.top - 1 || b.bottom > r.bottom + 1)
+        out.problems.push('figure ' + k + ': text outside its figure: ' + t.textContent);
+      boxes.forEach(function (o) {
+        var w = Math.min(b.right, o[0].right) - Math.max(b.left, o[0].left);
+        var h = Math.min(b.bottom, o[0].bottom) - Math.max(b.top, o[0].top);
+        if (w > 1 && h > 1) out.problems.push('figure ' + k + ': "' + t.textContent + '" overlaps "' + o[1] + '"');
+      });
+      boxes.push([b, t.textContent]);
+    });
+  });
+  var d = document.createElement('pre'); d.id = 'scanlab-probe'; d.textContent = JSON.stringify(out);
+  document.body.appendChild(d);
+}, 200); });
+</script>"""
+MIN_PX = 11
+
+
+def chromium(args, timeout=120):
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        raise CheckFailed("chromium is not installed (grader/deps.sh check installs it)")
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=BUILD)
+    try:
+        return subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                               "--disable-component-update", "--disable-sync", "--no-first-run",
+                               "--user-data-dir=" + profile, "--window-size=1280,900"] + args,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def report_in_browser():
+    """build/class/report.html (the generated class) and the emu leaderboard class's report,
+    each opened in headless Chromium at 1280 px: no console error, no request to anywhere,
+    every figure inside the window, its text at least 11 px and no two texts overlapping; the
+    page shows what a course's staff look for (scores, pass rates with the common failure, the
+    timing plot with the reference, the leaderboard, grading times, the late list, the entries
+    not graded). Screenshots: build/selftest/report-*.png."""
+    bad, said = [], []
+    for tag, out_dir in (("class", CLASS_OUT), ("emu", EMU_OUT)):
+        path = os.path.join(out_dir, "report.html")
+        if not os.path.exists(path):
+            raise CheckFailed(f"{path} is missing: run the class grading and emu leaderboard checks first")
+        text = open(path).read()
+        if re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", text) or "<link" in text:
+            bad.append(f"{tag}: the page loads something from elsewhere")
+        work = tempfile.mkdtemp(prefix="report-", dir=BUILD)
+        try:
+            copy = os.path.join(work, "report.html")
+            open(copy, "w").write(text.replace("<head>", "<head>" + PROBE, 1))
+            dom = chromium(["--virtual-time-budget=3000", "--dump-dom", "file://" + copy]).stdout.decode(errors="replace")
+            m = re.search(r'<pre id="scanlab-probe">(.*?)</pre>', dom, re.S)
+            if not m:
+                bad.append(f"{tag}: the page did not finish loading")
+                continue
+            data = json.loads(html.unescape(m.group(1)))
+            bad += [f"{tag}: {p}" for p in data["problems"]]
+            if data["smallest"] < MIN_PX:
+                bad.append(f"{tag}: the smallest text in a figure is {data['smallest']:.1f} px (at least {MIN_PX})")
+            if data["width"] > 1280:
+                bad.append(f"{tag}: the page is {data['width']} px wide at a 1280 px window")
+            shot = os.path.join(BUILD, f"report-{tag}.png")
+            chromium(["--window-size=1280,2400", "--screenshot=" + shot, "file://" + path])
+            if not os.path.exists(shot):
+                bad.append(f"{tag}: no screenshot")
+            said.append(f"{tag}: {data['figures']} figures, {data['texts']} texts, smallest {data['smallest']:.1f} px")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    page = open(os.path.join(CLASS_OUT, "report.html")).read()
+    for what, pattern in (("the score distribution", r"Lab 01: scores"), ("pass rates", r"\d+/\d+ \(\d+%\)"),
+                          ("a common failure reason", r"\d+&times;: scanIncSerial"),
+                          ("the timing plot with the reference", r"reference \d"),
+                          ("the leaderboard", r"<h3>Leaderboard</h3>"),
+                          ("grading times", r"Time to grade one student"),
+                          ("the late list", r"Late submissions \(4\)"),
+                          ("the entries not graded", r"pipe\.tar\.gz</td><td>not graded: a FIFO")):
+        if not re.search(pattern, page):
+            bad.append(f"class: the page does not show {what} (/{pattern}/)")
+    data = report_data(os.path.join(CLASS_OUT, "report.html"))
+    lab = data["labs"][0]
+    if sorted(lab["scores"]) != sorted(int(r["score"]) for r in run.read_gradebook().values()):
+        bad.append("class: the report's scores are not the gradebook's")
+    if bad:
+        raise CheckFailed(f"{len(bad)} problems:\n    " + "\n    ".join(bad[:30]))
+    return "; ".join(said) + "; screenshots build/selftest/report-class.png, report-emu.png"
+
+
+def comparable(out_dir):
+    """The files a class run writes, less what changes from one run to the next (grading times,
+    and lab 01's real CPU timings): for comparing a local run with a Slurm run."""
+    data = report_data(os.path.join(out_dir, "report.html"))
+    data.pop("seconds")
+    for lab in data["labs"]:
+        for tm in lab["timing"]:
+            if tm["kind"] == "timed":
+                tm["values"] = sorted(tm["values"])
+                tm["leaderboard"] = sorted(n for n, _ in tm["leaderboard"])
+                tm["reference"] = tm["reference"] is not None
+    files = {f: open(os.path.join(out_dir, f)).read() for f in ("canvas.csv", "grades.csv", "pseudonyms.csv")}
+    book = [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv")))]
+    return {"report": data, "files": files, "gradebook": book}
+
+
+# ---- similarity ----------------------------------------------------------------------------------
+
+# Lab 05's scan-then-propagate (regions 2 to 5 of global_scan.cu: scanTilesKernel's body,
+# addOffsetsKernel's body, the host helpers, propagate's body), written five ways, as five
+# students would; the planted copies take one of them and rename, reorder and recomment it.
+HONEST = {
+    "h0_ref": None,  # the reference solution's own regions
+    "h1_iter": ("""  __shared__ int32_t warpSums[GS_WARP];
+  const size_t tileStart = (size_t)blockIdx.x * GS_PROPAGATE_TILE;
+  const size_t mine = tileStart + (size_t)threadIdx.x * GS_PROPAGATE_ITEMS;
+  int32_t items[GS_PROPAGATE_ITEMS];
+  int32_t local = 0;
+  for (int j = 0; j < GS_PROPAGATE_ITEMS; ++j) {
+    const size_t idx = mine + j;
+    items[j] = (idx < n) ? in[idx] : 0;
+    local += items[j];
+  }
+  int32_t blockTotal = 0;
+  const int32_t before = scanIncBlock(local, warpSums, &blockTotal) - local;
+  int32_t acc = before;
+  for (int j = 0; j < GS_PROPAGATE_ITEMS; ++j) {
+    const int32_t old = acc;
+    acc += items[j];
+    if (mine + j < n) out[mine + j] = EXCLUSIVE ? old : acc;
+  }
+  if (threadIdx.x == 0) tile_sums[blockIdx.x] = blockTotal;
+""", """  const size_t start = (size_t)blockIdx.x * GS_PROPAGATE_TILE;
+  const size_t stop = start + GS_PROPAGATE_TILE < n ? start + GS_PROPAGATE_TILE : n;
+  if (blockIdx.x > 0)
+    for (size_t idx = start + threadIdx.x; idx < stop; idx += GS_PROPAGATE_THREADS) out[idx] += offsets[blockIdx.x];
+""", """#define MAX_LEVELS 8
+static size_t roundUp4(size_t x) { return (x + 3) & ~(size_t)3; }
+""", """  if (!n) return;
+  size_t count[MAX_LEVELS], at[MAX_LEVELS];
+  int depth = 0;
+  size_t total = 0, len = n;
+  while (true) {
+    const size_t t = (len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE;
+    count[depth] = len;
+    at[depth] = total;
+    total += roundUp4(t);
+    depth++;
+    if (t == 1) break;
+    len = t;
+  }
+  int32_t *buf = (int32_t *)gsReserve(&g_sums, total * sizeof(int32_t));
+  for (int d = 0; d < depth; ++d) {
+    const int32_t *src = d == 0 ? in : buf + at[d - 1];
+    int32_t *dst = d == 0 ? out : buf + at[d - 1];
+    const unsigned blocks = (unsigned)((count[d] + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE);
+    if (d == 0 && !EXCLUSIVE)
+      scanTilesKernel<false><<<blocks, GS_PROPAGATE_THREADS>>>(src, dst, count[d], buf + at[d]);
+    else
+      scanTilesKernel<true><<<blocks, GS_PROPAGATE_THREADS>>>(src, dst, count[d], buf + at[d]);
+    CUDA_CHECK_LAUNCH();
+  }
+  for (int d = depth - 2; d >= 0; --d) {
+    int32_t *target = d == 0 ? out : buf + at[d - 1];
+    const unsigned blocks = (unsigned)((count[d] + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE);
+    addOffsetsKernel<<<blocks, GS_PROPAGATE_THREADS>>>(target, count[d], buf + at[d]);
+    CUDA_CHECK_LAUNCH();
+  }
+"""),
+    "h2_staged": ("""  __shared__ int32_t s_partial[GS_WARP];
+  __shared__ int32_t s_stage[GS_PROPAGATE_TILE];
+  const size_t base = (size_t)blockIdx.x * GS_PROPAGATE_TILE;
+  for (unsigned k = threadIdx.x; k < GS_PROPAGATE_TILE; k += blockDim.x)
+    s_stage[k] = base + k < n ? in[base + k] : 0;
+  __syncthreads();
+  int32_t *mineP = s_stage + threadIdx.x * GS_PROPAGATE_ITEMS;
+  for (int k = 1; k < GS_PROPAGATE_ITEMS; k++) mineP[k] += mineP[k - 1];
+  int32_t sumAll;
+  int32_t offset = scanIncBlock(mineP[GS_PROPAGATE_ITEMS - 1], s_partial, &sumAll)
+                   - mineP[GS_PROPAGATE_ITEMS - 1];
+  int32_t prev = offset;
+  for (int k = 0; k < GS_PROPAGATE_ITEMS; k++) {
+    int32_t incl = mineP[k] + offset;
+    mineP[k] = EXCLUSIVE ? prev : incl;
+    prev = incl;
+  }
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k < GS_PROPAGATE_TILE; k += blockDim.x)
+    if (base + k < n) out[base + k] = s_stage[k];
+  if (threadIdx.x == blockDim.x - 1) tile_sums[blockIdx.x] = sumAll;
+""", """  __shared__ int32_t add;
+  if (threadIdx.x == 0) add = blockIdx.x ? offsets[blockIdx.x] : 0;
+  __syncthreads();
+  for (unsigned k = 0; k < GS_PROPAGATE_ITEMS; k++) {
+    size_t where = (size_t)blockIdx.x * GS_PROPAGATE_TILE + k * blockDim.x + threadIdx.x;
+    if (where < n && add) out[where] = out[where] + add;
+  }
+""", """static unsigned numTiles(size_t n) { return (unsigned)((n + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE); }
+
+static size_t scratchNeeded(size_t n) {
+  size_t tiles = numTiles(n);
+  return tiles <= 1 ? 4 : (tiles + 3) / 4 * 4 + scratchNeeded(tiles);
+}
+
+template <bool EXC>
+static void scanLevel(const int32_t *src, int32_t *dst, size_t n, int32_t *sums) {
+  const unsigned tiles = numTiles(n);
+  scanTilesKernel<EXC><<<tiles, GS_PROPAGATE_THREADS>>>(src, dst, n, sums);
+  CUDA_CHECK_LAUNCH();
+  if (tiles == 1) return;
+  scanLevel<true>(sums, sums, tiles, sums + (tiles + 3) / 4 * 4);
+  addOffsetsKernel<<<tiles, GS_PROPAGATE_THREADS>>>(dst, n, sums);
+  CUDA_CHECK_LAUNCH();
+}
+""", """  if (n > 0)
+    scanLevel<EXCLUSIVE>(in, out, n, (int32_t *)gsReserve(&g_sums, scratchNeeded(n) * sizeof(int32_t)));
+"""),
+    "h3_struct": ("""  __shared__ int32_t scratchpad[GS_WARP];
+  int32_t vals[GS_PROPAGATE_ITEMS];
+  size_t pos = ((size_t)blockIdx.x * GS_PROPAGATE_THREADS + threadIdx.x) * GS_PROPAGATE_ITEMS;
+  int32_t own = 0;
+  #pragma unroll
+  for (int q = 0; q < GS_PROPAGATE_ITEMS; q++) own += (vals[q] = pos + q < n ? in[pos + q] : 0);
+  int32_t tileSum = 0;
+  int32_t incl = scanIncBlock(own, scratchpad, &tileSum);
+  int32_t running = incl - own;
+  #pragma unroll
+  for (int q = 0; q < GS_PROPAGATE_ITEMS; q++) {
+    if (pos + q < n) out[pos + q] = running + (EXCLUSIVE ? 0 : vals[q]);
+    running += vals[q];
+  }
+  if (!threadIdx.x) tile_sums[blockIdx.x] = tileSum;
+""", """  if (blockIdx.x == 0) return;
+  int32_t shift = offsets[blockIdx.x];
+  size_t i = (size_t)blockIdx.x * GS_PROPAGATE_TILE + threadIdx.x;
+  for (int q = 0; q < GS_PROPAGATE_ITEMS && i < n; q++, i += GS_PROPAGATE_THREADS) out[i] += shift;
+""", """typedef struct {
+  const int32_t *src;
+  int32_t *dst;
+  size_t len;
+  int32_t *totals;
+} level_t;
+
+static void runLevels(level_t *lv, int levels, bool exclusive) {
+  for (int k = 0; k < levels; k++) {
+    unsigned g = (unsigned)((lv[k].len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE);
+    if (exclusive || k > 0) scanTilesKernel<true><<<g, GS_PROPAGATE_THREADS>>>(lv[k].src, lv[k].dst, lv[k].len, lv[k].totals);
+    else scanTilesKernel<false><<<g, GS_PROPAGATE_THREADS>>>(lv[k].src, lv[k].dst, lv[k].len, lv[k].totals);
+    CUDA_CHECK_LAUNCH();
+  }
+  for (int k = levels - 2; k >= 0; k--) {
+    unsigned g = (unsigned)((lv[k].len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE);
+    addOffsetsKernel<<<g, GS_PROPAGATE_THREADS>>>(lv[k].dst, lv[k].len, lv[k].totals);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+""", """  if (n == 0) return;
+  level_t lv[12];
+  int levels = 0;
+  size_t ints = 0;
+  for (size_t len = n;; len = (len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE) {
+    lv[levels].len = len;
+    levels++;
+    ints += ((len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE + 3) / 4 * 4;
+    if (len <= GS_PROPAGATE_TILE) break;
+  }
+  int32_t *mem = (int32_t *)gsReserve(&g_sums, ints * sizeof(int32_t));
+  for (int k = 0; k < levels; k++) {
+    lv[k].totals = k ? lv[k - 1].totals + ((lv[k - 1].len + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE + 3) / 4 * 4 : mem;
+    lv[k].src = k ? lv[k - 1].totals : in;
+    lv[k].dst = k ? lv[k - 1].totals : out;
+  }
+  runLevels(lv, levels, EXCLUSIVE);
+"""),
+    "h4_loops": ("""  __shared__ int32_t tmp[GS_WARP];
+  const unsigned tid = threadIdx.x;
+  const size_t first = ((size_t)blockIdx.x * GS_PROPAGATE_THREADS + tid) * GS_PROPAGATE_ITEMS;
+  int32_t x[GS_PROPAGATE_ITEMS];
+  for (int k = 0; k < GS_PROPAGATE_ITEMS; k++) x[k] = first + k < n ? in[first + k] : 0;
+  for (int k = 1; k < GS_PROPAGATE_ITEMS; k++) x[k] += x[k - 1];
+  int32_t whole;
+  const int32_t carry = scanIncBlock(x[GS_PROPAGATE_ITEMS - 1], tmp, &whole) - x[GS_PROPAGATE_ITEMS - 1];
+  for (int k = GS_PROPAGATE_ITEMS - 1; k >= 0; k--) {
+    const int32_t v = (EXCLUSIVE ? (k ? x[k - 1] : 0) : x[k]) + carry;
+    if (first + k < n) out[first + k] = v;
+  }
+  if (tid == 0) tile_sums[blockIdx.x] = whole;
+""", """  const int32_t delta = blockIdx.x ? offsets[blockIdx.x] : 0;
+  size_t e = (size_t)blockIdx.x * GS_PROPAGATE_TILE + threadIdx.x;
+  const size_t end = e + GS_PROPAGATE_TILE;
+  while (e < end && e < n) {
+    out[e] += delta;
+    e += GS_PROPAGATE_THREADS;
+  }
+""", """static int32_t *g_level_sums;
+
+static void propagateRec(const int32_t *src, int32_t *dst, size_t count, bool exc, size_t used) {
+  size_t blocks = (count + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE;
+  int32_t *sums = g_level_sums + used;
+  if (exc) scanTilesKernel<true><<<(unsigned)blocks, GS_PROPAGATE_THREADS>>>(src, dst, count, sums);
+  else scanTilesKernel<false><<<(unsigned)blocks, GS_PROPAGATE_THREADS>>>(src, dst, count, sums);
+  CUDA_CHECK_LAUNCH();
+  if (blocks < 2) return;
+  propagateRec(sums, sums, blocks, true, used + ((blocks + 3) / 4) * 4);
+  addOffsetsKernel<<<(unsigned)blocks, GS_PROPAGATE_THREADS>>>(dst, count, sums);
+  CUDA_CHECK_LAUNCH();
+}
+""", """  if (n == 0) return;
+  size_t need = 0;
+  for (size_t c = n; c > 1 || need == 0;) {
+    c = (c + GS_PROPAGATE_TILE - 1) / GS_PROPAGATE_TILE;
+    need += ((c + 3) / 4) * 4;
+  }
+  g_level_sums = (int32_t *)gsReserve(&g_sums, need * sizeof(int32_t));
+  propagateRec(in, out, n, EXCLUSIVE, 0);
+"""),
+}
+# The planted copies: (copy of, renames, comment changes, helper functions reordered).
+PLANTED = {
+    "p1_copy_of_h1": ("h1_iter", {"warpSums": "sw", "tileStart": "ts", "mine": "me", "items": "buf", "local": "part",
+                                  "blockTotal": "tot", "before": "excl", "acc": "run", "roundUp4": "pad4",
+                                  "count": "lens", "depth": "nlev", "buf": "scr"}, True, False),
+    "p2_copy_of_h2": ("h2_staged", {"s_partial": "sp", "s_stage": "sdata", "mineP": "myItems", "sumAll": "tileTotal",
+                                    "numTiles": "tilesFor", "scratchNeeded": "intsFor", "scanLevel": "doLevel",
+                                    "prev": "last"}, True, True),
+    "p3_copy_of_ref": ("h0_ref", {"levelInts": "roundedInts", "propagateLevel": "levelScan", "tile_total": "tsum",
+                                  "run": "acc", "scratch": "tmpBuf", "tiles": "nblk", "first": "f0"}, True, True),
+}
+
+
+def _regions_of(text):
+    lines = text.splitlines(True)
+    return grade.split_regions(lines, "05", "global_scan.cu")
+
+
+def _with_regions(new):
+    """The skeleton with regions 2..5 replaced by `new` (four strings)."""
+    outside, regions = _regions_of(open(os.path.join(ROOT, "skeletons", "05-global-scan", "global_scan.cu")).read())
+    for k, text in zip((2, 3, 4, 5), new):
+        regions[k] = [text]
+    return "".join("".join(o) + ("".join(r) if i < len(regions) else "")
+                   for i, (o, r) in enumerate(zip(outside, regions + [[]])))
+
+
+def _recomment(text):
+    """Comments the copier changes: every comment replaced, and new ones added."""
+    text = re.sub(r"/\*.*?\*/", "/* my own note */", text, flags=re.S)
+    return "\n".join(line + ("  // step" if line.rstrip().endswith(";") and k % 3 == 0 else "")
+                     for k, line in enumerate(text.split("\n")))
+
+
+def _reorder(helpers):
+    """The host helpers' functions in the opposite order, with prototypes first (as a copier
+    moving them around must write)."""
+    chunks = re.split(r"\n(?=(?:template <[^\n]*>\n)?static )", helpers.strip("\n"))
+    protos = [re.match(r"((?:template <[^\n]*>\n)?static [^{]*?\))\s*\{", c, re.S) for c in chunks]
+    head = "".join(p.group(1).replace("\n", " ") + ";\n" for p in protos if p and "template" not in p.group(1))
+    return head + "\n".join(reversed(chunks)) + "\n"
+
+
+def similarity_class(folder):
+    """Writes the similarity class: the five honest students and the three planted copies."""
+    shutil.rmtree(folder, ignore_errors=True)
+    _, ref = _regions_of(open(os.path.join(ROOT, "solutions", "05-global-scan", "global_scan.cu")).read())
+    bodies = {name: (["".join(ref[k]) for k in (2, 3, 4, 5)] if parts is None else list(parts))
+              for name, parts in HONEST.items()}
+    for name, (src, renames, recomment, reorder) in PLANTED.items():
+        parts = list(bodies[src])
+        if reorder:
+            parts[2] = _reorder(parts[2])
+        for old, new in renames.items():
+            parts = [re.sub(rf"\b{old}\b", new, p) for p in parts]
+        if recomment:
+            parts = [_recomment(p) for p in parts]
+        if parts == bodies[src]:
+            raise CheckFailed(f"self-test fixture: the planted copy {name} changed nothing")
+        bodies[name] = parts
+    for name, parts in bodies.items():
+        os.makedirs(os.path.join(folder, name))
+        open(os.path.join(folder, name, "global_scan.cu"), "w").write(_with_regions(parts))
+    # and one student who handed in the skeleton: nothing of their own to compare
+    os.makedirs(os.path.join(folder, "z_skeleton"))
+    shutil.copy(os.path.join(ROOT, "skeletons", "05-global-scan", "global_scan.cu"), os.path.join(folder, "z_skeleton"))
+
+
+def similarity():
+    """make similarity on a class of lab 05 (scan-then-propagate): five honest students who
+    wrote it differently, three planted copies of them (identifiers renamed, comments changed,
+    helper functions reordered); every planted pair ranks above every honest pair, the kit's
+    and the skeleton's lines match nothing (the skeleton hand-in is left out: nothing of its
+    own), and the CSV names the matching lines."""
+    folder = os.path.join(BUILD, "class-similarity")
+    similarity_class(folder)
+    out_dir = os.path.join(BUILD, "similarity")
+    code, out = sh(["make", "--no-print-directory", "similarity", f"CLASS={folder}", "LAB=05",
+                    f"CLASS_OUT={BUILD}"])
+    if code:
+        raise CheckFailed("make similarity failed:\n" + out[-2000:])
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "pairs.csv"), newline="")))
+    planted = {frozenset((src if src != "h0_ref" else "h0_ref", name)) for name, (src, *_) in PLANTED.items()}
+    ranked = [(frozenset((r["student_a"], r["student_b"])), float(r["similarity"]), r) for r in rows]
+    bad = []
+    got = [x for x in ranked if x[0] in planted]
+    others = [x for x in ranked if x[0] not in planted]
+    if len(got) != len(planted):
+        bad.append(f"{len(got)} of the {len(planted)} planted pairs in pairs.csv")
+    n = len(HONEST) + len(PLANTED)
+    if len(rows) != n * (n - 1) // 2:
+        bad.append(f"{len(rows)} pairs, expected {n * (n - 1) // 2} (z_skeleton has no code of its own)")
+    if got and others and min(s for _, s, _ in got) <= max(s for _, s, _ in others):
+        bad.append(f"a planted pair at {min(s for _, s, _ in got):.3f} does not rank above the most similar "
+                   f"honest pair ({max(others, key=lambda x: x[1])[2]['student_a']} ~ "
+                   f"{max(others, key=lambda x: x[1])[2]['student_b']} {max(s for _, s, _ in others):.3f})")
+    for pair, s, r in got:
+        if not re.search(r"global_scan\.cu:\d+-\d+ ~ global_scan\.cu:\d+-\d+", r["matching_lines"]):
+            bad.append(f"{r['student_a']} ~ {r['student_b']}: no matching lines: {r['matching_lines'][:100]}")
+    if "z_skeleton: not compared: no code of their own" not in out:
+        bad.append("the skeleton hand-in was not left out as having no code of its own")
+    page = open(os.path.join(out_dir, "similarity.html")).read()
+    if "<mark>" not in page or "p1_copy_of_h1" not in page:
+        bad.append("similarity.html does not show the pairs with their matching lines marked")
+    if bad:
+        raise CheckFailed("\n    ".join(["similarity:"] + bad + [out[-800:]]))
+    top_honest = max(others, key=lambda x: x[1])
+    return ("planted: " + ", ".join(f"{r['student_a']} ~ {r['student_b']} {s:.2f} (#{r['rank']})" for _, s, r in got)
+            + f"; most similar honest pair: {top_honest[2]['student_a']} ~ {top_honest[2]['student_b']} "
+              f"{top_honest[1]:.2f} (#{top_honest[2]['rank']})")
+
+
+CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
+          ("course file and roster mistakes are errors", course_mistakes),
+          ("similarity ranks planted copies above honest work", similarity),
+          ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
+          ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
+GPU_CHECKS = [("a class's leaderboard on the GPU (lab 02 timing)", gpu_leaderboard)]
+# After the class grading check (it reads build/class):
+CLASS_CHECKS = [("LMS files (Canvas, Moodle and Blackboard)", lms_files),
+                ("the class report in a browser", report_in_browser)]
