@@ -116,6 +116,8 @@ def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
     env = dict(os.environ, NO_COLOR="1")
     # Share the cores between the students graded at once.
     env.setdefault("SCANLAB_EMU_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs)))
+    if jobs > 1:  # several students at once: each runs its tests one at a time
+        env.setdefault("TEST_JOBS", "1")
     t0 = time.monotonic()
     if os.path.exists(results):
         os.remove(results)
