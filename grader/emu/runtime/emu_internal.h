@@ -8,6 +8,7 @@
 #include "cuda_runtime.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -126,7 +127,20 @@ struct Worker {
   size_t guard_hi_len;
   bool arena_ready;             /* the layout matches dyn_size and the guards are poisoned */
   std::vector<WarpState> warps;
+  int coalesced_waiting = 0;    /* fibers waiting in coalesced_threads() */
   void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
+};
+
+/* The grid-wide barrier of a cooperative launch (grid_group::sync): one thread of each block
+ * waits here for the others; blocks that have finished are counted, so a grid barrier that
+ * some blocks never reach is reported instead of waiting for the watchdog. */
+struct GridBarrier {
+  std::mutex m;
+  std::condition_variable cv;
+  long long arrived = 0;
+  long long finished = 0;
+  unsigned long long generation = 0;
+  bool broken = false;
 };
 
 struct LaunchState {
@@ -141,6 +155,7 @@ struct LaunchState {
   unsigned long long serial;
   double start_s;
   std::vector<std::atomic<long long>> current_block; /* per worker, -1 when idle */
+  GridBarrier *grid = nullptr;  /* cooperative launches */
 };
 
 /* stack and context switching (fiber.cpp) */

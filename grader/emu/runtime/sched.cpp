@@ -12,12 +12,16 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+#include <dlfcn.h>
+
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #ifdef SCANLAB_EMU_ASAN
@@ -94,6 +98,7 @@ static const char *coll_name(int kind) {
     case COLL_REDUCE_AND: return "__reduce_and_sync";
     case COLL_REDUCE_OR: return "__reduce_or_sync";
     case COLL_REDUCE_XOR: return "__reduce_xor_sync";
+    case COLL_COALESCED: return "coalesced_threads";
   }
   return "warp collective";
 }
@@ -103,6 +108,7 @@ static const char *bar_name(int kind) {
     case BAR_COUNT: return "__syncthreads_count";
     case BAR_AND: return "__syncthreads_and";
     case BAR_OR: return "__syncthreads_or";
+    case BAR_GRID: return "grid.sync()";
   }
   return "__syncthreads";
 }
@@ -707,6 +713,64 @@ static void report_deadlock(Worker *w) {
   report(w, b);
 }
 
+/* coalesced_threads(): the lanes of a warp that wait at one call site, once no thread of the
+ * block can run (every other lane of the warp has gone elsewhere: a barrier, another
+ * collective, the end); false if none waits. */
+static bool complete_coalesced(Worker *w) {
+  Fiber *fs = w->fibers.data();
+  const int n = w->nthreads;
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    Fiber *f = &fs[i];
+    if (f->state != F_COLL || f->kind != COLL_COALESCED) continue;
+    const int warp = f->tid >> 5;
+    unsigned mask = 0;
+    for (int l = 0; l < 32 && warp * 32 + l < n; l++) {
+      const Fiber *g = &fs[warp * 32 + l];
+      if (g->state == F_COLL && g->kind == COLL_COALESCED && same_site(g->file, g->line, f->file, f->line))
+        mask |= 1u << l;
+    }
+    for (unsigned m = mask; m; m &= m - 1) {
+      Fiber *g = &fs[warp * 32 + __builtin_ctz(m)];
+      g->result = mask;
+      g->state = F_RUNNABLE;
+      w->nrunnable++;
+      w->coalesced_waiting--;
+    }
+    any = true;
+  }
+  return any;
+}
+
+unsigned coalesced_mask(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) return 1u;
+  f->state = F_COLL;
+  f->kind = COLL_COALESCED;
+  f->mask = 0;
+  f->file = file;
+  f->line = line;
+  w->nrunnable--;
+  w->coalesced_waiting++;
+  switch_next(w);
+  return (unsigned)f->result;
+}
+
+[[noreturn]] void unsupported_at_run_time(const char *what, const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Buf b;
+  b.add("emu: %s at %s:%d is not supported by the emulator", what, base_name(file), line);
+  if (tls.fiber) {
+    b.add(" (");
+    add_block(b, w);
+    b.add(")");
+    fail_in_fiber(w, b);
+  }
+  diag("%s", b.s);
+  exit(1);
+}
+
 static void run_block(Worker *w, LaunchState *L, long long b) {
   const LaunchInfo &in = L->info;
   const unsigned bx = in.block.x, by = in.block.y, bz = in.block.z;
@@ -759,9 +823,10 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     for (const FileSharedRec &r : file_shared()) probe_shared_touch(w, r.addr(), r.bytes);
   }
 
+  w->coalesced_waiting = 0;
   while (w->live > 0 && !w->failed) {
     if (L->failed.load(std::memory_order_relaxed)) break;
-    if (w->nrunnable == 0) {
+    if (w->nrunnable == 0 && !(w->coalesced_waiting && complete_coalesced(w))) {
       report_deadlock(w);
       break;
     }
@@ -853,6 +918,14 @@ static void run_worker(Worker *w, LaunchState *L) {
     if (b >= L->nblocks) break;
     L->current_block[(size_t)w->id].store(b);
     run_block(w, L, b);
+    if (L->grid) {
+      std::lock_guard<std::mutex> g(L->grid->m);
+      L->grid->finished++;
+      if (L->grid->arrived && L->grid->arrived + L->grid->finished == L->nblocks) {
+        L->grid->broken = true;
+        L->grid->cv.notify_all();
+      }
+    }
   }
   L->current_block[(size_t)w->id].store(-1);
   tls.dyn_smem = nullptr;
@@ -998,7 +1071,79 @@ int dynamic_smem_limit_for(const void *func) {
   return 48 * 1024;
 }
 
-static bool check_config(const LaunchInfo &in) {
+/* ------------------------------------------------------------------ kernels by address */
+
+struct KernelRec {
+  const void *addr;
+  const char *name;
+  PackedCall call;
+};
+static std::mutex g_kernels_mutex;
+static std::vector<KernelRec> &kernel_table() {
+  static std::vector<KernelRec> *v = new std::vector<KernelRec>; /* filled before main */
+  return *v;
+}
+static const char *intern(const std::string &s) {
+  static std::set<std::string> *names = new std::set<std::string>;
+  return names->insert(s).first->c_str();
+}
+
+bool register_kernel(const void *kernel, const char *name, PackedCall call) {
+  std::lock_guard<std::mutex> g(g_kernels_mutex);
+  for (const KernelRec &r : kernel_table())
+    if (r.addr == kernel) return true;
+  kernel_table().push_back({kernel, name, call});
+  return true;
+}
+
+/* A demangled symbol as the profile names kernels: `scan<int, 256>`, not
+ * `void scan<int, 256u>(int*, int)`. */
+static std::string kernel_name_of_symbol(const char *sym) {
+  int status = 0;
+  char *dem = abi::__cxa_demangle(sym, nullptr, nullptr, &status);
+  std::string d = status == 0 && dem ? dem : sym;
+  free(dem);
+  /* the name ends at the first '(' outside template arguments; a return type ends at the last
+   * space outside them before that */
+  int depth = 0;
+  size_t end = d.size(), begin = 0;
+  for (size_t i = 0; i < d.size(); i++) {
+    const char c = d[i];
+    if (c == '<') depth++;
+    else if (c == '>') depth--;
+    else if (c == '(' && depth == 0) { end = i; break; }
+    else if (c == ' ' && depth == 0) begin = i + 1;
+  }
+  std::string name = d.substr(begin, end - begin), out;
+  /* integer template arguments: 256u -> 256 */
+  for (size_t i = 0; i < name.size(); i++) {
+    out += name[i];
+    if (isdigit((unsigned char)name[i]) && (i == 0 || !isalnum((unsigned char)name[i - 1]) || isdigit((unsigned char)name[i - 1]))) {
+      size_t j = i + 1;
+      while (j < name.size() && (name[j] == 'u' || name[j] == 'l')) j++;
+      if (j > i + 1 && (j == name.size() || !isalnum((unsigned char)name[j]))) i = j - 1;
+    }
+  }
+  return out;
+}
+
+/* The name of the kernel at an address: registered by cu2cpp.py's code, or found in the
+ * program's symbols (templates; emu-nvcc links with -rdynamic); null if neither knows it. */
+static const char *kernel_name_at(const void *addr) {
+  {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    for (const KernelRec &r : kernel_table())
+      if (r.addr == addr) return r.name;
+  }
+  Dl_info di;
+  if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr == addr) {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    return intern(kernel_name_of_symbol(di.dli_sname));
+  }
+  return nullptr;
+}
+
+static cudaError_t check_config(const LaunchInfo &in) {
   Buf b;
   b.add("emu: launch of %s at %s:%d: ", in.name, base_name(in.file), in.line);
   cudaError_t e = cudaSuccess;
@@ -1032,16 +1177,43 @@ static bool check_config(const LaunchInfo &in) {
       e = cudaErrorInvalidValue;
     }
   }
-  if (e == cudaSuccess) return true;
+  if (e == cudaSuccess && (in.flags & LAUNCH_COOPERATIVE)) {
+    /* every block must be resident at once: as many as the occupancy allows on each
+     * multiprocessor (one per worker) */
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, in.kaddr, (int)threads, in.smem);
+    const long long most = (long long)per_sm * config().workers;
+    const long long blocks = (long long)g.x * g.y * g.z;
+    if (blocks > most) {
+      b.add("a cooperative launch of %lld blocks; at most %lld can be resident at once (%d per multiprocessor, "
+            "%d multiprocessors)", blocks, most, per_sm, config().workers);
+      e = cudaErrorCooperativeLaunchTooLarge;
+    }
+  }
+  if (e == cudaSuccess) return e;
   b.add(" (%s)", cudaGetErrorName(e));
   diag("%s", b.s);
   set_error(e);
-  return false;
+  return e;
 }
 
 bool in_kernel() { return tls.fiber != nullptr; }
 
-void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *closure) {
+/* Makes sure the pool has n workers (a cooperative launch runs every block at once). */
+static void ensure_workers(Pool &p, int n) {
+  while ((int)p.workers.size() < n) {
+    Worker *w = new Worker();
+    w->id = (int)p.workers.size();
+    p.workers.push_back(w);
+    std::thread(helper_main, w).detach();
+  }
+}
+
+cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
+  LaunchInfo in = info;
+  if ((in.flags & LAUNCH_NAME_BY_ADDRESS) && in.kaddr)
+    if (const char *nm = kernel_name_at(in.kaddr)) in.name = nm;
+  if (!in.name) in.name = "(kernel)";
   if (tls.fiber) {
     Worker *w = (Worker *)tls.worker;
     Buf b;
@@ -1049,8 +1221,8 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
           base_name(in.file), in.line);
     fail_in_fiber(w, b);
   }
-  if (sticky_error()) return; /* the context is unusable, as on the GPU */
-  if (!check_config(in)) return;
+  if (sticky_error()) return sticky_error(); /* the context is unusable, as on the GPU */
+  if (cudaError_t e = check_config(in)) return e;
   const Config &cfg = config();
   Pool &p = pool();
   std::lock_guard<std::mutex> launch_lock(p.launch_mutex);
@@ -1061,22 +1233,22 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     install_fault_handler();
     p.workers.push_back(new Worker());
     p.workers[0]->id = 0;
-    for (int i = 1; i < cfg.workers; i++) {
-      Worker *w = new Worker();
-      w->id = i;
-      p.workers.push_back(w);
-    }
-    for (int i = 1; i < cfg.workers; i++) p.threads.emplace_back(helper_main, p.workers[(size_t)i]);
-    for (auto &t : p.threads) t.detach();
+    ensure_workers(p, cfg.workers);
     std::thread(watchdog_main).detach();
+  }
+  LaunchState L;
+  L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
+  GridBarrier grid;
+  if (in.flags & LAUNCH_COOPERATIVE) {
+    ensure_workers(p, (int)L.nblocks);
+    L.grid = &grid;
   }
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
   /* the kernel's threads open device allocations as they touch them, through the fault
    * handler; where the program replaced that handler, all of them open now */
-  if (!launch_memory_begin(!fault_handler_active(), in.name)) return;
+  if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
-  LaunchState L;
   L.info = in;
   if (g_probe_on) {
     probe_launch_begin(&L.info);
@@ -1084,19 +1256,20 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
   }
   L.thunk = thunk;
   L.closure = closure;
-  L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
   L.next_block.store(0);
   L.failed.store(false);
   L.error.store(cudaSuccess);
   L.serial = serial++;
   L.start_s = now_s();
-  L.current_block = std::vector<std::atomic<long long>>((size_t)cfg.workers);
+  const int nworkers = (int)p.workers.size();
+  L.current_block = std::vector<std::atomic<long long>>((size_t)nworkers);
   for (auto &c : L.current_block) c.store(-1);
   {
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = &L;
   }
-  const int helpers = (int)(L.nblocks < cfg.workers ? L.nblocks : cfg.workers) - 1;
+  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : cfg.workers;
+  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (helpers > 0) {
     std::lock_guard<std::mutex> lk(p.m);
     p.launch = &L;
@@ -1114,7 +1287,7 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;
   }
-  if (g_probe_on) probe_launch_end(in, p.workers);
+  if (g_probe_on) probe_launch_end(L.info, p.workers);
   char damage[512];
   if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
     L.error.store(cudaErrorLaunchFailure);
@@ -1128,7 +1301,125 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     set_sticky((cudaError_t)L.error.load());
     note_kernel_failure();
   }
+  return cudaSuccess;
 }
+
+/* ------------------------------------------------------------------ grid-wide barrier */
+
+bool grid_is_cooperative() {
+  Worker *w = (Worker *)tls.worker;
+  return tls.fiber && w->launch && w->launch->grid;
+}
+
+/* Thread 0 of a block waits here for thread 0 of every other block. */
+static void grid_wait(Worker *w, LaunchState *L, const char *file, int line) {
+  GridBarrier &g = *L->grid;
+  std::unique_lock<std::mutex> lk(g.m);
+  const unsigned long long gen = g.generation;
+  if (++g.arrived == L->nblocks) {
+    g.arrived = 0;
+    g.generation++;
+    g.cv.notify_all();
+    return;
+  }
+  if (g.finished && g.arrived + g.finished == L->nblocks) g.broken = true;
+  while (g.generation == gen) {
+    if (g.broken) {
+      const long long arrived = g.arrived, finished = g.finished;
+      lk.unlock();
+      Buf b;
+      b.add("emu: grid.sync() at %s:%d in ", base_name(file), line);
+      add_block(b, w);
+      b.add(": %lld of %lld blocks arrived; %lld blocks ended without reaching it", arrived, L->nblocks, finished);
+      fail_in_fiber(w, b);
+    }
+    if (L->failed.load(std::memory_order_relaxed)) {
+      lk.unlock();
+      go(w, w->cur, nullptr); /* another block failed: leave this one */
+    }
+    g.cv.wait_for(lk, std::chrono::milliseconds(20));
+  }
+}
+
+void grid_sync(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) {
+    diag("emu: grid.sync() called outside a kernel at %s:%d; ignored", base_name(file), line);
+    return;
+  }
+  LaunchState *L = w->launch;
+  if (!L->grid) {
+    Buf b;
+    b.add("emu: grid.sync() at %s:%d in ", base_name(file), line);
+    add_block(b, w);
+    b.add(": the kernel was not launched with cudaLaunchCooperativeKernel, so its blocks are not all resident "
+          "and a grid-wide barrier would hang (on a GPU: cudaErrorCooperativeLaunchRequired or a hang)");
+    fail_in_fiber(w, b);
+  }
+  barrier(BAR_GRID, 1, file, line);
+  if (f->tid == 0) grid_wait(w, L, file, line);
+  barrier(BAR_GRID, 1, file, line);
+}
+
+/* ------------------------------------------------------------------ launches by address */
+
+namespace {
+struct PackedLaunch {
+  PackedCall call;
+  const void *kernel;
+  void **args;
+};
+void packed_thunk(const void *p) {
+  const PackedLaunch *l = (const PackedLaunch *)p;
+  l->call(l->kernel, l->args);
+}
+}  // namespace
+
+static cudaError_t launch_by_address(const char *fn, const void *func, dim3 grid, dim3 block, void **args,
+                                     size_t smem, cudaStream_t stream, unsigned flags) {
+  PackedCall call = nullptr;
+  const char *name = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    for (const KernelRec &r : kernel_table())
+      if (r.addr == func) {
+        call = r.call;
+        name = r.name;
+      }
+  }
+  if (!call) {
+    diag("emu: %s: %p is not a kernel the emulator knows: a kernel template's instance passed as a void "
+         "pointer is found only when the call names it (cudaLaunchKernel(kernel<int>, ...), without a cast) "
+         "(cudaErrorInvalidDeviceFunction)", fn, func);
+    set_error(cudaErrorInvalidDeviceFunction);
+    return cudaErrorInvalidDeviceFunction;
+  }
+  PackedLaunch l{call, func, args};
+  LaunchInfo info{name, "?", 0, func, grid, block, smem, stream, flags};
+  return run_kernel(info, &packed_thunk, &l);
+}
+
+}  // namespace scanlab_emu
+
+extern "C" cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t sharedMem,
+                                        cudaStream_t stream) {
+  return scanlab_emu::launch_by_address("cudaLaunchKernel", func, grid, block, args, sharedMem, stream, 0);
+}
+extern "C" cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                                   size_t sharedMem, cudaStream_t stream) {
+  return scanlab_emu::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem,
+                                        stream, scanlab_emu::LAUNCH_COOPERATIVE);
+}
+extern "C" cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  if (!name) return cudaErrorInvalidValue;
+  *name = scanlab_emu::kernel_name_at(func);
+  if (*name) return cudaSuccess;
+  scanlab_emu::set_error(cudaErrorInvalidDeviceFunction);
+  return cudaErrorInvalidDeviceFunction;
+}
+
+namespace scanlab_emu {
 
 void sync_all() {}
 
