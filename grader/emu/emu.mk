@@ -58,8 +58,16 @@ EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
 EMU_RUN_FLAGS ?=
 EMU_PROBE ?=
 
-.PHONY: emu-run emu-test emu-probe-cost emu-lib emu-clean
+.PHONY: emu-run emu-test emu-probe-cost emu-lib emu-flags emu-clean
 emu-lib: $(EMU_LIB)
+
+# what grader/emu/bin/emu-nvcc builds with (one variable a line), so the flags live here only
+emu-flags:
+	@echo 'EMU_CXX=$(EMU_CXX)'
+	@echo 'EMU_CXXFLAGS=$(EMU_CXXFLAGS)'
+	@echo 'EMU_LDLIBS=$(EMU_LDLIBS)'
+	@echo 'EMU_LIB=$(EMU_LIB)'
+	@echo 'EMU_PROBE_FLAGS=$(EMU_PROBE_FLAGS)'
 
 emu-run: $(EMU_LIB)
 	@test -n "$(FILE)" || { echo "usage: make emu-run FILE=path/prog.cu [ARGS=\"...\"]" >&2; exit 2; }

@@ -86,6 +86,11 @@ struct LoopCtx {
 struct FileShared {
   FileShared(void *(*addr)(), size_t bytes);
 };
+/* File-scope `extern __shared__ T name[];` becomes a thread-local `T *name`, pointed at the
+ * block's dynamic shared memory when each block starts. */
+struct FileDynamicShared {
+  explicit FileDynamicShared(void **(*addr)());
+};
 
 /* Proxy for a file-scope `extern __shared__ T name[];`. */
 template <class T>

@@ -160,6 +160,11 @@ static std::vector<FileSharedRec> &file_shared() {
   return v;
 }
 FileShared::FileShared(void *(*addr)(), size_t bytes) { file_shared().push_back({addr, bytes}); }
+static std::vector<void **(*)()> &file_dynamic_shared() {
+  static std::vector<void **(*)()> v;
+  return v;
+}
+FileDynamicShared::FileDynamicShared(void **(*addr)()) { file_dynamic_shared().push_back(addr); }
 
 static const unsigned char POISON = 0xCD;
 
@@ -566,10 +571,12 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
     fail_in_fiber(w, b);
   }
   WarpState &ws = w->warps[warp];
-  /* lanes of the same mask must call the same collective with the same mask */
+  /* lanes of the same mask must call the same collective with the same mask; a lane waiting
+   * with a mask that leaves this lane out (a tile's collective inside a larger one) waits for
+   * other lanes, not for this one */
   for (unsigned m = mask & ws.arrived; m; m &= m - 1) {
     const Fiber *g = &w->fibers[(size_t)warp * 32 + __builtin_ctz(m)];
-    if (g->kind != kind || g->mask != mask) {
+    if ((g->kind != kind || g->mask != mask) && (g->mask & bit)) {
       Buf b;
       b.add("emu: warp %d of ", warp);
       add_block(b, w);
@@ -786,6 +793,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   if (in.smem) memset(w->dyn, POISON, in.smem);
   w->touched.clear();
   for (const FileSharedRec &r : file_shared()) memset(r.addr(), POISON, r.bytes);
+  for (void **(*addr)() : file_dynamic_shared()) *addr() = w->dyn;
 
   if ((int)w->fibers.size() < n) w->fibers.resize((size_t)n);
   for (int i = 0; i < n; i++) {
