@@ -615,6 +615,18 @@ inline cudaError_t cudaMallocHost(T **ptr, size_t size) {
   return ::cudaMallocHost(reinterpret_cast<void **>(ptr), size);
 }
 template <class T>
+inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned flags) {
+  return ::cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height) {
+  return ::cudaMallocPitch(reinterpret_cast<void **>(devPtr), pitch, width, height);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaStream_t stream) {
+  return ::cudaMallocAsync(reinterpret_cast<void **>(devPtr), size, stream);
+}
+template <class T>
 inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned flags = cudaMemAttachGlobal) {
   return ::cudaMallocManaged(reinterpret_cast<void **>(ptr), size, flags);
 }
