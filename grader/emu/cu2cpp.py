@@ -682,6 +682,15 @@ class Rewriter:
             # the kernel keeps its type, so the typed overload calls it (templates included)
             edits.append((mt.start(1), mt.end(1), ''))
 
+        # -- inline PTX: the CPU cannot run it; the call that replaces it does not compile, and
+        #    the message says why
+        for mt in re.finditer(r'\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|inline|goto))*\s*\(', m):
+            close = match_forward(m, mt.end() - 1, '(', ')')
+            if close < 0 or any(s_ <= mt.start() < e_ for s_, e_, _ in edits):
+                continue
+            text = '::scanlab_emu_inline_ptx_asm()' + '\n' * src.count('\n', mt.start(), close + 1)
+            edits.append((mt.start(), close + 1, text))
+
         # -- #pragma unroll (line-based) and loops
         pragma_at = {}  # position of a `for` -> (pragma line start, end, GCC pragma text)
         for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b([^\n]*)', src, re.M):

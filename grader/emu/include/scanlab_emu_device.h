@@ -547,6 +547,10 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   return r;
 }
 
+/* ---- not emulated: inline PTX (cu2cpp.py puts this call where an asm statement was) ---- */
+void scanlab_emu_inline_ptx_asm()
+    SCANLAB_EMU_UNSUPPORTED("inline PTX assembly (asm): write it with CUDA C++ intrinsics for the emu");
+
 /* ---- not emulated: textures and surfaces (a use does not compile) ---- */
 namespace scanlab_emu {
 template <class T>

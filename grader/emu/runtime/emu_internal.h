@@ -208,6 +208,9 @@ bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message()
 const char *probe_race_message();
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
 
+/* assert() inside a kernel (assert.cpp calls it) */
+[[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function);
+
 /* launches (sched.cpp) */
 bool in_kernel();
 void sync_all();

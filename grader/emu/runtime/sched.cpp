@@ -14,6 +14,10 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <chrono>
@@ -21,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -315,16 +320,16 @@ static void switch_next(Worker *w) {
 /* ------------------------------------------------------------------ failures */
 
 /* Prints the diagnostic of the first failure in a launch and marks the launch failed. */
-static void report(Worker *w, const Buf &msg) {
+static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunchFailure) {
   LaunchState *L = w->launch;
   w->failed = true;
   bool first = !L->failed.exchange(true);
-  L->error.store(cudaErrorLaunchFailure);
   if (!first) return;
+  L->error.store(error);
   Buf k;
   describe_launch(k, L->info);
   std::lock_guard<std::mutex> g(diag_mutex());
-  fprintf(stderr, "%s\nemu: %s failed: cudaErrorLaunchFailure\n", msg.s, k.s);
+  fprintf(stderr, "%s\nemu: %s failed: %s\n", msg.s, k.s, cudaGetErrorName(error));
   fflush(stderr);
 }
 
@@ -764,6 +769,19 @@ unsigned coalesced_mask(const char *file, int line) {
   return (unsigned)f->result;
 }
 
+/* assert() inside a kernel: the message nvcc's device assert prints, and the launch fails with
+ * cudaErrorAssert (sticky), as on the GPU. */
+[[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  Buf b;
+  b.add("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file, line, function,
+        w->bidx.x, w->bidx.y, w->bidx.z, f->tidx.x, f->tidx.y, f->tidx.z, assertion);
+  report(w, b, cudaErrorAssert);
+  go(w, w->cur, nullptr);
+  abort(); /* not reached */
+}
+
 [[noreturn]] void unsupported_at_run_time(const char *what, const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Buf b;
@@ -1135,19 +1153,56 @@ static std::string kernel_name_of_symbol(const char *sym) {
   return out;
 }
 
+/* The program's own function symbols (its ELF symbol table, read once from /proc/self/exe),
+ * by run-time address: template kernels are named by them. Empty for a stripped program. */
+static int exe_bias_cb(struct dl_phdr_info *info, size_t, void *data) {
+  *(uintptr_t *)data = info->dlpi_addr; /* the first object is the program */
+  return 1;
+}
+static const std::map<uintptr_t, std::string> &exe_functions() {
+  static std::map<uintptr_t, std::string> *syms = nullptr;
+  if (syms) return *syms;
+  syms = new std::map<uintptr_t, std::string>;
+  uintptr_t bias = 0;
+  dl_iterate_phdr(exe_bias_cb, &bias);
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return *syms;
+  struct stat st;
+  void *map = fstat(fd, &st) == 0 ? mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (map == MAP_FAILED) return *syms;
+  const unsigned char *base = (const unsigned char *)map;
+  const size_t size = (size_t)st.st_size;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+  if (size >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size) {
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(base + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++) {
+      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+      const Elf64_Shdr &strs = sh[sh[i].sh_link];
+      if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) continue;
+      const Elf64_Sym *sym = (const Elf64_Sym *)(base + sh[i].sh_offset);
+      const size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+      for (size_t k = 0; k < n; k++)
+        if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value && sym[k].st_name < strs.sh_size)
+          (*syms)[bias + sym[k].st_value] = (const char *)(base + strs.sh_offset + sym[k].st_name);
+    }
+  }
+  munmap(map, size);
+  return *syms;
+}
+
 /* The name of the kernel at an address: registered by cu2cpp.py's code, or found in the
- * program's symbols (templates; emu-nvcc links with -rdynamic); null if neither knows it. */
+ * program's symbols (templates); null if neither knows it. */
 static const char *kernel_name_at(const void *addr) {
-  {
-    std::lock_guard<std::mutex> g(g_kernels_mutex);
-    for (const KernelRec &r : kernel_table())
-      if (r.addr == addr) return r.name;
-  }
+  std::lock_guard<std::mutex> g(g_kernels_mutex);
+  for (const KernelRec &r : kernel_table())
+    if (r.addr == addr) return r.name;
   Dl_info di;
-  if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr == addr) {
-    std::lock_guard<std::mutex> g(g_kernels_mutex);
-    return intern(kernel_name_of_symbol(di.dli_sname));
-  }
+  if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr == addr) return intern(kernel_name_of_symbol(di.dli_sname));
+  const auto &syms = exe_functions();
+  auto it = syms.find((uintptr_t)addr);
+  if (it != syms.end()) return intern(kernel_name_of_symbol(it->second.c_str()));
   return nullptr;
 }
 
@@ -1219,8 +1274,6 @@ static void ensure_workers(Pool &p, int n) {
 
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
   LaunchInfo in = info;
-  if ((in.flags & LAUNCH_NAME_BY_ADDRESS) && in.kaddr)
-    if (const char *nm = kernel_name_at(in.kaddr)) in.name = nm;
   if (!in.name) in.name = "(kernel)";
   if (tls.fiber) {
     Worker *w = (Worker *)tls.worker;
@@ -1231,6 +1284,10 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   }
   if (sticky_error()) return sticky_error(); /* the context is unusable, as on the GPU */
   if (cudaError_t e = check_config(in)) return e;
+  /* the profile and the diagnostics name the kernel that runs: through a pointer, the kernel
+   * at its address; a template's instance (`scan<T>` in a host template) by its arguments */
+  if (in.kaddr && ((in.flags & LAUNCH_NAME_BY_ADDRESS) || strchr(in.name, '<')))
+    if (const char *nm = kernel_name_at(in.kaddr)) in.name = nm;
   const Config &cfg = config();
   Pool &p = pool();
   std::lock_guard<std::mutex> launch_lock(p.launch_mutex);
@@ -1307,7 +1364,9 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   }
   if (L.failed.load()) {
     set_sticky((cudaError_t)L.error.load());
-    note_kernel_failure();
+    /* the program's own assert is its business, as on the GPU; a diagnostic of the emulator
+     * makes the process fail even where it never checks */
+    if (L.error.load() != cudaErrorAssert) note_kernel_failure();
   }
   return cudaSuccess;
 }
