@@ -53,6 +53,10 @@ void atomic_point(const volatile void *address);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
 long long clock_ns();
+/* clock64() (and clock()) in device code: the CUDA thread's own cycle counter, which moves on
+ * by 1000 at each reading. The threads of a block run one after another here, so a wall clock
+ * would make a loop that waits for some cycles wait that long in every thread in turn. */
+long long device_clock();
 
 /* The loops of device code (cu2cpp.py wraps each in a block holding one of these): in a build
  * with the memory probes (GCC's -fsanitize=thread defines __SANITIZE_THREAD__), each iteration
@@ -309,7 +313,7 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
 inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::yield_point(); }
-inline long long clock64() { return ::scanlab_emu::clock_ns(); }
+inline long long clock64() { return ::scanlab_emu::device_clock(); }
 inline unsigned long long __globaltimer() { return (unsigned long long)::scanlab_emu::clock_ns(); }
 
 /* ---- loads ---- */

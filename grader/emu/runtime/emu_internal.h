@@ -68,6 +68,8 @@ struct Fiber {
   int tid;
   ::uint3 tidx;
   uint8_t state;
+  bool fresh;       /* prepared for this block, not started yet */
+  unsigned long long vclock; /* its clock64() */
   /* what it waits at */
   int kind;
   const char *file;
@@ -208,7 +210,7 @@ bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message()
 const char *probe_race_message();
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
 
-/* assert() inside a kernel (assert.cpp calls it) */
+/* assert() inside a kernel (libc.cpp calls it) */
 [[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function);
 
 /* launches (sched.cpp) */

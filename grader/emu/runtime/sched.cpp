@@ -238,8 +238,16 @@ static bool arena_setup(Worker *w, size_t smem) {
 
 /* Offset of the first byte in [p, p+n) that is not GUARD_BYTE, or n. */
 static size_t first_damaged(const unsigned char *p, size_t n) {
+  /* intact guards (every barrier of every block checks them): whole pages compared at once */
+  static unsigned char page_of_guard[4096];
+  static bool filled = (memset(page_of_guard, GUARD_BYTE, sizeof page_of_guard), true);
+  (void)filled;
+  size_t whole = 0;
+  while (whole + sizeof page_of_guard <= n && !memcmp(p + whole, page_of_guard, sizeof page_of_guard))
+    whole += sizeof page_of_guard;
+  if (whole + sizeof page_of_guard > n && !memcmp(p + whole, page_of_guard, n - whole)) return n;
   const uint64_t pat = 0x0101010101010101ull * GUARD_BYTE;
-  size_t i = 0;
+  size_t i = whole;
   for (; i < n && ((uintptr_t)(p + i) & 7); i++)
     if (p[i] != GUARD_BYTE) return i;
   for (; i + 8 <= n; i += 8) {
@@ -281,6 +289,12 @@ static bool guards_intact(Worker *w, Buf &b) {
   w->arena_ready = false;
   arena_setup(w, w->dyn_size);
   return false;
+}
+
+long long device_clock() {
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) return clock_ns();
+  return (long long)(f->vclock += 1000);
 }
 
 long long clock_ns() {
@@ -640,7 +654,10 @@ void yield_point() {
 
 /* ------------------------------------------------------------------ fiber entry and exit */
 
-[[noreturn]] static void fiber_exit(Worker *w) {
+/* A thread's end: its state, the collectives and the barrier it may complete. Returns the
+ * fiber that runs next on this stack (a thread of this round that has not started: it takes
+ * over the stack, with no switch), or leaves for the next runnable fiber or the scheduler. */
+static Fiber *fiber_exit(Worker *w) {
   Fiber *f = w->cur;
   f->state = F_EXITED;
   w->live--;
@@ -658,6 +675,30 @@ void yield_point() {
     pending &= ws.arrived;
   }
   if (w->bar_arrived > 0 && w->bar_arrived == w->live) barrier_all_arrived(w);
+#ifndef SCANLAB_EMU_ASAN
+  /* the next thread in this round's order, as switch_next would pick it: where it has not
+   * started, it runs here, on this stack (the two fibers trade stacks), saving a switch and a
+   * fresh frame per thread; a kernel without barriers runs its block's threads in one loop */
+  if (!w->failed && !w->launch->failed.load(std::memory_order_relaxed)) {
+    const int n = w->nthreads;
+    const int *order = w->order.data();
+    Fiber *fs = w->fibers.data();
+    for (int i = w->pos + 1; i < n; i++) {
+      Fiber *g = &fs[order[i]];
+      if (g->state != F_RUNNABLE) continue;
+      if (!g->fresh) break;
+      const Stack mine = f->stack;
+      f->stack = g->stack;
+      g->stack = mine;
+      g->fresh = false;
+      w->pos = i;
+      w->cur = g;
+      tls.fiber = g;
+      tls.thread_idx = g->tidx;
+      return g;
+    }
+  }
+#endif
   switch_next(w);
   abort(); /* an exited fiber is never resumed */
 }
@@ -667,8 +708,11 @@ static void fiber_entry() {
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
   Worker *w = (Worker *)tls.worker;
-  w->launch->thunk(w->launch->closure);
-  fiber_exit(w);
+  w->cur->fresh = false;
+  for (;;) {
+    w->launch->thunk(w->launch->closure);
+    fiber_exit(w); /* returns when the next thread takes over this stack */
+  }
 }
 
 /* ------------------------------------------------------------------ blocks */
@@ -826,6 +870,8 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     f->tid = i;
     f->tidx = ::uint3{(unsigned)i % bx, ((unsigned)i / bx) % by, (unsigned)i / (bx * by)};
     f->state = F_RUNNABLE;
+    f->fresh = true;
+    f->vclock = (unsigned long long)(L->start_s * 1e9);
     f->kind = -1;
     f->file = nullptr;
     f->line = 0;
