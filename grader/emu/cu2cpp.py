@@ -445,6 +445,7 @@ class Rewriter:
         """Names of __global__ functions: (set of template names, dict name -> count)."""
         templates, defs = set(), {}
         self.kernel_bodies = []  # (name as written, end of body) of each kernel defined, not a template
+        self.template_entries = []  # where each kernel template's body starts
         for mt in re.finditer(r'\b__global__\b', m):
             head_start = max(m.rfind(';', 0, mt.start()), m.rfind('}', 0, mt.start()), m.rfind('{', 0, mt.start()))
             head = m[head_start + 1:mt.start()]
@@ -464,7 +465,9 @@ class Rewriter:
             k = close + 1 if close >= 0 else -1
             while 0 <= k < len(m) and m[k] not in '{;':
                 k += 1
-            if k >= 0 and k < len(m) and m[k] == '{' and not re.search(r'\btemplate\b', head):
+            if k >= 0 and k < len(m) and m[k] == '{' and re.search(r'\btemplate\b', head):
+                self.template_entries.append(k + 1)
+            elif k >= 0 and k < len(m) and m[k] == '{':
                 end = match_forward(m, k, '{', '}')
                 qual = re.search(r'((?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*)\s*$', m[mt.end():p]).group(1)
                 if end >= 0:
@@ -677,6 +680,9 @@ class Rewriter:
             self.counter += 1
             edits.append((end, end, ' [[maybe_unused]] static const bool scanlab_emu_kernel_%d = '
                           '::scanlab_emu::kernel_register(&%s, "%s");' % (self.counter, qual, qual)))
+        for pos in self.template_entries:
+            # a launch that deduced the template's arguments is named by the instance that runs
+            edits.append((pos, pos, ' ::scanlab_emu::template_kernel_entry(__PRETTY_FUNCTION__);'))
         for mt in re.finditer(r'\bcudaLaunch(?:Cooperative)?Kernel\s*\(\s*'
                               r'(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)', m):
             # the kernel keeps its type, so the typed overload calls it (templates included)

@@ -510,7 +510,7 @@ def student_kit():
             raise CheckFailed("the student kit's grade wrote no results.json")
         code, out = sh(["make", "--no-print-directory", "help"], cwd=kit)
         listed = re.findall(r"^  ([a-z-]+) ", out, re.M)
-        if code or {"check", "bench", "check-gpu"} & set(listed) or "grade" not in listed:
+        if code or {"check", "bench", "check-gpu", "emu-corpus"} & set(listed) or "grade" not in listed:
             raise CheckFailed("the student kit's `make help` should list only what works there:\n" + out)
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):

@@ -16,7 +16,9 @@
  */
 #ifndef __CUDA_RUNTIME_H__
 #define __CUDA_RUNTIME_H__
+/// @cond EMU_INTERNAL
 #define SCANLAB_EMU_CUDA_RUNTIME_H
+/// @endcond
 
 /** Defined to 1 when building for the CPU emulation backend; code can test it. */
 #define SCANLAB_EMU 1

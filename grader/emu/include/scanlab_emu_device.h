@@ -31,8 +31,17 @@ struct ThreadState {
   unsigned char *dyn_smem;
   const char *dyn_type; /* element type of the last `extern __shared__` declaration reached */
   size_t dyn_elem;      /* and its size */
+  bool name_pending;    /* the launch has no name yet: the template kernel's entry gives it */
 };
 extern __thread ThreadState tls;
+
+/* At the entry of each kernel template (cu2cpp.py puts it there): a launch that deduced the
+ * template's arguments (`scan<<<g, b>>>(d_in, n)`) is named by the instance that runs,
+ * `scan<float>`, from the function's own signature. */
+void name_launch(const char *pretty_function);
+inline void template_kernel_entry(const char *pretty_function) {
+  if (__builtin_expect(tls.name_pending, 0)) name_launch(pretty_function);
+}
 
 enum CollectiveKind {
   COLL_SHFL, COLL_SHFL_UP, COLL_SHFL_DOWN, COLL_SHFL_XOR, COLL_BALLOT, COLL_ANY, COLL_ALL,

@@ -158,6 +158,8 @@ struct LaunchState {
   double start_s;
   std::vector<std::atomic<long long>> current_block; /* per worker, -1 when idle */
   GridBarrier *grid = nullptr;  /* cooperative launches */
+  bool name_pending = false;    /* no kernel address: the template kernel's entry names it */
+  std::atomic<const char *> resolved{nullptr};
 };
 
 /* stack and context switching (fiber.cpp) */

@@ -852,6 +852,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   tls.dyn_smem = w->dyn;
   tls.dyn_type = nullptr;
   tls.dyn_elem = 0;
+  tls.name_pending = L->name_pending && !L->resolved.load(std::memory_order_relaxed);
   if (in.smem) memset(w->dyn, POISON, in.smem);
   w->touched.clear();
   for (const FileSharedRec &r : file_shared()) memset(r.addr(), POISON, r.bytes);
@@ -1252,6 +1253,45 @@ static const char *kernel_name_at(const void *addr) {
   return nullptr;
 }
 
+/* `void scan(T*, int) [with T = float; int B = 256]` -> `scan<float, 256>` */
+static std::string name_of_pretty(const char *pf) {
+  std::string p = pf, name, args;
+  size_t paren = p.find('(');
+  size_t start = p.rfind(' ', paren == std::string::npos ? p.size() : paren);
+  name = p.substr(start == std::string::npos ? 0 : start + 1,
+                  (paren == std::string::npos ? p.size() : paren) - (start == std::string::npos ? 0 : start + 1));
+  size_t with = p.find("[with ");
+  if (with == std::string::npos) return name;
+  std::string list = p.substr(with + 6, p.size() - with - 7);
+  int depth = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= list.size(); i++) {
+    const char c = i < list.size() ? list[i] : ';';
+    if (c == '<' || c == '(' || c == '[') depth++;
+    else if (c == '>' || c == ')' || c == ']') depth--;
+    else if (c == ';' && depth == 0) {
+      std::string item = list.substr(from, i - from);
+      size_t eq = item.find(" = ");
+      if (eq != std::string::npos) args += (args.empty() ? "" : ", ") + item.substr(eq + 3);
+      from = i + 2;
+    }
+  }
+  return name + "<" + args + ">";
+}
+
+void name_launch(const char *pretty_function) {
+  tls.name_pending = false;
+  Worker *w = (Worker *)tls.worker;
+  if (!w || !w->launch || w->launch->resolved.load(std::memory_order_relaxed)) return;
+  const char *name;
+  {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    name = intern(name_of_pretty(pretty_function));
+  }
+  const char *none = nullptr;
+  w->launch->resolved.compare_exchange_strong(none, name);
+}
+
 static cudaError_t check_config(const LaunchInfo &in) {
   Buf b;
   b.add("emu: launch of %s at %s:%d: ", in.name, base_name(in.file), in.line);
@@ -1361,6 +1401,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
   L.info = in;
+  L.name_pending = !in.kaddr;
   if (g_probe_on) {
     probe_launch_begin(&L.info);
     for (Worker *w : p.workers) probe_worker_reset(w);
@@ -1398,6 +1439,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;
   }
+  if (const char *r = L.resolved.load()) in.name = L.info.name = r;
   if (g_probe_on) probe_launch_end(L.info, p.workers);
   char damage[512];
   if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
