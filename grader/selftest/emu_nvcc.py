@@ -37,6 +37,21 @@ RACY_H = r"""
 template <typename T> void shift(T *d, int n);
 extern "C" int sync_all(void);
 """
+# a host file with what the samples' helper_math.h defines outside __CUDACC__: cuda_runtime.h in
+# a .cpp file gives the host API only, as the toolkit's does
+HOST_MATH = r"""
+#include <cuda_runtime.h>
+#include <math.h>
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+int main() {
+  float2 f = make_float2(4.0f, 0.0f);
+  int *d = nullptr;
+  if (cudaMalloc(&d, 16) != cudaSuccess) return 1;
+  return min(2, 3) + max(0, 1) + (int)rsqrtf(f.x * 4.0f) == 4 && cudaFree(d) == cudaSuccess ? 0 : 1;
+}
+"""
 RACY_MAIN = r"""
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -68,7 +83,7 @@ def driver():
     work = os.path.join(BUILD, "emu-nvcc")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN)):
+    for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH)):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
     with open(os.path.join(work, "opts.rsp"), "w") as fh:
@@ -121,6 +136,7 @@ def driver():
     r = subprocess.run([os.path.join(work, "probed_env")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if b"emu: race on a __shared__ array" not in r.stdout:
         bad.append("EMU_PROBE=1 emu-nvcc should build with the probes (no race reported)")
+    expect(["-run", "host_math.cpp", "-o", "host_math"], 0, [], label="a host .cpp with its own min, max, rsqrtf")
     # -M, -E, -x cu, -run
     expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
     expect(["-E", "-x", "cu", "racy.h"], 0, ["shift"])
@@ -135,7 +151,7 @@ def driver():
     expect(["--frobnicate", "-c", "racy.cu", "-o", "x.o"], 0, ["ignoring option --frobnicate"])
     if bad:
         raise CheckFailed("\n    ".join(bad))
-    return "options, separate compilation, -dlink, -M, -E, -run, the probes, and six refusals"
+    return "options, separate compilation, -dlink, -M, -E, -run, host files, the probes, and six refusals"
 
 
 def _corpus(args, expect_passed=None):

@@ -216,6 +216,13 @@ inline T from_bits(unsigned long long b) {
 
 }  // namespace scanlab_emu
 
+/* The device side (built-in variables, barriers, collectives, atomics, intrinsics, the math
+ * overloads) is seen where nvcc shows it: in .cu files (scanlab_emu.h defines __CUDACC__) and
+ * in the emulator's runtime. A host .cpp file that includes cuda_runtime.h gets the host API
+ * and its C++ overloads only, as with the toolkit, so it may define its own min, max or
+ * rsqrtf (the samples' helper_math.h does, outside __CUDACC__). */
+#if defined(__CUDACC__) || defined(SCANLAB_EMU_RUNTIME)
+
 /* ---- built-in variables ---- */
 #define threadIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.thread_idx))
 #define blockIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.block_idx))
@@ -590,6 +597,8 @@ SCANLAB_EMU_NO_TEXTURE(surf1Dwrite, "surface accesses")
 SCANLAB_EMU_NO_TEXTURE(surf2Dwrite, "surface accesses")
 SCANLAB_EMU_NO_TEXTURE(surf3Dwrite, "surface accesses")
 #undef SCANLAB_EMU_NO_TEXTURE
+
+#endif /* __CUDACC__ || SCANLAB_EMU_RUNTIME */
 
 /* ---- host API pieces that need C++ ---- */
 template <class T>

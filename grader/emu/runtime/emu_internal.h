@@ -5,6 +5,7 @@
 #ifndef SCANLAB_EMU_INTERNAL_H
 #define SCANLAB_EMU_INTERNAL_H
 /// @cond EMU_INTERNAL
+#define SCANLAB_EMU_RUNTIME 1 /* the device side of scanlab_emu_device.h too */
 #include "cuda_runtime.h"
 
 #include <atomic>
