@@ -49,7 +49,7 @@ int main() {
   float2 f = make_float2(4.0f, 0.0f);
   int *d = nullptr;
   if (cudaMalloc(&d, 16) != cudaSuccess) return 1;
-  return min(2, 3) + max(0, 1) + (int)rsqrtf(f.x * 4.0f) == 4 && cudaFree(d) == cudaSuccess ? 0 : 1;
+  return min(2, 3) + max(0, 1) + (int)(1.0f / rsqrtf(f.x * 4.0f)) == 7 && cudaFree(d) == cudaSuccess ? 0 : 1;
 }
 """
 RACY_MAIN = r"""
