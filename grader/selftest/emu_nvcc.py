@@ -139,6 +139,11 @@ def driver():
     expect(["-run", "host_math.cpp", "-o", "host_math"], 0, [], label="a host .cpp with its own min, max, rsqrtf")
     # -M, -E, -x cu, -run
     expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
+    # FindCUDA's way: the rules into -o, host flags quoted after a comma
+    expect(["-M", "-D__CUDACC__", "racy.cu", "-o", "racy.dep", "-Xcompiler", ',"-g"'], 0, [])
+    dep = open(os.path.join(work, "racy.dep")).read() if os.path.exists(os.path.join(work, "racy.dep")) else ""
+    if "racy.h" not in dep:
+        bad.append("emu-nvcc -M ... -o racy.dep should write the rules there: " + dep[:200])
     expect(["-E", "-x", "cu", "racy.h"], 0, ["shift"])
     expect(["-run", "racy.cu", "main.cpp", "-o", "run_me"], 0, ["sync: 0"])
     # what cannot work: a sentence, exit status 1

@@ -94,7 +94,11 @@ def build(prog, work, nvcc, env):
     d = os.path.join(work, prog["name"])
     if prog.get("build", "make") == "cmake":
         b = os.path.join(d, "build")
-        flags = ["-DCMAKE_CUDA_COMPILER=" + nvcc, "-DCMAKE_BUILD_TYPE=Release"]
+        # CMake's CUDA language takes the compiler; the older FindCUDA module the toolkit's root
+        # (for the emu, build/emu-toolkit/, which emu-nvcc lays out on its first run)
+        root = os.path.dirname(os.path.dirname(os.path.realpath(nvcc))) if nvcc != EMU_NVCC else \
+            os.path.join(ROOT, "build", "emu-toolkit")
+        flags = ["-DCMAKE_CUDA_COMPILER=" + nvcc, "-DCUDA_TOOLKIT_ROOT_DIR=" + root, "-DCMAKE_BUILD_TYPE=Release"]
         code, out, t = sh(["cmake", "-S", d, "-B", b] + flags, d, env, 600)
         if code:
             return code, out, t
@@ -138,11 +142,10 @@ def main(argv=None):
     else:
         env.pop("EMU_PROBE", None)
     if not args.native:
-        # the runtime once, before the parallel builds
-        code, out, _ = sh(["make", "--no-print-directory", "-s", "-C", ROOT, "-f", "grader/emu/emu.mk", "emu-lib"],
-                          ROOT, env, 600)
+        # the runtime and build/emu-toolkit/ once, before the parallel builds
+        code, out, _ = sh([EMU_NVCC, "-E", "-x", "c", os.devnull], ROOT, env, 600)
         if code:
-            print("corpus: building the emu's runtime failed:\n" + out)
+            print("corpus: emu-nvcc cannot build the emu's runtime:\n" + out)
             return 1
     print("corpus: %d programs, %s, built with %s" % (len(progs), variant, os.path.relpath(nvcc, ROOT)
                                                       if nvcc.startswith(ROOT) else nvcc), flush=True)
