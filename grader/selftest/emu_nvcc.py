@@ -52,6 +52,24 @@ int main() {
   return min(2, 3) + max(0, 1) + (int)(1.0f / rsqrtf(f.x * 4.0f)) == 7 && cudaFree(d) == cudaSuccess ? 0 : 1;
 }
 """
+# a thread with 200 KB of locals: a GPU thread may have 512 KiB of local memory, and so does a
+# program emu-nvcc builds (the kit's own builds keep 64 KiB stacks)
+BIG_LOCALS = r"""
+#include <cstdio>
+__global__ void localKernel(float *out, int n) {
+  float buf[50000];
+  for (int i = 0; i < n; i++) buf[i] = i * 0.5f + threadIdx.x;
+  float s = 0;
+  for (int i = 0; i < n; i += 997) s += buf[i];
+  out[threadIdx.x] = s;
+}
+int main() {
+  float *d;
+  cudaMalloc(&d, 64 * sizeof(float));
+  localKernel<<<2, 64>>>(d, 50000);
+  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+"""
 RACY_MAIN = r"""
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -83,7 +101,8 @@ def driver():
     work = os.path.join(BUILD, "emu-nvcc")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH)):
+    for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
+                       ("big_locals.cu", BIG_LOCALS)):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
     with open(os.path.join(work, "opts.rsp"), "w") as fh:
@@ -137,6 +156,7 @@ def driver():
     if b"emu: race on a __shared__ array" not in r.stdout:
         bad.append("EMU_PROBE=1 emu-nvcc should build with the probes (no race reported)")
     expect(["-run", "host_math.cpp", "-o", "host_math"], 0, [], label="a host .cpp with its own min, max, rsqrtf")
+    expect(["-run", "big_locals.cu", "-o", "big_locals"], 0, [], label="a thread with 200 KB of locals")
     # -M, -E, -x cu, -run
     expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
     # FindCUDA's way: the rules into -o, host flags quoted after a comma

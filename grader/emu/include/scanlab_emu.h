@@ -37,4 +37,10 @@
 #endif
 /// @endcond
 #include "cuda_runtime.h"
+/// @cond EMU_INTERNAL
+#ifdef SCANLAB_EMU_STACK_KB_DEFAULT
+/* emu-nvcc defines it: each CUDA thread's stack, unless SCANLAB_EMU_STACK_KB says */
+static const int scanlab_emu_stack_kb_default_ = ::scanlab_emu::set_default_stack_kb(SCANLAB_EMU_STACK_KB_DEFAULT);
+#endif
+/// @endcond
 #endif /* SCANLAB_EMU_H */

@@ -61,6 +61,7 @@ void yield_point();
 void atomic_point(const volatile void *address);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
+int set_default_stack_kb(int kb);
 long long clock_ns();
 /* clock64() (and clock()) in device code: the CUDA thread's own cycle counter, which moves on
  * by 1000 at each reading. The threads of a block run one after another here, so a wall clock

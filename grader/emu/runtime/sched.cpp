@@ -39,6 +39,15 @@ __thread ThreadState tls;
 
 /* ------------------------------------------------------------------ configuration */
 
+/* The stack of each CUDA thread, unless SCANLAB_EMU_STACK_KB says: 64 KiB for the kit's own
+ * builds; programs built by emu-nvcc ask for what a GPU thread may have (512 KiB of local
+ * memory) through set_default_stack_kb, from a static initializer of their .cu files. */
+static int g_default_stack_kb = 64;
+int set_default_stack_kb(int kb) {
+  if (kb > g_default_stack_kb && kb <= 65536) g_default_stack_kb = kb;
+  return g_default_stack_kb;
+}
+
 static Config load_config() {
   Config c;
   unsigned hc = std::thread::hardware_concurrency();
@@ -46,7 +55,7 @@ static Config load_config() {
   c.schedule = SCHED_FORWARD;
   c.seed = 1;
   c.watchdog_s = 60.0;
-  c.stack_bytes = 64 * 1024;
+  c.stack_bytes = (size_t)g_default_stack_kb * 1024;
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
     if (v >= 1 && v <= 1024) c.workers = v;
@@ -1741,8 +1750,17 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
     b.str(", thread ");
     b.dim(t.x, t.y, t.z);
     b.str(": ");
-    if (addr >= f->stack.map && addr < f->stack.lo) {
-      b.str("fiber stack overflow (raise SCANLAB_EMU_STACK_KB)");
+    /* a frame larger than the guard page (a big local array) jumps over it: the stack pointer
+     * has left the stack then */
+    uintptr_t sp = 0;
+#if defined(__x86_64__)
+    sp = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#endif
+    if ((addr >= f->stack.map && addr < f->stack.lo) ||
+        (sp && sp < (uintptr_t)f->stack.lo && sp + (64u << 20) > (uintptr_t)f->stack.lo)) {
+      b.str("fiber stack overflow: the thread's locals need more than its stack of ");
+      b.num((unsigned long long)(f->stack.hi - f->stack.lo) / 1024);
+      b.str(" KiB (raise SCANLAB_EMU_STACK_KB)");
     } else if (w->arena && addr >= (const char *)w->arena + w->arena_mapped - page &&
                addr < (const char *)w->arena + w->arena_mapped) {
       b.str("access far past the end of its ");
