@@ -208,14 +208,23 @@ def corpus_emu(probe=False):
 
 
 def corpus_native():
-    """On a GPU: every corpus program built with the toolkit's nvcc passes there too; prints each
-    program's native wall time (and the emu's, from this machine's last emu run, beside it)."""
+    """On a GPU: every corpus program built with the toolkit's nvcc passes there too; then the
+    same programs on the emu, on the same machine, and each one's wall times side by side (the
+    emu's slowdown; the corpus's README has a column for the native ones)."""
     n = len(_load_corpus_runner().load_index())
-    out = _corpus(["--native", "--jobs", "4"], expect_passed=n)
+    _corpus(["--native", "--jobs", "4"], expect_passed=n)
+    _corpus(["--jobs", "4"], expect_passed=n)
     native = json.load(open(os.path.join(ROOT, "build", "emu-corpus", "native", "results.json")))["programs"]
-    rows = [f"{name}: native {r['run_s']:.3f}s" for name, r in native.items()]
+    emu = json.load(open(os.path.join(ROOT, "build", "emu-corpus", "emu", "results.json")))["programs"]
+    rows, ratios = [], []
+    for name, r in native.items():
+        e = emu[name]["run_s"]
+        ratios.append(e / max(r["run_s"], 1e-3))
+        rows.append(f"{name}: native {r['run_s']:.3f}s, emu {e:.3f}s, emu/native {ratios[-1]:.1f}")
+    ratios.sort()
     print("    " + "\n    ".join(rows), flush=True)
-    return f"{n} programs pass natively (wall times above and in build/emu-corpus/native/results.json)"
+    return (f"{n} programs pass natively; emu/native wall time: median {ratios[len(ratios) // 2]:.1f}, "
+            f"from {ratios[0]:.1f} to {ratios[-1]:.1f} (build/emu-corpus/native/results.json)")
 
 
 def corpus_table():
