@@ -15,7 +15,7 @@ LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
 # Targets that need the reference solutions: not listed in the student kit, which has none.
-KIT_ONLY    := check|check-gpu|deps|bench|student-kit
+KIT_ONLY    := check|check-gpu|deps|bench|student-kit|emu-corpus
 .DEFAULT_GOAL := help
 .PHONY: help grade grade-class similarity test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
@@ -110,6 +110,8 @@ profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared:
 clean: ## remove build/
 	rm -rf build
 
-# The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-test, emu-probe-cost
-# (what the probes of the race detector and counters cost; grader/emu/README.md, "Cost").
+# The CPU emulation backend's own targets: emu-run FILE=prog.cu [ARGS=...], emu-corpus [PROBE=1]
+# (CUDA programs built by their own Makefile or CMake with grader/emu/bin/emu-nvcc, the emu's
+# drop-in for nvcc), emu-test, emu-probe-cost (what the probes of the race detector and
+# counters cost; grader/emu/README.md, "Cost").
 include grader/emu/emu.mk

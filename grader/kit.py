@@ -24,9 +24,10 @@ import course  # noqa: E402  (the course file's check)
 ROOT = grade.ROOT
 
 # What the student kit leaves out: the solutions, and everything that holds working
-# solution code (the kit's self-test fixtures, the emulator's test kernels, the benchmark, lab
-# 05's tuning program with its look-back kernels).
-STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "grader/bench/",
+# solution code (the kit's self-test fixtures, the emulator's test kernels and its corpus of
+# CUDA programs (scans and compactions among them), the benchmark, lab 05's tuning program with
+# its look-back kernels).
+STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "grader/emu/corpus/", "grader/bench/",
                        "labs/05-global-scan/bench/", "labs/06-segmented-scan/bench/", ".ci/")
 
 

@@ -269,6 +269,32 @@ def in_code_scope(m, pos, kinds):
     return 'code' in stack
 
 
+# headers the rewrite inlines (found next to the including file or in a -I directory)
+INLINE_EXT = ('.cuh', '.cu', '.h', '.hpp', '.hh', '.hxx', '.inl', '.tcc')
+
+
+def guarded(text):
+    """Whether a header has `#pragma once` or an include guard around all of it."""
+    if re.search(r'^[ \t]*#[ \t]*pragma[ \t]+once\b', text, re.M):
+        return True
+    bare = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    code = [ln.strip() for ln in re.sub(r'//[^\n]*', '', bare).splitlines() if ln.strip()]
+    if len(code) >= 2:
+        g = re.match(r'#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+))', code[0])
+        if g and re.match(r'#\s*define\s+%s\b' % (g.group(1) or g.group(2)), code[1]):
+            return True
+    return False
+
+
+def side_effect_free(expr):
+    """Whether evaluating a kernel expression again is harmless: names, members, subscripts
+    and `(*p)`, no calls, increments or assignments."""
+    if re.search(r'\+\+|--|[^=!<>]=[^=]', expr):
+        return False
+    rest = re.sub(r'\(\s*\*', '', expr)
+    return '(' not in rest
+
+
 def split_top(s):
     """Splits s at top-level commas."""
     parts, depth, cur = [], 0, []
@@ -388,18 +414,38 @@ def function_scopes(m, kinds):
     return at
 
 
-ATTR_RE = re.compile(r'(__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\))')
+ATTR_START = re.compile(r'\b(__align__|alignas|__attribute__|__declspec)\s*\(')
+
+
+def blank_attributes(text, fill=' '):
+    """text with each `__align__(...)`, `alignas(...)`, `__attribute__((...))` blanked (the
+    parentheses balanced: `__align__(sizeof(T))`); fill '' removes them instead."""
+    out, last = [], 0
+    for mt in ATTR_START.finditer(text):
+        if mt.start() < last:
+            continue
+        close = match_forward(text, mt.end() - 1, '(', ')')
+        if close < 0:
+            continue
+        out.append(text[last:mt.start()])
+        out.append(fill * (close + 1 - mt.start()) if fill else '')
+        last = close + 1
+    out.append(text[last:])
+    return ''.join(out)
 
 
 class Rewriter:
     def __init__(self, include_dirs):
         self.include_dirs = include_dirs
         self.inlined = set()
+        self.stack = []
         self.counter = 0
 
     def kernels(self, m):
         """Names of __global__ functions: (set of template names, dict name -> count)."""
         templates, defs = set(), {}
+        self.kernel_bodies = []  # (name as written, end of body) of each kernel defined, not a template
+        self.template_entries = []  # where each kernel template's body starts
         for mt in re.finditer(r'\b__global__\b', m):
             head_start = max(m.rfind(';', 0, mt.start()), m.rfind('}', 0, mt.start()), m.rfind('{', 0, mt.start()))
             head = m[head_start + 1:mt.start()]
@@ -415,6 +461,17 @@ class Rewriter:
             if re.search(r'\btemplate\b', head):
                 templates.add(name)
             defs[name] = defs.get(name, 0) + 1
+            close = match_forward(m, p, '(', ')')
+            k = close + 1 if close >= 0 else -1
+            while 0 <= k < len(m) and m[k] not in '{;':
+                k += 1
+            if k >= 0 and k < len(m) and m[k] == '{' and re.search(r'\btemplate\b', head):
+                self.template_entries.append(k + 1)
+            elif k >= 0 and k < len(m) and m[k] == '{':
+                end = match_forward(m, k, '{', '}')
+                qual = re.search(r'((?:[A-Za-z_]\w*\s*::\s*)*[A-Za-z_]\w*)\s*$', m[mt.end():p]).group(1)
+                if end >= 0:
+                    self.kernel_bodies.append((re.sub(r'\s+', '', qual), name, end + 1))
         return templates, defs
 
     def launch_edits(self, src, m, defs, templates, edits, macro):
@@ -450,18 +507,24 @@ class Rewriter:
             args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
             base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
             named = re.match(r'^(::)?\s*[A-Za-z_][\w\s:]*(<.*>)?$', expr, re.S) is not None
+            launcher = 'launch'
             if macro and expr in macro[2]:
                 name, kaddr = '#' + expr, 'nullptr'  # a macro parameter: name what it expands to
             else:
                 name = '"%s"' % expr.replace('"', '\\"')
                 if named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
                     kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
+                elif not (named and base in defs) and side_effect_free(expr):
+                    # a function pointer, a table entry, a member: the runtime names the kernel
+                    # found at the address (evaluating the expression twice changes nothing)
+                    kaddr = '::scanlab_emu::kernel_address(%s)' % expr
+                    launcher = 'launch_dyn'
                 else:
                     kaddr = 'nullptr'
             gap = nl * src[end_cfg + 3:p].count('\n')
-            text = ('::scanlab_emu::launch(%s, __FILE__, __LINE__, %s, %s)%s('
+            text = ('::scanlab_emu::%s(%s, __FILE__, __LINE__, %s, %s)%s('
                     '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }'
-                    % (name, kaddr, cfg, gap, expr))
+                    % (launcher, name, kaddr, cfg, gap, expr))
             if m[p + 1:close].strip():
                 text += ', ' + args
             text += ')'
@@ -564,7 +627,7 @@ class Rewriter:
             code_scope = in_code_scope(m, i, kinds)
             line_no = src.count('\n', 0, i) + 1
             if is_extern:
-                clean = ATTR_RE.sub('', body).strip()
+                clean = blank_attributes(body, '').strip()
                 dm = re.match(r'^(.*?)([A-Za-z_]\w*)\s*\[\s*\]\s*$', clean, re.S)
                 if not dm:
                     continue
@@ -573,12 +636,17 @@ class Rewriter:
                     text = ('[[maybe_unused]] %s *const %s = ::scanlab_emu::dynamic_smem<%s>("%s")'
                             % (typ, name, typ, typ.replace('\\', '').replace('"', '')))
                 else:
-                    text = ('[[maybe_unused]] static ::scanlab_emu::DynamicShared<%s> %s' % (typ, name))
+                    # a real `T *` (casts, arithmetic and template deduction work on it), one per
+                    # worker thread, pointed at the block's dynamic shared memory when it starts
+                    self.counter += 1
+                    text = ('[[maybe_unused]] static thread_local %s *%s; static ::scanlab_emu::FileDynamicShared '
+                            'scanlab_emu_ds_%d([]() -> void ** { return (void **)&%s; })'
+                            % (typ, name, self.counter, name))
                 text += '\n' * decl.count('\n')
                 edits.append((ds, de, text))
                 continue
             names = []
-            parts = split_top(ATTR_RE.sub(lambda a: ' ' * len(a.group(0)), body))
+            parts = split_top(blank_attributes(body))
             first = re.search(r'([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$', parts[0].strip())
             if first:
                 names.append(first.group(1))
@@ -604,6 +672,31 @@ class Rewriter:
             text += '\n' * max(0, nl)
             edits.append((ds, de, text))
 
+        # -- each kernel that is not a template registers its name and how to call it with an
+        #    argument array (profile names of launches through pointers, cudaLaunchKernel by address)
+        for qual, base, end in self.kernel_bodies:
+            if defs.get(base, 0) > 1 and sum(1 for _, b, _ in self.kernel_bodies if b == base) > 1:
+                continue  # overloaded: `&name` would be ambiguous
+            self.counter += 1
+            edits.append((end, end, ' [[maybe_unused]] static const bool scanlab_emu_kernel_%d = '
+                          '::scanlab_emu::kernel_register(&%s, "%s");' % (self.counter, qual, qual)))
+        for pos in self.template_entries:
+            # a launch that deduced the template's arguments is named by the instance that runs
+            edits.append((pos, pos, ' ::scanlab_emu::template_kernel_entry(__PRETTY_FUNCTION__);'))
+        for mt in re.finditer(r'\bcudaLaunch(?:Cooperative)?Kernel\s*\(\s*'
+                              r'(\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)', m):
+            # the kernel keeps its type, so the typed overload calls it (templates included)
+            edits.append((mt.start(1), mt.end(1), ''))
+
+        # -- inline PTX: the CPU cannot run it; the call that replaces it does not compile, and
+        #    the message says why
+        for mt in re.finditer(r'\b(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|inline|goto))*\s*\(', m):
+            close = match_forward(m, mt.end() - 1, '(', ')')
+            if close < 0 or any(s_ <= mt.start() < e_ for s_, e_, _ in edits):
+                continue
+            text = '::scanlab_emu_inline_ptx_asm()' + '\n' * src.count('\n', mt.start(), close + 1)
+            edits.append((mt.start(), close + 1, text))
+
         # -- #pragma unroll (line-based) and loops
         pragma_at = {}  # position of a `for` -> (pragma line start, end, GCC pragma text)
         for mt in re.finditer(r'^[ \t]*#[ \t]*pragma[ \t]+unroll\b([^\n]*)', src, re.M):
@@ -614,17 +707,32 @@ class Rewriter:
             else:
                 edits.append((mt.start(), mt.end(), text))
         self.loop_edits(m, kinds, pragma_at, edits)
-        for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+\.cuh)"[^\n]*', src, re.M):
-            found = self.find_include(path, mt.group(1))
+        for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)[^\n]*', src, re.M):
+            if mt.group(1):
+                if not mt.group(1).endswith(INLINE_EXT):
+                    continue
+                found = self.find_include(path, mt.group(1))
+            else:
+                # <header> from a directory of the program's own (-I): only where it holds
+                # device code the rewrite must see
+                found = self.find_include(None, mt.group(2))
+                if not found or not found.endswith(INLINE_EXT) or not self.has_device_code(found):
+                    continue
             if not found:
                 continue
             key = os.path.realpath(found)
-            if key in self.inlined:
+            if key in self.inlined or len(self.stack) > 40:
                 edits.append((mt.start(), mt.end(), ''))
                 continue
-            self.inlined.add(key)
             with open(found, encoding='utf-8', errors='replace') as fh:
-                inner = self.rewrite(found, fh.read())
+                text = fh.read()
+            if guarded(text):
+                self.inlined.add(key)  # its guard would make a second copy empty
+            self.stack.append(key)
+            try:
+                inner = self.rewrite(found, text)
+            finally:
+                self.stack.pop()
             # inlined once already; `#pragma once` would now apply to the main file
             inner = re.sub(r'^[ \t]*#[ \t]*pragma[ \t]+once\b[^\n]*', '', inner, flags=re.M)
             line_no = src.count('\n', 0, mt.start()) + 1
@@ -646,8 +754,15 @@ class Rewriter:
         out.append(src[last:])
         return ''.join(out)
 
+    def has_device_code(self, path):
+        try:
+            with open(path, encoding='utf-8', errors='replace') as fh:
+                return re.search(r'__shared__|<<<|__global__|__device__', fh.read()) is not None
+        except OSError:
+            return False
+
     def find_include(self, path, name):
-        for d in [os.path.dirname(path) or '.'] + self.include_dirs:
+        for d in ([os.path.dirname(path) or '.'] if path else []) + self.include_dirs:
             cand = os.path.join(d, name)
             if os.path.isfile(cand):
                 return cand

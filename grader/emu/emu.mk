@@ -4,6 +4,10 @@
 #   make -f grader/emu/emu.mk emu-test
 #   make -f grader/emu/emu.mk emu-run FILE=path/prog.cu ARGS="..."
 #   make -f grader/emu/emu.mk emu-probe-cost [EMU_COST_ARGS="--lab 05"]
+#   make -f grader/emu/emu.mk emu-corpus [PROBE=1]
+#
+# grader/emu/bin/emu-nvcc builds any CUDA program for the emu, as nvcc would (it reads this
+# file's variables through `make emu-flags`).
 #
 # A .cu file is built for emu as
 #   $(EMU_REWRITE) SRC.cu OBJ.cpp && $(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -c OBJ.cpp -o OBJ.o
@@ -58,10 +62,18 @@ EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
 EMU_RUN_FLAGS ?=
 EMU_PROBE ?=
 
-.PHONY: emu-run emu-test emu-probe-cost emu-lib emu-clean
+.PHONY: emu-run emu-test emu-probe-cost emu-corpus emu-lib emu-flags emu-clean
 emu-lib: $(EMU_LIB)
 
-emu-run: $(EMU_LIB)
+# what grader/emu/bin/emu-nvcc builds with (one variable a line), so the flags live here only
+emu-flags:
+	@echo 'EMU_CXX=$(EMU_CXX)'
+	@echo 'EMU_CXXFLAGS=$(EMU_CXXFLAGS)'
+	@echo 'EMU_LDLIBS=$(EMU_LDLIBS)'
+	@echo 'EMU_LIB=$(EMU_LIB)'
+	@echo 'EMU_PROBE_FLAGS=$(EMU_PROBE_FLAGS)'
+
+emu-run: $(EMU_LIB) ## build one CUDA file for the emu and run it: make emu-run FILE=prog.cu [ARGS=...]
 	@test -n "$(FILE)" || { echo "usage: make emu-run FILE=path/prog.cu [ARGS=\"...\"]" >&2; exit 2; }
 	@mkdir -p $(EMU_RUN_DIR)
 	@$(EMU_REWRITE) $(FILE) $(EMU_RUN_BIN).cpp -I$(dir $(FILE)) >&2
@@ -76,6 +88,12 @@ emu-test: $(EMU_LIB)
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
 	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
 	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_TEST_ARGS)
+
+# ---- emu-corpus: CUDA programs of several styles, built by their own Makefile or CMake ----
+# with grader/emu/bin/emu-nvcc as the CUDA compiler, each run and checked (grader/emu/corpus/);
+# PROBE=1 builds them with the memory probes, NATIVE=1 with the toolkit's nvcc (on a GPU)
+emu-corpus: $(EMU_LIB) ## build and run the emu's corpus of CUDA programs with emu-nvcc (PROBE=1: with the probes)
+	@$(EMU_PYTHON) $(EMU_DIR)/corpus/run.py $(if $(filter 1,$(PROBE)),--probe) $(if $(filter 1,$(NATIVE)),--native)
 
 # ---- emu-probe-cost: what the memory probes cost ---------------------------------------
 # tests/bench_scan3.cu with and without EMU_PROBE_FLAGS, one worker, best of 5 each, taking turns;

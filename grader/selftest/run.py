@@ -571,7 +571,7 @@ def student_kit():
             raise CheckFailed("the student kit's grade wrote no results.json")
         code, out = sh(["make", "--no-print-directory", "help"], cwd=kit)
         listed = re.findall(r"^  ([a-z-]+) ", out, re.M)
-        if code or {"check", "bench", "check-gpu"} & set(listed) or "grade" not in listed:
+        if code or {"check", "bench", "check-gpu", "emu-corpus"} & set(listed) or "grade" not in listed:
             raise CheckFailed("the student kit's `make help` should list only what works there:\n" + out)
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
@@ -874,6 +874,8 @@ def gpu_checks():
         for tool in ("racecheck", "synccheck", "memcheck"):
             out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
     out.append(("quoted GPU output matches real runs", gpu_quotes))
+    import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
+    out.append(("emu corpus: every program built with nvcc passes on the GPU", emu_nvcc.corpus_native))
     sys.modules.setdefault("run", sys.modules[__name__])
     import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
     out.append(("race detector agrees with racecheck", race_compare.check))
@@ -902,6 +904,12 @@ def checks():
     emu_labs = [m["lab"] for m in grade.all_manifests() if m.get("backend") != "cpu"]
     if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
         out.append(("emu's own tests", emu_tests))
+        import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
+        out.append(("emu-nvcc: nvcc's options, its refusals, the probes through it", emu_nvcc.driver))
+        out.append(("emu corpus: every program builds with emu-nvcc and passes", emu_nvcc.corpus_emu))
+        out.append(("emu corpus: every program passes with the memory probes",
+                    lambda: emu_nvcc.corpus_emu(probe=True)))
+        out.append(("emu corpus: the README's table lists its programs", emu_nvcc.corpus_table))
         out.append(("make profile LAB=03 on the emu", profile_emu))
         out.append(("make profile LAB=02,05,06,07 on the emu", profile_emu_labs))
         out.append(("make profile reads and compares ncu's CSV (a fake one)", profile_ncu_parsing))

@@ -3,8 +3,10 @@
  * @brief Included first (`-include scanlab_emu.h`) in every `.cu` file built for the CPU
  *        emulation backend: what nvcc provides implicitly.
  *
- * nvcc includes `cuda_runtime.h` in every `.cu` file; this header does the same for the host
- * compiler and defines `__CUDACC__`, so code that tests it takes its CUDA path.
+ * nvcc includes `cuda_runtime.h` in every `.cu` file, and with it a few standard headers
+ * (`<stdio.h>`, `<stdlib.h>`, `<string.h>`, `<math.h>`, `<cmath>`, ...); this header does the
+ * same for the host compiler, no more (not `<stdint.h>`, which a program may replace with
+ * typedefs of its own), and defines `__CUDACC__`, so code that tests it takes its CUDA path.
  */
 #ifndef SCANLAB_EMU_H
 #define SCANLAB_EMU_H
@@ -17,6 +19,28 @@
    they would stop sources that build with nvcc. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+#include <assert.h>
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef __cplusplus
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+#endif
 /// @endcond
 #include "cuda_runtime.h"
+/// @cond EMU_INTERNAL
+#ifdef SCANLAB_EMU_STACK_KB_DEFAULT
+/* emu-nvcc defines it: each CUDA thread's stack, unless SCANLAB_EMU_STACK_KB says */
+static const int scanlab_emu_stack_kb_default_ = ::scanlab_emu::set_default_stack_kb(SCANLAB_EMU_STACK_KB_DEFAULT);
+#endif
+/// @endcond
 #endif /* SCANLAB_EMU_H */

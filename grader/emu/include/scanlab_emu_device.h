@@ -12,9 +12,11 @@
 
 /// @cond EMU_INTERNAL
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+
+#include <type_traits>
+#include <utility>
 
 namespace scanlab_emu {
 
@@ -29,16 +31,25 @@ struct ThreadState {
   unsigned char *dyn_smem;
   const char *dyn_type; /* element type of the last `extern __shared__` declaration reached */
   size_t dyn_elem;      /* and its size */
+  bool name_pending;    /* the launch has no name yet: the template kernel's entry gives it */
 };
 extern __thread ThreadState tls;
+
+/* At the entry of each kernel template (cu2cpp.py puts it there): a launch that deduced the
+ * template's arguments (`scan<<<g, b>>>(d_in, n)`) is named by the instance that runs,
+ * `scan<float>`, from the function's own signature. */
+void name_launch(const char *pretty_function);
+inline void template_kernel_entry(const char *pretty_function) {
+  if (__builtin_expect(tls.name_pending, 0)) name_launch(pretty_function);
+}
 
 enum CollectiveKind {
   COLL_SHFL, COLL_SHFL_UP, COLL_SHFL_DOWN, COLL_SHFL_XOR, COLL_BALLOT, COLL_ANY, COLL_ALL,
   COLL_SYNCWARP, COLL_MATCH_ANY, COLL_MATCH_ALL, COLL_REDUCE_ADD, COLL_REDUCE_MIN_U,
   COLL_REDUCE_MAX_U, COLL_REDUCE_MIN_I, COLL_REDUCE_MAX_I, COLL_REDUCE_AND, COLL_REDUCE_OR,
-  COLL_REDUCE_XOR
+  COLL_REDUCE_XOR, COLL_COALESCED
 };
-enum BarrierKind { BAR_SYNC, BAR_COUNT, BAR_AND, BAR_OR };
+enum BarrierKind { BAR_SYNC, BAR_COUNT, BAR_AND, BAR_OR, BAR_GRID };
 
 int barrier(int kind, int pred, const char *file, int line);
 unsigned long long collective(int kind, unsigned mask, unsigned long long value, int param,
@@ -50,24 +61,29 @@ void yield_point();
 void atomic_point(const volatile void *address);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
+int set_default_stack_kb(int kb);
 long long clock_ns();
+/* clock64() (and clock()) in device code: the CUDA thread's own cycle counter, which moves on
+ * by 1000 at each reading. The threads of a block run one after another here, so a wall clock
+ * would make a loop that waits for some cycles wait that long in every thread in turn. */
+long long device_clock();
 
 /* The loops of device code (cu2cpp.py wraps each in a block holding one of these): in a build
  * with the memory probes (GCC's -fsanitize=thread defines __SANITIZE_THREAD__), each iteration
  * sets the CUDA thread's loop context, a hash of the iteration numbers of the loops it is in,
  * which the probes keep with every access; elsewhere an empty object. */
 #ifdef __SANITIZE_THREAD__
-uint32_t loop_ctx_enter();
-void loop_ctx_set(uint32_t ctx);
+unsigned loop_ctx_enter();
+void loop_ctx_set(unsigned ctx);
 struct LoopCtx {
-  const uint32_t saved;
-  uint32_t n = 0;
+  const unsigned saved;
+  unsigned n = 0;
   LoopCtx() : saved(loop_ctx_enter()) {}
   ~LoopCtx() { loop_ctx_set(saved); }
   LoopCtx(const LoopCtx &) = delete;
   LoopCtx &operator=(const LoopCtx &) = delete;
   void next() {
-    uint32_t x = saved * 0x9E3779B1u + ++n;
+    unsigned x = saved * 0x9E3779B1u + ++n;
     x ^= x >> 15;
     x *= 0x85EBCA6Bu;
     x ^= x >> 13;
@@ -83,6 +99,11 @@ struct LoopCtx {
 /* File-scope __shared__ variables register how to find them; poisoned at each block start. */
 struct FileShared {
   FileShared(void *(*addr)(), size_t bytes);
+};
+/* File-scope `extern __shared__ T name[];` becomes a thread-local `T *name`, pointed at the
+ * block's dynamic shared memory when each block starts. */
+struct FileDynamicShared {
+  explicit FileDynamicShared(void **(*addr)());
 };
 
 /* Proxy for a file-scope `extern __shared__ T name[];`. */
@@ -102,6 +123,8 @@ inline T *dynamic_smem(const char *type) {
   return reinterpret_cast<T *>(tls.dyn_smem);
 }
 
+/* LaunchInfo::flags */
+enum { LAUNCH_COOPERATIVE = 1, LAUNCH_NAME_BY_ADDRESS = 2 };
 struct LaunchInfo {
   const char *name;
   const char *file;
@@ -111,8 +134,10 @@ struct LaunchInfo {
   ::dim3 block;
   size_t smem;
   cudaStream_t stream;
+  unsigned flags;
 };
-void run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure);
+/* Runs a launch; returns the launch's own error (cudaSuccess when it ran). */
+cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure);
 
 /* What `k<<<g, b, s, st>>>(args)` becomes: launch(...)(caller, args). */
 struct Launch {
@@ -127,10 +152,48 @@ struct Launch {
 };
 inline Launch launch(const char *name, const char *file, int line, const void *kaddr, ::dim3 grid,
                      ::dim3 block, size_t smem = 0, cudaStream_t stream = 0) {
-  return Launch{LaunchInfo{name, file, line, kaddr, grid, block, smem, stream}};
+  return Launch{LaunchInfo{name, file, line, kaddr, grid, block, smem, stream, 0}};
+}
+/* A launch through an expression that is not a kernel's name (a function pointer, a table
+ * entry): the profile and the diagnostics name the kernel found at the address. */
+inline Launch launch_dyn(const char *name, const char *file, int line, const void *kaddr, ::dim3 grid,
+                         ::dim3 block, size_t smem = 0, cudaStream_t stream = 0) {
+  return Launch{LaunchInfo{name, file, line, kaddr, grid, block, smem, stream, LAUNCH_NAME_BY_ADDRESS}};
 }
 template <class F>
 inline const void *kernel_address(F *f) { return reinterpret_cast<const void *>(f); }
+
+/* The kernels defined in the program's .cu files (cu2cpp.py registers each one that is not a
+ * template): their names, and how to call one with the argument array of cudaLaunchKernel. */
+typedef void (*PackedCall)(const void *kernel, void **args);
+bool register_kernel(const void *kernel, const char *name, PackedCall call);
+template <class... P, size_t... I>
+inline void call_packed(void (*f)(P...), void **args, std::index_sequence<I...>) {
+  f(*static_cast<typename std::remove_reference<P>::type *>(args[I])...);
+}
+template <class... P>
+inline void call_packed_thunk(const void *kernel, void **args) {
+  call_packed(reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), args, std::index_sequence_for<P...>{});
+}
+template <class... P>
+inline bool kernel_register(void (*f)(P...), const char *name) {
+  return register_kernel(reinterpret_cast<const void *>(f), name, &call_packed_thunk<P...>);
+}
+/* cudaLaunchKernel and cudaLaunchCooperativeKernel with the kernel's type known. */
+template <class... P>
+inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, void **args, size_t smem,
+                                 cudaStream_t stream, unsigned flags, const char *file, int line) {
+  auto call = [f, args]() { call_packed(f, args, std::index_sequence_for<P...>{}); };
+  LaunchInfo info{nullptr, file, line, reinterpret_cast<const void *>(f), grid, block, smem, stream,
+                  flags | LAUNCH_NAME_BY_ADDRESS};
+  return run_kernel(info, &Launch::invoke<decltype(call)>, &call);
+}
+
+/* cooperative groups (cooperative_groups.h) */
+void grid_sync(const char *file, int line);
+bool grid_is_cooperative();
+unsigned coalesced_mask(const char *file, int line);
+[[noreturn]] void unsupported_at_run_time(const char *what, const char *file, int line);
 
 cudaError_t func_set_attribute(const char *text, const void *func, cudaFuncAttribute attr, int value);
 template <class F>
@@ -153,6 +216,13 @@ inline T from_bits(unsigned long long b) {
 }
 
 }  // namespace scanlab_emu
+
+/* The device side (built-in variables, barriers, collectives, atomics, intrinsics, the math
+ * overloads) is seen where nvcc shows it: in .cu files (scanlab_emu.h defines __CUDACC__) and
+ * in the emulator's runtime. A host .cpp file that includes cuda_runtime.h gets the host API
+ * and its C++ overloads only, as with the toolkit, so it may define its own min, max or
+ * rsqrtf (the samples' helper_math.h does, outside __CUDACC__). */
+#if defined(__CUDACC__) || defined(SCANLAB_EMU_RUNTIME)
 
 /* ---- built-in variables ---- */
 #define threadIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.thread_idx))
@@ -260,7 +330,7 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
 inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::yield_point(); }
-inline long long clock64() { return ::scanlab_emu::clock_ns(); }
+inline long long clock64() { return ::scanlab_emu::device_clock(); }
 inline unsigned long long __globaltimer() { return (unsigned long long)::scanlab_emu::clock_ns(); }
 
 /* ---- loads ---- */
@@ -440,10 +510,96 @@ inline double atomicAdd(double *a, double v) {
 inline float atomicExch(float *a, float v) {
   return __uint_as_float(atomicExch(reinterpret_cast<unsigned *>(a), __float_as_uint(v)));
 }
-#define atomicAdd_block atomicAdd
-#define atomicAdd_system atomicAdd
-#define atomicCAS_block atomicCAS
-#define atomicExch_block atomicExch
+/* One device, one memory: the scoped atomics are the plain ones. */
+#define SCANLAB_EMU_SCOPED(op) \
+  template <class... A> inline auto op##_block(A... a) { return op(a...); } \
+  template <class... A> inline auto op##_system(A... a) { return op(a...); }
+SCANLAB_EMU_SCOPED(atomicAdd)
+SCANLAB_EMU_SCOPED(atomicSub)
+SCANLAB_EMU_SCOPED(atomicExch)
+SCANLAB_EMU_SCOPED(atomicMin)
+SCANLAB_EMU_SCOPED(atomicMax)
+SCANLAB_EMU_SCOPED(atomicInc)
+SCANLAB_EMU_SCOPED(atomicDec)
+SCANLAB_EMU_SCOPED(atomicCAS)
+SCANLAB_EMU_SCOPED(atomicAnd)
+SCANLAB_EMU_SCOPED(atomicOr)
+SCANLAB_EMU_SCOPED(atomicXor)
+#undef SCANLAB_EMU_SCOPED
+
+/* ---- conversions with a rounding mode ---- */
+inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+inline unsigned __float2uint_rz(float x) { return (unsigned)x; }
+inline long long __float2ll_rn(float x) { return (long long)nearbyintf(x); }
+inline long long __float2ll_rz(float x) { return (long long)x; }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned x) { return (float)x; }
+inline float __ll2float_rn(long long x) { return (float)x; }
+inline int __double2int_rn(double x) { return (int)nearbyint(x); }
+inline int __double2int_rz(double x) { return (int)x; }
+inline double __int2double_rn(int x) { return (double)x; }
+inline float __double2float_rn(double x) { return (float)x; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline void __sincosf(float x, float *s, float *c) { *s = sinf(x); *c = cosf(x); }
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+inline unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+inline unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+inline unsigned __sad(int a, int b, unsigned c) { return c + (unsigned)(a > b ? a - b : b - a); }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return c + (a > b ? a - b : b - a); }
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (unsigned long long)y << 32 | x;
+  unsigned r = 0;
+  for (int k = 0; k < 4; k++) r |= (unsigned)((v >> (((s >> (4 * k)) & 7) * 8)) & 0xff) << (8 * k);
+  return r;
+}
+
+/* ---- not emulated: inline PTX (cu2cpp.py puts this call where an asm statement was) ---- */
+void scanlab_emu_inline_ptx_asm()
+    SCANLAB_EMU_UNSUPPORTED("inline PTX assembly (asm): write it with CUDA C++ intrinsics for the emu");
+
+/* ---- not emulated: textures and surfaces (a use does not compile) ---- */
+namespace scanlab_emu {
+template <class T>
+struct unsupported_type : std::false_type {};
+}  // namespace scanlab_emu
+#define SCANLAB_EMU_NO_TEXTURE(fn, what)                                                                  \
+  template <class T = void, class... A>                                                                  \
+  inline T fn(A...) {                                                                                    \
+    static_assert(::scanlab_emu::unsupported_type<T>::value,                                             \
+                  #fn ": " what " are not supported by the ScanLab CPU emulator (emu)");                 \
+    return T();                                                                                          \
+  }
+SCANLAB_EMU_NO_TEXTURE(tex1Dfetch, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(tex1D, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(tex2D, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(tex3D, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(tex1DLayered, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(tex2DLayered, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(texCubemap, "texture fetches")
+SCANLAB_EMU_NO_TEXTURE(surf1Dread, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(surf2Dread, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(surf3Dread, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(surf1Dwrite, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(surf2Dwrite, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(surf3Dwrite, "surface accesses")
+#undef SCANLAB_EMU_NO_TEXTURE
+
+#endif /* __CUDACC__ || SCANLAB_EMU_RUNTIME */
 
 /* ---- host API pieces that need C++ ---- */
 template <class T>
@@ -486,6 +642,18 @@ inline cudaError_t cudaMallocHost(T **ptr, size_t size) {
   return ::cudaMallocHost(reinterpret_cast<void **>(ptr), size);
 }
 template <class T>
+inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned flags) {
+  return ::cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height) {
+  return ::cudaMallocPitch(reinterpret_cast<void **>(devPtr), pitch, width, height);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaStream_t stream) {
+  return ::cudaMallocAsync(reinterpret_cast<void **>(devPtr), size, stream);
+}
+template <class T>
 inline cudaError_t cudaMallocManaged(T **ptr, size_t size, unsigned flags = cudaMemAttachGlobal) {
   return ::cudaMallocManaged(reinterpret_cast<void **>(ptr), size, flags);
 }
@@ -502,6 +670,63 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
                                                                  size_t dynamicSMemSize) {
   return ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, reinterpret_cast<const void *>(entry),
                                                          blockSize, dynamicSMemSize);
+}
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 grid, dim3 block, void **args, size_t sharedMem = 0,
+                                    cudaStream_t stream = 0, const char *scanlab_emu_file = __builtin_FILE(),
+                                    int scanlab_emu_line = __builtin_LINE()) {
+  return ::scanlab_emu::launch_packed(func, grid, block, args, sharedMem, stream, 0, scanlab_emu_file,
+                                      scanlab_emu_line);
+}
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 grid, dim3 block, void **args,
+                                               size_t sharedMem = 0, cudaStream_t stream = 0,
+                                               const char *scanlab_emu_file = __builtin_FILE(),
+                                               int scanlab_emu_line = __builtin_LINE()) {
+  return ::scanlab_emu::launch_packed(func, grid, block, args, sharedMem, stream,
+                                      ::scanlab_emu::LAUNCH_COOPERATIVE, scanlab_emu_file, scanlab_emu_line);
+}
+template <class T>
+inline cudaError_t cudaFuncGetName(const char **name, T *func) {
+  return ::cudaFuncGetName(name, reinterpret_cast<const void *>(func));
+}
+template <class T>
+inline cudaError_t cudaFuncSetSharedMemConfig(T *func, cudaSharedMemConfig config) {
+  return ::cudaFuncSetSharedMemConfig(reinterpret_cast<const void *>(func), config);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, T *entry, int blockSize,
+                                                                          size_t dynamicSMemSize, unsigned flags) {
+  return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      numBlocks, reinterpret_cast<const void *>(entry), blockSize, dynamicSMemSize, flags);
+}
+/* The block size with the most resident threads per multiprocessor (the largest on a tie). */
+template <class T, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *minGridSize, int *blockSize, T func,
+                                                                  F smemForBlock, int blockSizeLimit = 0) {
+  if (!minGridSize || !blockSize) return cudaErrorInvalidValue;
+  int sms = 1, best = 0, bestBlocks = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+  for (int b = 32; b <= limit; b += 32) {
+    int n = 0;
+    ::cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void *>(func), b,
+                                                    (size_t)smemForBlock(b));
+    if (n > 0 && n * b >= best * bestBlocks) {
+      best = b;
+      bestBlocks = n;
+    }
+  }
+  *blockSize = best;
+  *minGridSize = bestBlocks * sms;
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, T func,
+                                                      size_t dynamicSMemSize = 0, int blockSizeLimit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMem(minGridSize, blockSize, func,
+                                                        [dynamicSMemSize](int) { return dynamicSMemSize; },
+                                                        blockSizeLimit);
 }
 /* The kernel's spelling travels with its address, so a launch the rewrite could not take
    the address of still finds the limit raised here. */

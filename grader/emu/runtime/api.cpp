@@ -868,6 +868,17 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
   p->sharedMemPerBlockOptin = 232448;
   p->maxBlocksPerMultiProcessor = 32;
   p->reservedSharedMemPerBlock = 1024;
+  p->computeMode = cudaComputeModeDefault;
+  p->canMapHostMemory = 1;
+  p->cooperativeLaunch = 1;
+  p->concurrentManagedAccess = 1;
+  p->streamPrioritiesSupported = 1;
+  p->hostRegisterSupported = 1;
+  p->memoryPoolsSupported = 1;
+  p->texturePitchAlignment = 32;
+  p->surfaceAlignment = 512;
+  p->singleToDoublePrecisionPerfRatio = 2;
+  p->accessPolicyMaxWindowSize = 134213632;
   return cudaSuccess;
 }
 
@@ -901,6 +912,17 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrManagedMemory: *value = 1; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrComputeMode: *value = p.computeMode; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
+    case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
+    case cudaDevAttrHostRegisterSupported: *value = p.hostRegisterSupported; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
+    case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
+    case cudaDevAttrMaxPitch: *value = (int)p.memPitch; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
     default: *value = 0; break;
   }
   return cudaSuccess;
@@ -1162,5 +1184,257 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
   return cudaSuccess;
 }
 
+/* ---- the rest of the runtime API: one device, synchronous streams ---- */
+
+cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop) {
+  (void)prop;
+  if (!device) return cudaErrorInvalidValue;
+  *device = 0;
+  return cudaSuccess;
+}
+static unsigned g_device_flags = 0;
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  g_device_flags = flags;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+  if (!flags) return cudaErrorInvalidValue;
+  *flags = g_device_flags;
+  return cudaSuccess;
+}
+cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *config) {
+  if (!config) return cudaErrorInvalidValue;
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config) {
+  (void)config;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *config) {
+  if (!config) return cudaErrorInvalidValue;
+  *config = cudaSharedMemBankSizeFourByte;
+  return cudaSuccess;
+}
+static size_t g_limits[7] = {1024, 1048576, 8388608, 2, 2048, 64, 0};
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  STICKY_CHECK();
+  if ((unsigned)limit > 6u) {
+    set_error(cudaErrorUnsupportedLimit);
+    return cudaErrorUnsupportedLimit;
+  }
+  g_limits[limit] = value;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {
+  if (!value) return cudaErrorInvalidValue;
+  if ((unsigned)limit > 6u) {
+    set_error(cudaErrorUnsupportedLimit);
+    return cudaErrorUnsupportedLimit;
+  }
+  *value = g_limits[limit];
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
+  if (leastPriority) *leastPriority = 0;
+  if (greatestPriority) *greatestPriority = -5;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice) {
+  (void)device;
+  (void)peerDevice;
+  if (!canAccessPeer) return cudaErrorInvalidValue;
+  *canAccessPeer = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
+  (void)peerDevice;
+  (void)flags;
+  set_error(cudaErrorInvalidDevice);
+  return cudaErrorInvalidDevice;
+}
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
+  (void)peerDevice;
+  set_error(cudaErrorInvalidDevice);
+  return cudaErrorInvalidDevice;
+}
+
+/* Rows are padded to a multiple of 512 bytes, as on current GPUs. */
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {
+  STICKY_CHECK();
+  if (!pitch) return cudaErrorInvalidValue;
+  *pitch = (width + 511) / 512 * 512;
+  return do_alloc(devPtr, *pitch * height, 0, "cudaMallocPitch");
+}
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
+  (void)stream;
+  return cudaMalloc(devPtr, size);
+}
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
+  (void)stream;
+  return cudaFree(devPtr);
+}
+/* Host memory is the device's here: registering and mapping change nothing. */
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
+  (void)size;
+  (void)flags;
+  STICKY_CHECK();
+  return ptr ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaHostUnregister(void *ptr) {
+  STICKY_CHECK();
+  return ptr ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
+  (void)flags;
+  STICKY_CHECK();
+  if (!pDevice || !pHost) return cudaErrorInvalidValue;
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost) {
+  (void)pHost;
+  if (!pFlags) return cudaErrorInvalidValue;
+  *pFlags = cudaHostAllocMapped;
+  return cudaSuccess;
+}
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *ptr) {
+  STICKY_CHECK();
+  if (!attr) return cudaErrorInvalidValue;
+  memset(attr, 0, sizeof *attr);
+  int kind = -1;
+  uintptr_t base = 0;
+  {
+    std::lock_guard<std::mutex> g(g_mem_mutex);
+    auto *a = find_alloc(ptr);
+    if (a) {
+      kind = a->second.kind;
+      base = a->first;
+    }
+  }
+  (void)base;
+  attr->type = kind == 0 ? cudaMemoryTypeDevice : kind == 2 ? cudaMemoryTypeManaged
+                                              : kind == 1 ? cudaMemoryTypeHost : cudaMemoryTypeUnregistered;
+  attr->device = 0;
+  if (kind == 0 || kind == 2 || kind == 1) attr->devicePointer = (void *)ptr;
+  if (kind == 2 || kind == 1) attr->hostPointer = (void *)ptr;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream) {
+  (void)devPtr;
+  (void)count;
+  (void)dstDevice;
+  (void)stream;
+  STICKY_CHECK();
+  return cudaSuccess;
+}
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice, int device) {
+  (void)devPtr;
+  (void)count;
+  (void)advice;
+  (void)device;
+  STICKY_CHECK();
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+  if (dstDevice != 0 || srcDevice != 0) {
+    set_error(cudaErrorInvalidDevice);
+    return cudaErrorInvalidDevice;
+  }
+  return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  STICKY_CHECK();
+  if (width > dpitch || width > spitch) {
+    diag("emu: cudaMemcpy2D: width %zu is larger than a pitch (%zu, %zu) (cudaErrorInvalidPitchValue)", width,
+         dpitch, spitch);
+    set_error(cudaErrorInvalidPitchValue);
+    return cudaErrorInvalidPitchValue;
+  }
+  for (size_t r = 0; r < height; r++) {
+    char *d = (char *)dst + r * dpitch;
+    const char *s_ = (const char *)src + r * spitch;
+    cudaError_t e = check_copy("cudaMemcpy2D", d, s_, width, kind);
+    if (e != cudaSuccess) return e;
+    count_copy(d, s_, width, kind);
+    copy_bytes(d, s_, width);
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                              size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  (void)stream;
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
+  STICKY_CHECK();
+  for (size_t r = 0; r < height; r++) {
+    cudaError_t e = memset_impl("cudaMemset2D", (char *)devPtr + r * pitch, value, width);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority) {
+  (void)priority;
+  return cudaStreamCreateWithFlags(stream, flags);
+}
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {
+  (void)stream;
+  if (!priority) return cudaErrorInvalidValue;
+  *priority = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {
+  if (!flags) return cudaErrorInvalidValue;
+  *flags = (uintptr_t)stream > 2 ? stream->flags : 0;
+  return cudaSuccess;
+}
+/* Work on a stream has finished when the call that queued it returns: a callback runs now. */
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
+                                  unsigned int flags) {
+  (void)flags;
+  if (!callback) return cudaErrorInvalidValue;
+  callback(stream, sticky_error(), userData);
+  return cudaSuccess;
+}
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+  (void)stream;
+  STICKY_CHECK();
+  if (!fn) return cudaErrorInvalidValue;
+  fn(userData);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  (void)flags;
+  return cudaEventRecord(event, stream);
+}
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, cudaSharedMemConfig config) {
+  (void)func;
+  (void)config;
+  return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags) {
+  (void)flags;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+}
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                                      int blockSize) {
+  (void)blockSize;
+  if (!dynamicSmemSize || numBlocks <= 0) return cudaErrorInvalidValue;
+  size_t per = 233472 / (size_t)numBlocks;
+  const size_t lim = (size_t)dynamic_smem_limit_for(func);
+  *dynamicSmemSize = per < lim ? per : lim;
+  return cudaSuccess;
+}
+
+/* The profiler's switches: every probed launch is counted here, so they do nothing. */
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+
 }  /* extern "C" */
+
 /// @endcond

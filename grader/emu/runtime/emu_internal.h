@@ -5,9 +5,11 @@
 #ifndef SCANLAB_EMU_INTERNAL_H
 #define SCANLAB_EMU_INTERNAL_H
 /// @cond EMU_INTERNAL
+#define SCANLAB_EMU_RUNTIME 1 /* the device side of scanlab_emu_device.h too */
 #include "cuda_runtime.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +69,8 @@ struct Fiber {
   int tid;
   ::uint3 tidx;
   uint8_t state;
+  bool fresh;       /* prepared for this block, not started yet */
+  unsigned long long vclock; /* its clock64() */
   /* what it waits at */
   int kind;
   const char *file;
@@ -126,7 +130,20 @@ struct Worker {
   size_t guard_hi_len;
   bool arena_ready;             /* the layout matches dyn_size and the guards are poisoned */
   std::vector<WarpState> warps;
+  int coalesced_waiting = 0;    /* fibers waiting in coalesced_threads() */
   void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
+};
+
+/* The grid-wide barrier of a cooperative launch (grid_group::sync): one thread of each block
+ * waits here for the others; blocks that have finished are counted, so a grid barrier that
+ * some blocks never reach is reported instead of waiting for the watchdog. */
+struct GridBarrier {
+  std::mutex m;
+  std::condition_variable cv;
+  long long arrived = 0;
+  long long finished = 0;
+  unsigned long long generation = 0;
+  bool broken = false;
 };
 
 struct LaunchState {
@@ -141,6 +158,9 @@ struct LaunchState {
   unsigned long long serial;
   double start_s;
   std::vector<std::atomic<long long>> current_block; /* per worker, -1 when idle */
+  GridBarrier *grid = nullptr;  /* cooperative launches */
+  bool name_pending = false;    /* no kernel address: the template kernel's entry names it */
+  std::atomic<const char *> resolved{nullptr};
 };
 
 /* stack and context switching (fiber.cpp) */
@@ -192,6 +212,9 @@ void probe_atomic(Worker *w, const volatile void *p);
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
+
+/* assert() inside a kernel (libc.cpp calls it) */
+[[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function);
 
 /* launches (sched.cpp) */
 bool in_kernel();

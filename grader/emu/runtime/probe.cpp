@@ -1320,11 +1320,11 @@ bool probe_epoch(Worker *w) {
 }
 
 /* LoopCtx (scanlab_emu_device.h): the running CUDA thread's loop context; 0 outside one. */
-uint32_t loop_ctx_enter() {
+unsigned loop_ctx_enter() {
   const Fiber *f = (const Fiber *)tls.fiber;
   return f ? f->probe_ctx : 0;
 }
-void loop_ctx_set(uint32_t ctx) {
+void loop_ctx_set(unsigned ctx) {
   if (Fiber *f = (Fiber *)tls.fiber) f->probe_ctx = ctx;
 }
 

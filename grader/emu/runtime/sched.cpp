@@ -12,12 +12,21 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <set>
 #include <thread>
 
 #ifdef SCANLAB_EMU_ASAN
@@ -30,6 +39,15 @@ __thread ThreadState tls;
 
 /* ------------------------------------------------------------------ configuration */
 
+/* The stack of each CUDA thread, unless SCANLAB_EMU_STACK_KB says: 64 KiB for the kit's own
+ * builds; programs built by emu-nvcc ask for what a GPU thread may have (512 KiB of local
+ * memory) through set_default_stack_kb, from a static initializer of their .cu files. */
+static int g_default_stack_kb = 64;
+int set_default_stack_kb(int kb) {
+  if (kb > g_default_stack_kb && kb <= 65536) g_default_stack_kb = kb;
+  return g_default_stack_kb;
+}
+
 static Config load_config() {
   Config c;
   unsigned hc = std::thread::hardware_concurrency();
@@ -37,7 +55,7 @@ static Config load_config() {
   c.schedule = SCHED_FORWARD;
   c.seed = 1;
   c.watchdog_s = 60.0;
-  c.stack_bytes = 64 * 1024;
+  c.stack_bytes = (size_t)g_default_stack_kb * 1024;
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
     if (v >= 1 && v <= 1024) c.workers = v;
@@ -94,6 +112,7 @@ static const char *coll_name(int kind) {
     case COLL_REDUCE_AND: return "__reduce_and_sync";
     case COLL_REDUCE_OR: return "__reduce_or_sync";
     case COLL_REDUCE_XOR: return "__reduce_xor_sync";
+    case COLL_COALESCED: return "coalesced_threads";
   }
   return "warp collective";
 }
@@ -103,6 +122,7 @@ static const char *bar_name(int kind) {
     case BAR_COUNT: return "__syncthreads_count";
     case BAR_AND: return "__syncthreads_and";
     case BAR_OR: return "__syncthreads_or";
+    case BAR_GRID: return "grid.sync()";
   }
   return "__syncthreads";
 }
@@ -154,6 +174,11 @@ static std::vector<FileSharedRec> &file_shared() {
   return v;
 }
 FileShared::FileShared(void *(*addr)(), size_t bytes) { file_shared().push_back({addr, bytes}); }
+static std::vector<void **(*)()> &file_dynamic_shared() {
+  static std::vector<void **(*)()> v;
+  return v;
+}
+FileDynamicShared::FileDynamicShared(void **(*addr)()) { file_dynamic_shared().push_back(addr); }
 
 static const unsigned char POISON = 0xCD;
 
@@ -222,8 +247,16 @@ static bool arena_setup(Worker *w, size_t smem) {
 
 /* Offset of the first byte in [p, p+n) that is not GUARD_BYTE, or n. */
 static size_t first_damaged(const unsigned char *p, size_t n) {
+  /* intact guards (every barrier of every block checks them): whole pages compared at once */
+  static unsigned char page_of_guard[4096];
+  static bool filled = (memset(page_of_guard, GUARD_BYTE, sizeof page_of_guard), true);
+  (void)filled;
+  size_t whole = 0;
+  while (whole + sizeof page_of_guard <= n && !memcmp(p + whole, page_of_guard, sizeof page_of_guard))
+    whole += sizeof page_of_guard;
+  if (whole + sizeof page_of_guard > n && !memcmp(p + whole, page_of_guard, n - whole)) return n;
   const uint64_t pat = 0x0101010101010101ull * GUARD_BYTE;
-  size_t i = 0;
+  size_t i = whole;
   for (; i < n && ((uintptr_t)(p + i) & 7); i++)
     if (p[i] != GUARD_BYTE) return i;
   for (; i + 8 <= n; i += 8) {
@@ -267,6 +300,12 @@ static bool guards_intact(Worker *w, Buf &b) {
   return false;
 }
 
+long long device_clock() {
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) return clock_ns();
+  return (long long)(f->vclock += 1000);
+}
+
 long long clock_ns() {
   return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -304,16 +343,16 @@ static void switch_next(Worker *w) {
 /* ------------------------------------------------------------------ failures */
 
 /* Prints the diagnostic of the first failure in a launch and marks the launch failed. */
-static void report(Worker *w, const Buf &msg) {
+static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunchFailure) {
   LaunchState *L = w->launch;
   w->failed = true;
   bool first = !L->failed.exchange(true);
-  L->error.store(cudaErrorLaunchFailure);
   if (!first) return;
+  L->error.store(error);
   Buf k;
   describe_launch(k, L->info);
   std::lock_guard<std::mutex> g(diag_mutex());
-  fprintf(stderr, "%s\nemu: %s failed: cudaErrorLaunchFailure\n", msg.s, k.s);
+  fprintf(stderr, "%s\nemu: %s failed: %s\n", msg.s, k.s, cudaGetErrorName(error));
   fflush(stderr);
 }
 
@@ -560,10 +599,12 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
     fail_in_fiber(w, b);
   }
   WarpState &ws = w->warps[warp];
-  /* lanes of the same mask must call the same collective with the same mask */
+  /* lanes of the same mask must call the same collective with the same mask; a lane waiting
+   * with a mask that leaves this lane out (a tile's collective inside a larger one) waits for
+   * other lanes, not for this one */
   for (unsigned m = mask & ws.arrived; m; m &= m - 1) {
     const Fiber *g = &w->fibers[(size_t)warp * 32 + __builtin_ctz(m)];
-    if (g->kind != kind || g->mask != mask) {
+    if ((g->kind != kind || g->mask != mask) && (g->mask & bit)) {
       Buf b;
       b.add("emu: warp %d of ", warp);
       add_block(b, w);
@@ -622,7 +663,10 @@ void yield_point() {
 
 /* ------------------------------------------------------------------ fiber entry and exit */
 
-[[noreturn]] static void fiber_exit(Worker *w) {
+/* A thread's end: its state, the collectives and the barrier it may complete. Returns the
+ * fiber that runs next on this stack (a thread of this round that has not started: it takes
+ * over the stack, with no switch), or leaves for the next runnable fiber or the scheduler. */
+static Fiber *fiber_exit(Worker *w) {
   Fiber *f = w->cur;
   f->state = F_EXITED;
   w->live--;
@@ -640,6 +684,30 @@ void yield_point() {
     pending &= ws.arrived;
   }
   if (w->bar_arrived > 0 && w->bar_arrived == w->live) barrier_all_arrived(w);
+#ifndef SCANLAB_EMU_ASAN
+  /* the next thread in this round's order, as switch_next would pick it: where it has not
+   * started, it runs here, on this stack (the two fibers trade stacks), saving a switch and a
+   * fresh frame per thread; a kernel without barriers runs its block's threads in one loop */
+  if (!w->failed && !w->launch->failed.load(std::memory_order_relaxed)) {
+    const int n = w->nthreads;
+    const int *order = w->order.data();
+    Fiber *fs = w->fibers.data();
+    for (int i = w->pos + 1; i < n; i++) {
+      Fiber *g = &fs[order[i]];
+      if (g->state != F_RUNNABLE) continue;
+      if (!g->fresh) break;
+      const Stack mine = f->stack;
+      f->stack = g->stack;
+      g->stack = mine;
+      g->fresh = false;
+      w->pos = i;
+      w->cur = g;
+      tls.fiber = g;
+      tls.thread_idx = g->tidx;
+      return g;
+    }
+  }
+#endif
   switch_next(w);
   abort(); /* an exited fiber is never resumed */
 }
@@ -649,8 +717,11 @@ static void fiber_entry() {
   __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
 #endif
   Worker *w = (Worker *)tls.worker;
-  w->launch->thunk(w->launch->closure);
-  fiber_exit(w);
+  w->cur->fresh = false;
+  for (;;) {
+    w->launch->thunk(w->launch->closure);
+    fiber_exit(w); /* returns when the next thread takes over this stack */
+  }
 }
 
 /* ------------------------------------------------------------------ blocks */
@@ -707,6 +778,77 @@ static void report_deadlock(Worker *w) {
   report(w, b);
 }
 
+/* coalesced_threads(): the lanes of a warp that wait at one call site, once no thread of the
+ * block can run (every other lane of the warp has gone elsewhere: a barrier, another
+ * collective, the end); false if none waits. */
+static bool complete_coalesced(Worker *w) {
+  Fiber *fs = w->fibers.data();
+  const int n = w->nthreads;
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    Fiber *f = &fs[i];
+    if (f->state != F_COLL || f->kind != COLL_COALESCED) continue;
+    const int warp = f->tid >> 5;
+    unsigned mask = 0;
+    for (int l = 0; l < 32 && warp * 32 + l < n; l++) {
+      const Fiber *g = &fs[warp * 32 + l];
+      if (g->state == F_COLL && g->kind == COLL_COALESCED && same_site(g->file, g->line, f->file, f->line))
+        mask |= 1u << l;
+    }
+    for (unsigned m = mask; m; m &= m - 1) {
+      Fiber *g = &fs[warp * 32 + __builtin_ctz(m)];
+      g->result = mask;
+      g->state = F_RUNNABLE;
+      w->nrunnable++;
+      w->coalesced_waiting--;
+    }
+    any = true;
+  }
+  return any;
+}
+
+unsigned coalesced_mask(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) return 1u;
+  f->state = F_COLL;
+  f->kind = COLL_COALESCED;
+  f->mask = 0;
+  f->file = file;
+  f->line = line;
+  w->nrunnable--;
+  w->coalesced_waiting++;
+  switch_next(w);
+  return (unsigned)f->result;
+}
+
+/* assert() inside a kernel: the message nvcc's device assert prints, and the launch fails with
+ * cudaErrorAssert (sticky), as on the GPU. */
+[[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  Buf b;
+  b.add("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file, line, function,
+        w->bidx.x, w->bidx.y, w->bidx.z, f->tidx.x, f->tidx.y, f->tidx.z, assertion);
+  report(w, b, cudaErrorAssert);
+  go(w, w->cur, nullptr);
+  abort(); /* not reached */
+}
+
+[[noreturn]] void unsupported_at_run_time(const char *what, const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Buf b;
+  b.add("emu: %s at %s:%d is not supported by the emulator", what, base_name(file), line);
+  if (tls.fiber) {
+    b.add(" (");
+    add_block(b, w);
+    b.add(")");
+    fail_in_fiber(w, b);
+  }
+  diag("%s", b.s);
+  exit(1);
+}
+
 static void run_block(Worker *w, LaunchState *L, long long b) {
   const LaunchInfo &in = L->info;
   const unsigned bx = in.block.x, by = in.block.y, bz = in.block.z;
@@ -719,9 +861,11 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   tls.dyn_smem = w->dyn;
   tls.dyn_type = nullptr;
   tls.dyn_elem = 0;
+  tls.name_pending = L->name_pending && !L->resolved.load(std::memory_order_relaxed);
   if (in.smem) memset(w->dyn, POISON, in.smem);
   w->touched.clear();
   for (const FileSharedRec &r : file_shared()) memset(r.addr(), POISON, r.bytes);
+  for (void **(*addr)() : file_dynamic_shared()) *addr() = w->dyn;
 
   if ((int)w->fibers.size() < n) w->fibers.resize((size_t)n);
   for (int i = 0; i < n; i++) {
@@ -736,6 +880,8 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     f->tid = i;
     f->tidx = ::uint3{(unsigned)i % bx, ((unsigned)i / bx) % by, (unsigned)i / (bx * by)};
     f->state = F_RUNNABLE;
+    f->fresh = true;
+    f->vclock = (unsigned long long)(L->start_s * 1e9);
     f->kind = -1;
     f->file = nullptr;
     f->line = 0;
@@ -759,9 +905,10 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     for (const FileSharedRec &r : file_shared()) probe_shared_touch(w, r.addr(), r.bytes);
   }
 
+  w->coalesced_waiting = 0;
   while (w->live > 0 && !w->failed) {
     if (L->failed.load(std::memory_order_relaxed)) break;
-    if (w->nrunnable == 0) {
+    if (w->nrunnable == 0 && !(w->coalesced_waiting && complete_coalesced(w))) {
       report_deadlock(w);
       break;
     }
@@ -853,6 +1000,14 @@ static void run_worker(Worker *w, LaunchState *L) {
     if (b >= L->nblocks) break;
     L->current_block[(size_t)w->id].store(b);
     run_block(w, L, b);
+    if (L->grid) {
+      std::lock_guard<std::mutex> g(L->grid->m);
+      L->grid->finished++;
+      if (L->grid->arrived && L->grid->arrived + L->grid->finished == L->nblocks) {
+        L->grid->broken = true;
+        L->grid->cv.notify_all();
+      }
+    }
   }
   L->current_block[(size_t)w->id].store(-1);
   tls.dyn_smem = nullptr;
@@ -998,7 +1153,155 @@ int dynamic_smem_limit_for(const void *func) {
   return 48 * 1024;
 }
 
-static bool check_config(const LaunchInfo &in) {
+/* ------------------------------------------------------------------ kernels by address */
+
+struct KernelRec {
+  const void *addr;
+  const char *name;
+  PackedCall call;
+};
+static std::mutex g_kernels_mutex;
+static std::vector<KernelRec> &kernel_table() {
+  static std::vector<KernelRec> *v = new std::vector<KernelRec>; /* filled before main */
+  return *v;
+}
+static const char *intern(const std::string &s) {
+  static std::set<std::string> *names = new std::set<std::string>;
+  return names->insert(s).first->c_str();
+}
+
+bool register_kernel(const void *kernel, const char *name, PackedCall call) {
+  std::lock_guard<std::mutex> g(g_kernels_mutex);
+  for (const KernelRec &r : kernel_table())
+    if (r.addr == kernel) return true;
+  kernel_table().push_back({kernel, name, call});
+  return true;
+}
+
+/* A demangled symbol as the profile names kernels: `scan<int, 256>`, not
+ * `void scan<int, 256u>(int*, int)`. */
+static std::string kernel_name_of_symbol(const char *sym) {
+  int status = 0;
+  char *dem = abi::__cxa_demangle(sym, nullptr, nullptr, &status);
+  std::string d = status == 0 && dem ? dem : sym;
+  free(dem);
+  /* the name ends at the first '(' outside template arguments; a return type ends at the last
+   * space outside them before that */
+  int depth = 0;
+  size_t end = d.size(), begin = 0;
+  for (size_t i = 0; i < d.size(); i++) {
+    const char c = d[i];
+    if (c == '<') depth++;
+    else if (c == '>') depth--;
+    else if (c == '(' && depth == 0) { end = i; break; }
+    else if (c == ' ' && depth == 0) begin = i + 1;
+  }
+  std::string name = d.substr(begin, end - begin), out;
+  /* integer template arguments: 256u -> 256 */
+  for (size_t i = 0; i < name.size(); i++) {
+    out += name[i];
+    if (isdigit((unsigned char)name[i]) && (i == 0 || !isalnum((unsigned char)name[i - 1]) || isdigit((unsigned char)name[i - 1]))) {
+      size_t j = i + 1;
+      while (j < name.size() && (name[j] == 'u' || name[j] == 'l')) j++;
+      if (j > i + 1 && (j == name.size() || !isalnum((unsigned char)name[j]))) i = j - 1;
+    }
+  }
+  return out;
+}
+
+/* The program's own function symbols (its ELF symbol table, read once from /proc/self/exe),
+ * by run-time address: template kernels are named by them. Empty for a stripped program. */
+static int exe_bias_cb(struct dl_phdr_info *info, size_t, void *data) {
+  *(uintptr_t *)data = info->dlpi_addr; /* the first object is the program */
+  return 1;
+}
+static const std::map<uintptr_t, std::string> &exe_functions() {
+  static std::map<uintptr_t, std::string> *syms = nullptr;
+  if (syms) return *syms;
+  syms = new std::map<uintptr_t, std::string>;
+  uintptr_t bias = 0;
+  dl_iterate_phdr(exe_bias_cb, &bias);
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return *syms;
+  struct stat st;
+  void *map = fstat(fd, &st) == 0 ? mmap(nullptr, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (map == MAP_FAILED) return *syms;
+  const unsigned char *base = (const unsigned char *)map;
+  const size_t size = (size_t)st.st_size;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+  if (size >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= size) {
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(base + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++) {
+      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+      const Elf64_Shdr &strs = sh[sh[i].sh_link];
+      if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) continue;
+      const Elf64_Sym *sym = (const Elf64_Sym *)(base + sh[i].sh_offset);
+      const size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+      for (size_t k = 0; k < n; k++)
+        if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value && sym[k].st_name < strs.sh_size)
+          (*syms)[bias + sym[k].st_value] = (const char *)(base + strs.sh_offset + sym[k].st_name);
+    }
+  }
+  munmap(map, size);
+  return *syms;
+}
+
+/* The name of the kernel at an address: registered by cu2cpp.py's code, or found in the
+ * program's symbols (templates); null if neither knows it. */
+static const char *kernel_name_at(const void *addr) {
+  std::lock_guard<std::mutex> g(g_kernels_mutex);
+  for (const KernelRec &r : kernel_table())
+    if (r.addr == addr) return r.name;
+  Dl_info di;
+  if (dladdr(addr, &di) && di.dli_sname && di.dli_saddr == addr) return intern(kernel_name_of_symbol(di.dli_sname));
+  const auto &syms = exe_functions();
+  auto it = syms.find((uintptr_t)addr);
+  if (it != syms.end()) return intern(kernel_name_of_symbol(it->second.c_str()));
+  return nullptr;
+}
+
+/* `void scan(T*, int) [with T = float; int B = 256]` -> `scan<float, 256>` */
+static std::string name_of_pretty(const char *pf) {
+  std::string p = pf, name, args;
+  size_t paren = p.find('(');
+  size_t start = p.rfind(' ', paren == std::string::npos ? p.size() : paren);
+  name = p.substr(start == std::string::npos ? 0 : start + 1,
+                  (paren == std::string::npos ? p.size() : paren) - (start == std::string::npos ? 0 : start + 1));
+  size_t with = p.find("[with ");
+  if (with == std::string::npos) return name;
+  std::string list = p.substr(with + 6, p.size() - with - 7);
+  int depth = 0;
+  size_t from = 0;
+  for (size_t i = 0; i <= list.size(); i++) {
+    const char c = i < list.size() ? list[i] : ';';
+    if (c == '<' || c == '(' || c == '[') depth++;
+    else if (c == '>' || c == ')' || c == ']') depth--;
+    else if (c == ';' && depth == 0) {
+      std::string item = list.substr(from, i - from);
+      size_t eq = item.find(" = ");
+      if (eq != std::string::npos) args += (args.empty() ? "" : ", ") + item.substr(eq + 3);
+      from = i + 2;
+    }
+  }
+  return name + "<" + args + ">";
+}
+
+void name_launch(const char *pretty_function) {
+  tls.name_pending = false;
+  Worker *w = (Worker *)tls.worker;
+  if (!w || !w->launch || w->launch->resolved.load(std::memory_order_relaxed)) return;
+  const char *name;
+  {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    name = intern(name_of_pretty(pretty_function));
+  }
+  const char *none = nullptr;
+  w->launch->resolved.compare_exchange_strong(none, name);
+}
+
+static cudaError_t check_config(const LaunchInfo &in) {
   Buf b;
   b.add("emu: launch of %s at %s:%d: ", in.name, base_name(in.file), in.line);
   cudaError_t e = cudaSuccess;
@@ -1032,16 +1335,41 @@ static bool check_config(const LaunchInfo &in) {
       e = cudaErrorInvalidValue;
     }
   }
-  if (e == cudaSuccess) return true;
+  if (e == cudaSuccess && (in.flags & LAUNCH_COOPERATIVE)) {
+    /* every block must be resident at once: as many as the occupancy allows on each
+     * multiprocessor (one per worker) */
+    int per_sm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, in.kaddr, (int)threads, in.smem);
+    const long long most = (long long)per_sm * config().workers;
+    const long long blocks = (long long)g.x * g.y * g.z;
+    if (blocks > most) {
+      b.add("a cooperative launch of %lld blocks; at most %lld can be resident at once (%d per multiprocessor, "
+            "%d multiprocessors)", blocks, most, per_sm, config().workers);
+      e = cudaErrorCooperativeLaunchTooLarge;
+    }
+  }
+  if (e == cudaSuccess) return e;
   b.add(" (%s)", cudaGetErrorName(e));
   diag("%s", b.s);
   set_error(e);
-  return false;
+  return e;
 }
 
 bool in_kernel() { return tls.fiber != nullptr; }
 
-void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *closure) {
+/* Makes sure the pool has n workers (a cooperative launch runs every block at once). */
+static void ensure_workers(Pool &p, int n) {
+  while ((int)p.workers.size() < n) {
+    Worker *w = new Worker();
+    w->id = (int)p.workers.size();
+    p.workers.push_back(w);
+    std::thread(helper_main, w).detach();
+  }
+}
+
+cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
+  LaunchInfo in = info;
+  if (!in.name) in.name = "(kernel)";
   if (tls.fiber) {
     Worker *w = (Worker *)tls.worker;
     Buf b;
@@ -1049,8 +1377,12 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
           base_name(in.file), in.line);
     fail_in_fiber(w, b);
   }
-  if (sticky_error()) return; /* the context is unusable, as on the GPU */
-  if (!check_config(in)) return;
+  if (sticky_error()) return sticky_error(); /* the context is unusable, as on the GPU */
+  if (cudaError_t e = check_config(in)) return e;
+  /* the profile and the diagnostics name the kernel that runs: through a pointer, the kernel
+   * at its address; a template's instance (`scan<T>` in a host template) by its arguments */
+  if (in.kaddr && ((in.flags & LAUNCH_NAME_BY_ADDRESS) || strchr(in.name, '<')))
+    if (const char *nm = kernel_name_at(in.kaddr)) in.name = nm;
   const Config &cfg = config();
   Pool &p = pool();
   std::lock_guard<std::mutex> launch_lock(p.launch_mutex);
@@ -1061,42 +1393,44 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     install_fault_handler();
     p.workers.push_back(new Worker());
     p.workers[0]->id = 0;
-    for (int i = 1; i < cfg.workers; i++) {
-      Worker *w = new Worker();
-      w->id = i;
-      p.workers.push_back(w);
-    }
-    for (int i = 1; i < cfg.workers; i++) p.threads.emplace_back(helper_main, p.workers[(size_t)i]);
-    for (auto &t : p.threads) t.detach();
+    ensure_workers(p, cfg.workers);
     std::thread(watchdog_main).detach();
+  }
+  LaunchState L;
+  L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
+  GridBarrier grid;
+  if (in.flags & LAUNCH_COOPERATIVE) {
+    ensure_workers(p, (int)L.nblocks);
+    L.grid = &grid;
   }
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
   /* the kernel's threads open device allocations as they touch them, through the fault
    * handler; where the program replaced that handler, all of them open now */
-  if (!launch_memory_begin(!fault_handler_active(), in.name)) return;
+  if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
-  LaunchState L;
   L.info = in;
+  L.name_pending = !in.kaddr;
   if (g_probe_on) {
     probe_launch_begin(&L.info);
     for (Worker *w : p.workers) probe_worker_reset(w);
   }
   L.thunk = thunk;
   L.closure = closure;
-  L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
   L.next_block.store(0);
   L.failed.store(false);
   L.error.store(cudaSuccess);
   L.serial = serial++;
   L.start_s = now_s();
-  L.current_block = std::vector<std::atomic<long long>>((size_t)cfg.workers);
+  const int nworkers = (int)p.workers.size();
+  L.current_block = std::vector<std::atomic<long long>>((size_t)nworkers);
   for (auto &c : L.current_block) c.store(-1);
   {
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = &L;
   }
-  const int helpers = (int)(L.nblocks < cfg.workers ? L.nblocks : cfg.workers) - 1;
+  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : cfg.workers;
+  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (helpers > 0) {
     std::lock_guard<std::mutex> lk(p.m);
     p.launch = &L;
@@ -1114,7 +1448,8 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;
   }
-  if (g_probe_on) probe_launch_end(in, p.workers);
+  if (const char *r = L.resolved.load()) in.name = L.info.name = r;
+  if (g_probe_on) probe_launch_end(L.info, p.workers);
   char damage[512];
   if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
     L.error.store(cudaErrorLaunchFailure);
@@ -1126,9 +1461,129 @@ void run_kernel(const LaunchInfo &in, void (*thunk)(const void *), const void *c
   }
   if (L.failed.load()) {
     set_sticky((cudaError_t)L.error.load());
-    note_kernel_failure();
+    /* the program's own assert is its business, as on the GPU; a diagnostic of the emulator
+     * makes the process fail even where it never checks */
+    if (L.error.load() != cudaErrorAssert) note_kernel_failure();
+  }
+  return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ grid-wide barrier */
+
+bool grid_is_cooperative() {
+  Worker *w = (Worker *)tls.worker;
+  return tls.fiber && w->launch && w->launch->grid;
+}
+
+/* Thread 0 of a block waits here for thread 0 of every other block. */
+static void grid_wait(Worker *w, LaunchState *L, const char *file, int line) {
+  GridBarrier &g = *L->grid;
+  std::unique_lock<std::mutex> lk(g.m);
+  const unsigned long long gen = g.generation;
+  if (++g.arrived == L->nblocks) {
+    g.arrived = 0;
+    g.generation++;
+    g.cv.notify_all();
+    return;
+  }
+  if (g.finished && g.arrived + g.finished == L->nblocks) g.broken = true;
+  while (g.generation == gen) {
+    if (g.broken) {
+      const long long arrived = g.arrived, finished = g.finished;
+      lk.unlock();
+      Buf b;
+      b.add("emu: grid.sync() at %s:%d in ", base_name(file), line);
+      add_block(b, w);
+      b.add(": %lld of %lld blocks arrived; %lld blocks ended without reaching it", arrived, L->nblocks, finished);
+      fail_in_fiber(w, b);
+    }
+    if (L->failed.load(std::memory_order_relaxed)) {
+      lk.unlock();
+      go(w, w->cur, nullptr); /* another block failed: leave this one */
+    }
+    g.cv.wait_for(lk, std::chrono::milliseconds(20));
   }
 }
+
+void grid_sync(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) {
+    diag("emu: grid.sync() called outside a kernel at %s:%d; ignored", base_name(file), line);
+    return;
+  }
+  LaunchState *L = w->launch;
+  if (!L->grid) {
+    Buf b;
+    b.add("emu: grid.sync() at %s:%d in ", base_name(file), line);
+    add_block(b, w);
+    b.add(": the kernel was not launched with cudaLaunchCooperativeKernel, so its blocks are not all resident "
+          "and a grid-wide barrier would hang (on a GPU: cudaErrorCooperativeLaunchRequired or a hang)");
+    fail_in_fiber(w, b);
+  }
+  barrier(BAR_GRID, 1, file, line);
+  if (f->tid == 0) grid_wait(w, L, file, line);
+  barrier(BAR_GRID, 1, file, line);
+}
+
+/* ------------------------------------------------------------------ launches by address */
+
+namespace {
+struct PackedLaunch {
+  PackedCall call;
+  const void *kernel;
+  void **args;
+};
+void packed_thunk(const void *p) {
+  const PackedLaunch *l = (const PackedLaunch *)p;
+  l->call(l->kernel, l->args);
+}
+}  // namespace
+
+static cudaError_t launch_by_address(const char *fn, const void *func, dim3 grid, dim3 block, void **args,
+                                     size_t smem, cudaStream_t stream, unsigned flags) {
+  PackedCall call = nullptr;
+  const char *name = nullptr;
+  {
+    std::lock_guard<std::mutex> g(g_kernels_mutex);
+    for (const KernelRec &r : kernel_table())
+      if (r.addr == func) {
+        call = r.call;
+        name = r.name;
+      }
+  }
+  if (!call) {
+    diag("emu: %s: %p is not a kernel the emulator knows: a kernel template's instance passed as a void "
+         "pointer is found only when the call names it (cudaLaunchKernel(kernel<int>, ...), without a cast) "
+         "(cudaErrorInvalidDeviceFunction)", fn, func);
+    set_error(cudaErrorInvalidDeviceFunction);
+    return cudaErrorInvalidDeviceFunction;
+  }
+  PackedLaunch l{call, func, args};
+  LaunchInfo info{name, "?", 0, func, grid, block, smem, stream, flags};
+  return run_kernel(info, &packed_thunk, &l);
+}
+
+}  // namespace scanlab_emu
+
+extern "C" cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t sharedMem,
+                                        cudaStream_t stream) {
+  return scanlab_emu::launch_by_address("cudaLaunchKernel", func, grid, block, args, sharedMem, stream, 0);
+}
+extern "C" cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                                   size_t sharedMem, cudaStream_t stream) {
+  return scanlab_emu::launch_by_address("cudaLaunchCooperativeKernel", func, grid, block, args, sharedMem,
+                                        stream, scanlab_emu::LAUNCH_COOPERATIVE);
+}
+extern "C" cudaError_t cudaFuncGetName(const char **name, const void *func) {
+  if (!name) return cudaErrorInvalidValue;
+  *name = scanlab_emu::kernel_name_at(func);
+  if (*name) return cudaSuccess;
+  scanlab_emu::set_error(cudaErrorInvalidDeviceFunction);
+  return cudaErrorInvalidDeviceFunction;
+}
+
+namespace scanlab_emu {
 
 void sync_all() {}
 
@@ -1295,8 +1750,17 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
     b.str(", thread ");
     b.dim(t.x, t.y, t.z);
     b.str(": ");
-    if (addr >= f->stack.map && addr < f->stack.lo) {
-      b.str("fiber stack overflow (raise SCANLAB_EMU_STACK_KB)");
+    /* a frame larger than the guard page (a big local array) jumps over it: the stack pointer
+     * has left the stack then */
+    uintptr_t sp = 0;
+#if defined(__x86_64__)
+    sp = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#endif
+    if ((addr >= f->stack.map && addr < f->stack.lo) ||
+        (sp && sp < (uintptr_t)f->stack.lo && sp + (64u << 20) > (uintptr_t)f->stack.lo)) {
+      b.str("fiber stack overflow: the thread's locals need more than its stack of ");
+      b.num((unsigned long long)(f->stack.hi - f->stack.lo) / 1024);
+      b.str(" KiB (raise SCANLAB_EMU_STACK_KB)");
     } else if (w->arena && addr >= (const char *)w->arena + w->arena_mapped - page &&
                addr < (const char *)w->arena + w->arena_mapped) {
       b.str("access far past the end of its ");

@@ -1,7 +1,7 @@
 // Unbounded recursion in a kernel overflows its fiber stack into the guard page.
 // emu-test: expect fail
 // emu-test: schedules forward
-// emu-test: stderr fiber stack overflow (raise SCANLAB_EMU_STACK_KB)
+// emu-test: stderr fiber stack overflow: the thread's locals need more than its stack of 64 KiB (raise SCANLAB_EMU_STACK_KB)
 #include <cstdio>
 
 __device__ int deep(volatile int *p, int n) {

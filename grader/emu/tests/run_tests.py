@@ -3,10 +3,14 @@
 
 Each test is one `.cu` file in this folder; comment lines at its top say what to expect:
 
-    // emu-test: expect pass|fail|racy   pass: exit 0 under every schedule;
+    // emu-test: expect pass|fail|racy|compile-error
+                                         pass: exit 0 under every schedule;
                                          fail: non-zero exit under every schedule;
                                          racy: a wrong answer (non-zero exit, no emu
-                                         diagnostic) under at least one schedule
+                                         diagnostic) under at least one schedule;
+                                         compile-error: the build fails, and its messages
+                                         hold every `stderr` phrase (what the emu does not
+                                         support fails when compiling, naming the feature)
     // emu-test: schedules forward reverse random:1   (default: forward reverse random:1
                                                       random:2 for pass and racy,
                                                       forward random:1 for fail)
@@ -179,6 +183,12 @@ def main():
     for n in names:
         spec = specs[n]
         binary, err = built[n]
+        if spec['expect'] == 'compile-error':
+            missing = [p for p in spec['stderr'] if p not in err]
+            reason = ('it built; a compile error was expected' if binary else
+                      'the compiler\'s messages lack "%s"' % missing[0] if missing else '')
+            record(not reason, n + ' [compile error]', 0.0, reason, err)
+            continue
         if not binary:
             record(False, n + ' [build]', 0.0, 'does not build: ' + err.strip().splitlines()[-1][:200]
                    if err.strip() else 'does not build', err)

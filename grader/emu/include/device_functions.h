@@ -1,0 +1,5 @@
+/**
+ * @file device_functions.h
+ * @brief Emulation backend: the toolkit's `device_functions.h`, whose functions come with cuda_runtime.h.
+ */
+#include "cuda_runtime.h"

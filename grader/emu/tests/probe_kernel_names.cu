@@ -1,0 +1,52 @@
+// Each profile line names the kernel that ran, however it was launched: by name, through a
+// pointer variable, a table entry, a template instance taken by address, cudaLaunchKernel
+// with a cast to void * or with the kernel itself. The program reads its own profile.
+// emu-test: expect pass
+// emu-test: schedules forward
+// emu-test: probe
+// emu-test: env SCANLAB_EMU_PROFILE=build/emu-test/probe_kernel_names.jsonl
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_test.h"
+
+typedef void (*Kernel)(int *);
+__global__ void firstKernel(int *d) { d[threadIdx.x] += 1; }
+__global__ void secondKernel(int *d) { d[threadIdx.x] *= 2; }
+template <int K>
+__global__ void addKernel(int *d) { d[threadIdx.x] += K; }
+
+int main() {
+  const char *path = getenv("SCANLAB_EMU_PROFILE");
+  remove(path);
+  int *d;
+  CK(cudaMalloc(&d, 32 * sizeof(int)));
+  Kernel table[] = {secondKernel, addKernel<7>};
+  Kernel k = firstKernel;
+  firstKernel<<<1, 32>>>(d);
+  k<<<1, 32>>>(d);
+  table[0]<<<1, 32>>>(d);
+  table[1]<<<1, 32>>>(d);
+  void *args[] = {&d};
+  CK(cudaLaunchKernel((void *)secondKernel, 1, 32, args, 0, 0));
+  CK(cudaLaunchKernel(addKernel<3>, 1, 32, args, 0, 0));
+  CK(cudaDeviceSynchronize());
+  const char *want[] = {"firstKernel", "firstKernel", "secondKernel", "addKernel<7>", "secondKernel", "addKernel<3>"};
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    printf("no profile at %s\n", path);
+    return 1;
+  }
+  char line[4096];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    char name[128] = "";
+    if (sscanf(line, "{\"kernel\": \"%127[^\"]\"", name) != 1 || n >= 6 || strcmp(name, want[n])) {
+      printf("profile line %d names \"%s\", expected \"%s\"\n", n + 1, name, n < 6 ? want[n] : "no more lines");
+      return 1;
+    }
+    n++;
+  }
+  fclose(f);
+  return n == 6 ? 0 : (printf("%d profile lines, expected 6\n", n), 1);
+}

@@ -1,0 +1,240 @@
+"""Self-test of the emu as a drop-in for nvcc: grader/emu/bin/emu-nvcc's options and errors,
+the memory probes through it, and the corpus of grader/emu/corpus/ (built by each program's own
+Makefile or CMake with only the CUDA compiler changed), on the emu and, under --gpu, natively.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from run import BUILD, ROOT, CheckFailed, sh
+
+NVCC = os.path.join(ROOT, "grader", "emu", "bin", "emu-nvcc")
+CORPUS = os.path.join(ROOT, "grader", "emu", "corpus")
+
+# a program of two files: host code in a .cpp calling a kernel of the .cu through extern "C"
+# and an explicit template instantiation; the kernel's second loop races (no barrier)
+RACY_CU = r"""
+#include "racy.h"
+template <typename T>
+__global__ void shiftKernel(T *d, int n) {
+  __shared__ T s[64];
+  s[threadIdx.x] = d[threadIdx.x];
+  __syncthreads();
+  T v = threadIdx.x + 1 < 64 ? s[threadIdx.x + 1] : 0;
+  s[threadIdx.x] = v;  /* another thread may still read this word: a race */
+  d[threadIdx.x] = s[threadIdx.x];
+}
+template <typename T>
+void shift(T *d, int n) { shiftKernel<T><<<1, 64>>>(d, n); }
+template void shift<int>(int *, int);
+extern "C" int sync_all(void) { return (int)cudaDeviceSynchronize(); }
+"""
+RACY_H = r"""
+#pragma once
+template <typename T> void shift(T *d, int n);
+extern "C" int sync_all(void);
+"""
+# a host file with what the samples' helper_math.h defines outside __CUDACC__: cuda_runtime.h in
+# a .cpp file gives the host API only, as the toolkit's does
+HOST_MATH = r"""
+#include <cuda_runtime.h>
+#include <math.h>
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+int main() {
+  float2 f = make_float2(4.0f, 0.0f);
+  int *d = nullptr;
+  if (cudaMalloc(&d, 16) != cudaSuccess) return 1;
+  return min(2, 3) + max(0, 1) + (int)(1.0f / rsqrtf(f.x * 4.0f)) == 7 && cudaFree(d) == cudaSuccess ? 0 : 1;
+}
+"""
+# a thread with 200 KB of locals: a GPU thread may have 512 KiB of local memory, and so does a
+# program emu-nvcc builds (the kit's own builds keep 64 KiB stacks)
+BIG_LOCALS = r"""
+#include <cstdio>
+__global__ void localKernel(float *out, int n) {
+  float buf[50000];
+  for (int i = 0; i < n; i++) buf[i] = i * 0.5f + threadIdx.x;
+  float s = 0;
+  for (int i = 0; i < n; i += 997) s += buf[i];
+  out[threadIdx.x] = s;
+}
+int main() {
+  float *d;
+  cudaMalloc(&d, 64 * sizeof(float));
+  localKernel<<<2, 64>>>(d, 50000);
+  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+"""
+RACY_MAIN = r"""
+#include <cstdio>
+#include <cuda_runtime.h>
+#include "racy.h"
+int main() {
+  int *d;
+  cudaMalloc(&d, 64 * sizeof(int));
+  cudaMemset(d, 0, 64 * sizeof(int));
+  shift<int>(d, 64);
+  int e = sync_all();
+  printf("sync: %d\n", e);
+  return e;
+}
+"""
+
+
+def _nvcc(args, cwd, env=None, timeout=300):
+    full = dict(os.environ)
+    full.pop("EMU_PROBE", None)
+    full.update(env or {})
+    r = subprocess.run([NVCC] + args, cwd=cwd, env=full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout)
+    return r.returncode, r.stdout.decode(errors="replace")
+
+
+def driver():
+    """emu-nvcc takes nvcc's options and refuses what it cannot do with a sentence, never a
+    traceback; the probes work through it (a race is found, counters name each kernel)."""
+    work = os.path.join(BUILD, "emu-nvcc")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
+                       ("big_locals.cu", BIG_LOCALS)):
+        with open(os.path.join(work, name), "w") as fh:
+            fh.write(text)
+    with open(os.path.join(work, "opts.rsp"), "w") as fh:
+        fh.write("-O2 -I.\n")
+    bad = []
+
+    def expect(args, want_code, phrases, env=None, label=None):
+        code, out = _nvcc(args, work, env)
+        label = label or "emu-nvcc " + " ".join(args)
+        if (want_code == 0) != (code == 0):
+            bad.append(f"{label}: exit status {code}:\n      " + "\n      ".join(out.strip().splitlines()[-6:]))
+            return out
+        for p in phrases:
+            if p not in out:
+                bad.append(f"{label}: the output lacks {p!r}:\n      " + "\n      ".join(out.strip().splitlines()[-6:]))
+        if "Traceback" in out:
+            bad.append(f"{label}: a Python traceback")
+        return out
+
+    expect(["--version"], 0, ["release 12.0", "nvcc: NVIDIA (R) Cuda compiler driver"])
+    # separate compilation with GPU options that mean nothing on the CPU, then the link
+    expect(["-gencode", "arch=compute_90,code=sm_90", "-lineinfo", "--use_fast_math", "-Xptxas", "-v",
+            "--options-file", "opts.rsp", "-dc", "racy.cu", "-o", "racy.o"], 0, [])
+    expect(["-std=c++17", "-c", "main.cpp", "-o", "main.o"], 0, [])
+    expect(["-arch=sm_90", "-dlink", "racy.o", "-o", "dlink.o"], 0, [])
+    expect(["main.o", "racy.o", "dlink.o", "-o", "plain", "-lcudart"], 0, [])
+    r = subprocess.run([os.path.join(work, "plain")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode != 0 or b"sync: 0" not in r.stdout:
+        bad.append("the plain build should run (the race goes unnoticed without the probes): "
+                   + r.stdout.decode(errors="replace")[-300:])
+    # the same program with the probes: the race is reported, the profile names the kernel
+    expect(["--emu-probe", "-c", "racy.cu", "-o", "racy_probe.o"], 0, [])
+    expect(["main.o", "racy_probe.o", "-o", "probed"], 0, [])
+    prof = os.path.join(work, "prof.jsonl")
+    if os.path.exists(prof):
+        os.remove(prof)
+    env = dict(os.environ, SCANLAB_EMU_PROFILE=prof, SCANLAB_EMU_RACECHECK="0")
+    r = subprocess.run([os.path.join(work, "probed")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    lines = open(prof).read().splitlines() if os.path.exists(prof) else []
+    if not lines or json.loads(lines[0]).get("kernel") != "shiftKernel<int>":
+        bad.append(f"the probed build's profile ({len(lines)} lines) should name shiftKernel<int>: {lines[:1]}")
+    env.pop("SCANLAB_EMU_RACECHECK")
+    r = subprocess.run([os.path.join(work, "probed")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    out = r.stdout.decode(errors="replace")
+    if r.returncode == 0 or "emu: race on a __shared__ array" not in out or "in kernel shiftKernel<int>" not in out \
+            or "racy.cu:9" not in out:
+        bad.append("the probed build should report the race in shiftKernel:\n      " + out[-400:])
+    # EMU_PROBE=1 in the environment does the same as --emu-probe
+    expect(["racy.cu", "main.cpp", "-o", "probed_env"], 0, [], env={"EMU_PROBE": "1"}, label="EMU_PROBE=1 emu-nvcc")
+    r = subprocess.run([os.path.join(work, "probed_env")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if b"emu: race on a __shared__ array" not in r.stdout:
+        bad.append("EMU_PROBE=1 emu-nvcc should build with the probes (no race reported)")
+    expect(["-run", "host_math.cpp", "-o", "host_math"], 0, [], label="a host .cpp with its own min, max, rsqrtf")
+    expect(["-run", "big_locals.cu", "-o", "big_locals"], 0, [], label="a thread with 200 KB of locals")
+    # -M, -E, -x cu, -run
+    expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
+    # FindCUDA's way: the rules into -o, host flags quoted after a comma
+    expect(["-M", "-D__CUDACC__", "racy.cu", "-o", "racy.dep", "-Xcompiler", ',"-g"'], 0, [])
+    dep = open(os.path.join(work, "racy.dep")).read() if os.path.exists(os.path.join(work, "racy.dep")) else ""
+    if "racy.h" not in dep:
+        bad.append("emu-nvcc -M ... -o racy.dep should write the rules there: " + dep[:200])
+    expect(["-E", "-x", "cu", "racy.h"], 0, ["shift"])
+    expect(["-run", "racy.cu", "main.cpp", "-o", "run_me"], 0, ["sync: 0"])
+    # what cannot work: a sentence, exit status 1
+    expect(["racy.cu", "-lcublas"], 1, ["-lcublas: the emulator has no cuBLAS"])
+    expect(["-ptx", "racy.cu"], 1, ["-ptx: GPU code (PTX, cubin, fatbin) is not what the emulator makes"])
+    expect(["-shared", "racy.cu", "-o", "libx.so"], 1, ["-shared: the emulator builds programs and static libraries"])
+    expect(["missing.cu"], 1, ["missing.cu: no such file"])
+    expect(["notes.txt"], 1, ["unknown file type"])
+    expect(["--options-file", "nothere.rsp", "racy.cu"], 1, ["options file nothere.rsp"])
+    expect(["--frobnicate", "-c", "racy.cu", "-o", "x.o"], 0, ["ignoring option --frobnicate"])
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "options, separate compilation, -dlink, -M, -E, -run, host files, the probes, and six refusals"
+
+
+def _corpus(args, expect_passed=None):
+    code, out = sh([sys.executable, os.path.join(CORPUS, "run.py")] + args, timeout=3000)
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    m = re.fullmatch(r"(\d+) passed, (\d+) failed", last)
+    if code != 0 or not m or m.group(2) != "0" or (expect_passed is not None and int(m.group(1)) != expect_passed):
+        failures = [ln for ln in out.splitlines() if ": FAIL" in ln or ln.startswith("    ")]
+        raise CheckFailed("grader/emu/corpus/run.py " + " ".join(args) + ":\n    " +
+                          "\n    ".join((failures or out.splitlines())[-40:]))
+    return out
+
+
+def _load_corpus_runner():
+    """grader/emu/corpus/run.py as a module (`run` is the self-test's own name)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("corpus_run", os.path.join(CORPUS, "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def corpus_emu(probe=False):
+    n = len(_load_corpus_runner().load_index())
+    out = _corpus(["--jobs", "2"] + (["--probe"] if probe else []), expect_passed=n)
+    took = re.search(r"corpus took (\d+)s", out)
+    return f"{n} programs built by their own Makefile or CMake with emu-nvcc, each passes its self-check" + \
+        (f" ({took.group(1)}s)" if took else "")
+
+
+def corpus_native():
+    """On a GPU: every corpus program built with the toolkit's nvcc passes there too; then the
+    same programs on the emu, on the same machine, and each one's wall times side by side (the
+    emu's slowdown; the corpus's README has a column for the native ones)."""
+    n = len(_load_corpus_runner().load_index())
+    _corpus(["--native", "--jobs", "4"], expect_passed=n)
+    _corpus(["--jobs", "4"], expect_passed=n)
+    native = json.load(open(os.path.join(ROOT, "build", "emu-corpus", "native", "results.json")))["programs"]
+    emu = json.load(open(os.path.join(ROOT, "build", "emu-corpus", "emu", "results.json")))["programs"]
+    rows, ratios = [], []
+    for name, r in native.items():
+        e = emu[name]["run_s"]
+        ratios.append(e / max(r["run_s"], 1e-3))
+        rows.append(f"{name}: native {r['run_s']:.3f}s, emu {e:.3f}s, emu/native {ratios[-1]:.1f}")
+    ratios.sort()
+    print("    " + "\n    ".join(rows), flush=True)
+    return (f"{n} programs pass natively; emu/native wall time: median {ratios[len(ratios) // 2]:.1f}, "
+            f"from {ratios[0]:.1f} to {ratios[-1]:.1f} (build/emu-corpus/native/results.json)")
+
+
+def corpus_table():
+    """grader/emu/corpus/README.md lists exactly the programs of programs.toml, in order."""
+    progs = [p["name"] for p in _load_corpus_runner().load_index()]
+    text = open(os.path.join(CORPUS, "README.md"), encoding="utf-8").read()
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \|", text, re.M)
+    if rows != progs:
+        missing = sorted(set(progs) - set(rows))
+        extra = sorted(set(rows) - set(progs))
+        raise CheckFailed(f"grader/emu/corpus/README.md's table and programs.toml differ: missing {missing}, "
+                          f"not in programs.toml {extra}" + ("" if missing or extra else " (the order differs)"))
+    return f"{len(rows)} programs, the same in both"
