@@ -18,6 +18,7 @@ import argparse
 import difflib
 import errno
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -587,15 +588,24 @@ def protections_line(probe, backend):
         parts.append("a user namespace")
     if probe.get("pid_namespace"):
         parts.append("a PID namespace")
-    if probe.get("mount_namespace"):
+    if probe.get("net_namespace"):
+        parts.append("no network")
+    if probe.get("ipc_namespace"):
+        parts.append("its own IPC")
+    if probe.get("view"):
+        parts.append("a read-only view of only the driver's files, a private /tmp")
+    elif probe.get("mount_namespace"):
         parts.append("a private /tmp, the kit hidden")
     parts.append("limits on CPU, memory, files and processes" if probe.get("uid") or probe.get("user_namespace")
                  else "limits on CPU, memory and files")
     missing = []
     if not probe.get("uid") and not probe.get("user_namespace"):
         missing.append("own user (not root)")
-    if not probe.get("pid_namespace"):
-        missing.append("PID namespace")
+    for key, what in (("pid_namespace", "PID namespace"), ("net_namespace", "network namespace"),
+                      ("ipc_namespace", "IPC namespace"), ("view", "a root of its own (the host's "
+                                                                   "readable files are visible)")):
+        if not probe.get(key):
+            missing.append(what)
     line = "protections: " + ", ".join(parts)
     if missing:
         line += "; not available here: " + ", ".join(missing)
@@ -998,17 +1008,77 @@ def parse_tests(items):
 
 
 def sandbox_options(manifest, backend, timeout, hide_kit=True):
+    """The sandbox of a test's driver: its limits, and a root of its own that shows only what a
+    driver needs (driver_view). With hide_kit off (a sanitizer wraps the driver and runs it by
+    path), the host's files instead, the kit read-only, and a loopback of its own (the
+    sanitizer talks to the driver through it)."""
     lim = manifest["limits"]
     cpus = os.cpu_count() or 1
     opts = ["--cpu", str(int(timeout * (cpus + 1)) + 5), "--fsize", str(lim["files_mb"]),
             "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"])]
-    opts += ["--hide", ROOT] if hide_kit else ["--ro", ROOT]
+    if hide_kit and os.environ.get("SCANLAB_SANDBOX_VIEW") == "0":
+        opts += ["--hide", ROOT]  # a diagnosis: the host's files, the kit hidden (grader/README.md)
+    elif hide_kit:
+        opts += ["--view", "--hide", ROOT]
+        for kind, path in driver_view(backend):
+            opts += [kind, path]
+    else:
+        opts += ["--ro", ROOT, "--loopback"]
     # The CUDA runtime reserves far more address space than it uses: on a GPU, the limit is
     # on the data segment instead.
     opts += ["--mem", str(lim["memory_mb"])] + (["--mem-data"] if backend == "cuda" else [])
     for d in extra_hidden():
         opts += ["--hide", d]
     return opts
+
+
+_VIEWS = {}
+
+
+def _libraries(path):
+    """The shared libraries a trusted program or library loads, as the loader finds them (ldd on
+    kit-built drivers and system files only, never on a student's driver)."""
+    try:
+        r = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [m.group(1) for m in re.finditer(r"(?:=>\s*|^\s*)(/\S+)\s+\(0x", r.stdout, re.M)]
+
+
+def driver_view(backend):
+    """What a driver sees in the sandbox, as sandbox options (--view-ro PATH, --view-dev PATH):
+    its libraries and the loader's cache; on emu, the shell and addr2line the race detector
+    names source lines with; on cuda, the GPU's device files, the driver's libraries (libcuda is
+    loaded at run time, so ldd of the driver does not list it) and /sys. What does not exist on
+    this machine is left out (by the sandbox)."""
+    if backend in _VIEWS:
+        return _VIEWS[backend]
+    files = ["/etc/ld.so.cache"]
+    files += _libraries(os.path.join(KIT, backend, "scanlab-clean-driver"))
+    devs = []
+    if backend == "emu":
+        for tool in ("/bin/sh", shutil.which("addr2line") or "/usr/bin/addr2line"):
+            files += [tool] + _libraries(tool)
+    if backend == "cuda":
+        try:
+            cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            cache = ""
+        libcuda = re.findall(r"^\s*libcuda\.so(?:\.1)? \(.*x86-64.*\) => (\S+)$", cache, re.M)
+        libcuda += [p for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64")
+                    for p in glob.glob(os.path.join(d, "libcuda.so.1"))]
+        folders = {os.path.dirname(p) for p in libcuda}
+        for p in libcuda:
+            files += [p] + _libraries(p)
+        for d in sorted(folders):
+            for f in sorted(os.listdir(d)):
+                if re.match(r"lib(cuda|nvidia-[\w-]+)\.so", f):
+                    files.append(os.path.join(d, f))
+        files.append("/sys")
+        devs = sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/nvidia-caps/*"))
+    out = [("--view-ro", f) for f in dict.fromkeys(files)] + [("--view-dev", d) for d in devs]
+    _VIEWS[backend] = out
+    return out
 
 
 # ---- main -----------------------------------------------------------------------------------------
