@@ -396,10 +396,15 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
                     problem(line, f"{text[:60]}: only #pragma unroll is allowed (a macro of a header "
                                   "made this pragma from the region's tokens)")
                 continue
-            for kind, tok, _ in tokens(text, cpp):
+            toks = tokens(text, cpp)
+            for kind, tok, _ in toks:
                 if kind == "id" and tok in ASM:
                     problem(line, f"{tok}: not allowed in student code (a macro of a header made it "
                                   "from the region's tokens)")
+            for name, _ in attribute_names(toks):
+                if name in DENIED_ATTRIBUTES:
+                    problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code (a "
+                                  "macro of a header made it from the region's tokens)")
     # Macros of system headers that paste or stringize what they are given: with them a region
     # could spell asm, or a string that differs between backends.
     iso_lines = output_lines(_read(f"{base}.isod.i"))
@@ -435,6 +440,44 @@ def _check_define(problem, line, kind, macro, body, kit_words, student_macros, c
                           "student macros")
 
 
+# Attributes a region may not give: code or data in a section of its choosing (a byte array in
+# .text runs as machine code, so a raw system call needs no asm), functions without the
+# compiler's prologue.
+DENIED_ATTRIBUTES = {"section", "__section__", "naked", "__naked__"}
+
+
+def attribute_names(toks):
+    """The attribute names in GNU __attribute__((...)) lists and [[...]] specifiers of a token
+    list, as (name, index)."""
+    out, i, n = [], 0, len(toks)
+    while i < n:
+        t = toks[i][1]
+        if t in ("__attribute__", "__attribute") and i + 2 < n and toks[i + 1][1] == "(" and toks[i + 2][1] == "(":
+            depth, j = 0, i + 1
+            while j < n:
+                if toks[j][1] == "(":
+                    depth += 1
+                elif toks[j][1] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif depth == 2 and toks[j][0] == "id" and toks[j - 1][1] in ("(", ","):
+                    out.append((toks[j][1], j))
+                j += 1
+            i = j + 1
+            continue
+        if t in ("[", "<:") and i + 1 < n and toks[i + 1][1] in ("[", "<:"):
+            j = i + 2
+            while j < n and not (toks[j][1] in ("]", ":>") and j + 1 < n and toks[j + 1][1] in ("]", ":>")):
+                if toks[j][0] == "id" and (toks[j - 1][1] in ("[", "<:", ",", "::")):
+                    out.append((toks[j][1], j))
+                j += 1
+            i = j + 2
+            continue
+        i += 1
+    return out
+
+
 def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
     """The regions' tokens as the preprocessor read them (the regions' own macros expanded):
     asm, the probes' names, the lab's forbidden names, and brackets that close in the region."""
@@ -462,6 +505,10 @@ def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
             for kind, tok, _ in toks:
                 if kind == "id":
                     names_at.setdefault(tok, line)
+            for name, _ in attribute_names(toks):
+                if name in DENIED_ATTRIBUTES:
+                    problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code (a "
+                                  "section of its own, or a function without a prologue)")
             for name, _ in _names(toks):
                 parts = name.split("::")
                 if parts[0] in ASM:
@@ -568,6 +615,29 @@ def _undefined(obj):
             re.sub(r"\((?!\)).*$", "", name).strip()
         out.append((sym, name))
     return out
+
+
+def check_sections(obj, shown):
+    """What the object asks of the program it joins: no executable stack (a GNU C nested
+    function's trampoline asks for one, and machine code written to the stack would then run),
+    no section both writable and executable."""
+    try:
+        text = subprocess.run(["readelf", "-SW", obj], capture_output=True, text=True, errors="replace",
+                              timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return [f"{shown}: the compiled object could not be read"]
+    problems, stack = [], None
+    for m in re.finditer(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+([A-Za-z]*)\s+\d+\s+\d+\s+\d+\s*$",
+                         text, re.M):
+        name, flags = m.group(1), m.group(2)
+        if name == ".note.GNU-stack":
+            stack = flags
+        elif "W" in flags and "X" in flags:
+            problems.append(f"{shown}: a section both writable and executable ({name}): not allowed")
+    if stack is None or "X" in stack:
+        problems.append(f"{shown}: needs an executable stack (a nested function's trampoline?): not allowed "
+                        "in student code")
+    return problems
 
 
 def check_symbols(obj, manifest, backend, shown, forbidden, names_at=None):

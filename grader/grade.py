@@ -492,6 +492,7 @@ def check_objects(objs, manifest, backend, reserved, copies):
         shown = f"{manifest['dir']}/{name}"
         problems += codecheck.check_symbols(obj, manifest, backend, shown, _matcher(manifest.get("forbid", [])),
                                             copies[name].names_at)
+        problems += codecheck.check_sections(obj, shown)
         r = subprocess.run(["nm", "-P", "--defined-only", "-g", obj], capture_output=True, text=True,
                            errors="replace")
         for line in r.stdout.splitlines():

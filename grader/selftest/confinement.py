@@ -6,7 +6,8 @@ honest verdict checked:
     kit names spelt the same ways; asm and _Pragma built by pasting; a conditional, a string
     or a brace opened in one region and closed in the next;
   - what a lab's code may call: open64 reading another checkout, wordexp, timer_create, a raw
-    system call through pasted inline assembly;
+    system call through pasted inline assembly, or through machine code in .text (a section
+    attribute) or on a stack a nested function made executable;
   - what the sandbox shows: sockets to the host's listeners (TCP on loopback, an abstract unix
     socket), SysV IPC that outlives the test (the sandbox itself is tried in isolation.py);
   - code that tells the emulator from a GPU: a region that is the solution under
@@ -120,6 +121,20 @@ def case_asm_pasted():
     code = PASTE + ("  long pid;\n  PASTE(__as, m__) volatile(\"syscall\" : \"=a\"(pid) : \"a\"(39L) : \"rcx\", \"r11\", "
                     "\"memory\");\n  (void)pid;\n")
     return lab01_case("asm_pasted", code, REFUSED + r"#define PASTE: # and ## .*not allowed|__asm__: not allowed")
+
+
+def case_machine_code():
+    """Machine code without asm: a byte array placed in .text by a section attribute (a raw
+    getpid system call, called through a pointer), and a GNU C nested function, whose trampoline
+    makes the whole stack executable."""
+    text = ("  static const unsigned char code[] __attribute__((section(\".text\"))) = "
+            "{0xb8, 39, 0, 0, 0, 0x0f, 0x05, 0xc3};\n  if (n == 3) ((long (*)(void))(void *)code)();\n")
+    nested = ("  int keep(int v) { return v + (int)n; }\n  int (*volatile via)(int) = keep;\n"
+              "  if (n == 3) (void)via(1);\n")
+    return cases(
+        ("section(\".text\")", lambda: lab01_case("text_section", text, REFUSED + r"__attribute__\(\(section\)\): "
+                                                                                  r"not allowed")),
+        ("nested function", lambda: lab01_case("exec_stack", nested, REFUSED + r"needs an executable stack")))
 
 
 def case_asm_header_paste():
@@ -276,6 +291,7 @@ CASES = [
     ("#include spelt with a digraph, a splice, a comment, a trigraph", case_include_spellings),
     ("#define and #undef of kit names spelt with a digraph and a splice", case_kit_names_spelt),
     ("a raw system call through pasted inline assembly", case_asm_pasted),
+    ("machine code in .text, an executable stack", case_machine_code),
     ("asm pasted by a system header's macro", case_asm_header_paste),
     ("_Pragma spelt by pasting", case_pragma_pasted),
     ("a conditional, a string, a brace open across a STUDENT marker", case_open_across_markers),
