@@ -1017,12 +1017,15 @@ def sandbox_options(manifest, backend, timeout, hide_kit=True):
     cpus = os.cpu_count() or 1
     opts = ["--cpu", str(int(timeout * (cpus + 1)) + 5), "--fsize", str(lim["files_mb"]),
             "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"])]
-    if hide_kit and os.environ.get("SCANLAB_SANDBOX_VIEW") == "0":
-        opts += ["--hide", ROOT]  # a diagnosis: the host's files, the kit hidden (grader/README.md)
-    elif hide_kit:
+    view = driver_view(backend) if hide_kit and os.environ.get("SCANLAB_SANDBOX_VIEW") != "0" else None
+    if view:
         opts += ["--view", "--hide", ROOT]
-        for kind, path in driver_view(backend):
+        for kind, path in view:
             opts += [kind, path]
+    elif hide_kit:
+        # SCANLAB_SANDBOX_VIEW=0 (a diagnosis, grader/README.md), or no way to list the driver's
+        # libraries here: the host's files, the kit hidden
+        opts += ["--hide", ROOT]
     else:
         opts += ["--ro", ROOT, "--loopback"]
     # The CUDA runtime reserves far more address space than it uses: on a GPU, the limit is
@@ -1047,15 +1050,19 @@ def _libraries(path):
 
 
 def driver_view(backend):
-    """What a driver sees in the sandbox, as sandbox options (--view-ro PATH, --view-dev PATH):
+    """What a driver sees in the sandbox, as sandbox options (--view-ro PATH, --view-dev PATH), or
+    None where its libraries cannot be listed (no ldd):
     its libraries and the loader's cache; on emu, the shell and addr2line the race detector
     names source lines with; on cuda, the GPU's device files, the driver's libraries (libcuda is
     loaded at run time, so ldd of the driver does not list it) and /sys. What does not exist on
     this machine is left out (by the sandbox)."""
     if backend in _VIEWS:
         return _VIEWS[backend]
-    files = ["/etc/ld.so.cache"]
-    files += _libraries(os.path.join(KIT, backend, "scanlab-clean-driver"))
+    libs = _libraries(os.path.join(KIT, backend, "scanlab-clean-driver"))
+    if not libs:
+        _VIEWS[backend] = None  # without its libraries the driver could not start in a root of its own
+        return None
+    files = ["/etc/ld.so.cache"] + libs
     devs = []
     if backend == "emu":
         for tool in ("/bin/sh", shutil.which("addr2line") or "/usr/bin/addr2line"):

@@ -40,12 +40,15 @@ def hostile_binary():
     return HOSTILE
 
 
+BACKEND = ["emu"]  # whose driver sandbox the cases try (GPU_CASES: cuda's, with the GPU's files)
+
+
 def run_hostile(*args, timeout=60, opts=None):
     """Runs hostile MODE ARGS in the sandbox as a test's driver runs; returns (exit, output)."""
     m = [m for m in grade.all_manifests() if m["lab"] == "02"][0]
     # The driver's binary is hidden with the kit; the hostile one lives under build/ too, so it
     # is passed by descriptor as the driver is (the sandbox opens its program first).
-    cmd = [grade.SANDBOX] + (opts if opts is not None else grade.sandbox_options(m, "emu", 10)) + \
+    cmd = [grade.SANDBOX] + (opts if opts is not None else grade.sandbox_options(m, BACKEND[0], 10)) + \
         ["--", hostile_binary()] + list(args)
     r = subprocess.run(cmd, capture_output=True, timeout=timeout)
     return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
@@ -195,7 +198,7 @@ def case_sysv_ipc():
             continue
         key = 0x5ca70000 + os.getpid() % 0xffff
         m = [m for m in grade.all_manifests() if m["lab"] == "02"][0]
-        _, out = run_hostile("sysv", hex(key), opts=extra + grade.sandbox_options(m, "emu", 10))
+        _, out = run_hostile("sysv", hex(key), opts=extra + grade.sandbox_options(m, BACKEND[0], 10))
         if key in sysv_keys():
             subprocess.run(["ipcrm", "-M", hex(key)], capture_output=True)
             subprocess.run(["ipcrm", "-Q", hex(key)], capture_output=True)
@@ -218,3 +221,19 @@ CASES = [
     ("no connection to an abstract unix socket", case_abstract_socket),
     ("no SysV IPC outlives the sandbox", case_sysv_ipc),
 ]
+
+
+def on_cuda(case):
+    """The case in the sandbox of a cuda driver (the GPU's device files and libraries in view)."""
+    def run():
+        BACKEND[0] = "cuda"
+        try:
+            return case()
+        finally:
+            BACKEND[0] = "emu"
+    return run
+
+
+GPU_CASES = [(name, on_cuda(fn)) for name, fn in CASES if fn in (
+    case_read_solutions, case_write_kit, case_other_checkout, case_tcp_loopback, case_abstract_socket,
+    case_sysv_ipc, case_orphans)]

@@ -804,6 +804,9 @@ def gpu_checks():
     import confinement  # noqa: E402
     for name, fn in confinement.GPU_CASES:
         out.append((f"grader confines on the GPU: {name}", fn))
+    import isolation  # noqa: E402
+    for name, fn in isolation.GPU_CASES:
+        out.append((f"sandbox holds on the GPU: {name}", fn))
     return out
 
 
