@@ -424,17 +424,19 @@ def _matcher(patterns):
 
 
 def kit_words(manifest):
-    """{student file: the names the kit's code uses around its regions and in the lab headers}:
-    a student #define of one of them would change kit code."""
+    """{student file: the names the kit's code uses around its regions and in the lab headers
+    (comments left out)}: a student #define of one of them would change kit code."""
+    def words(text):
+        return set(re.findall(r"[A-Za-z_]\w*", re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)))
     headers = set()
     for f in sorted(os.listdir(os.path.join(ROOT, "grader", "include"))):
         if f.endswith(".h"):
-            headers |= set(re.findall(r"[A-Za-z_]\w*", open(os.path.join(ROOT, "grader", "include", f)).read()))
+            headers |= words(open(os.path.join(ROOT, "grader", "include", f)).read())
     out = {}
     for name in manifest["student_files"]:
         path = os.path.join(ROOT, "skeletons", manifest["dir"], name)
         outside, _ = split_regions(open(path).read().splitlines(keepends=True), manifest["lab"], path)
-        out[name] = headers | set(re.findall(r"[A-Za-z_]\w*", "".join("".join(p) for p in outside)))
+        out[name] = headers | words("".join("".join(p) for p in outside))
     return out
 
 
