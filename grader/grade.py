@@ -19,6 +19,7 @@ import concurrent.futures
 import difflib
 import errno
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -31,6 +32,8 @@ import tarfile
 import tempfile
 import threading
 import time
+
+import codecheck  # grader/codecheck.py: what student code may hold and call
 
 try:
     import tomllib
@@ -65,7 +68,7 @@ TOP_KEYS = {
     "student_files": ((list,), True), "test_source": ((str,), True), "calls_source": ((str,), True),
     "backend": ((str,), False), "timeout": ((int, float), False), "params": ((dict,), False),
     "test": ((list,), True), "limits": ((dict,), False), "forbid": ((list,), False),
-    "given_calls": ((list,), False),
+    "given_calls": ((list,), False), "allow": ((list,), False),
 }
 TEST_KEYS = {
     "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),
@@ -134,8 +137,15 @@ def load_manifest(path):
     if not m["student_files"] or not all(isinstance(f, str) and re.fullmatch(r"[A-Za-z0-9_.-]+", f)
                                          for f in m["student_files"]):
         raise ManifestError(f"{where}: 'student_files' must be plain file names")
-    if not all(isinstance(f, str) for f in m.get("forbid", [])):
-        raise ManifestError(f"{where}: 'forbid' must be a list of strings")
+    for key in ("forbid", "allow", "given_calls"):
+        if not all(isinstance(f, str) and f for f in m.get(key, [])):
+            raise ManifestError(f"{where}: '{key}' must be a list of names")
+    for a in m.get("allow", []):
+        if a.startswith("@") and a[1:] not in codecheck.GROUPS:
+            close = difflib.get_close_matches(a[1:], list(codecheck.GROUPS), n=1)
+            hint = f" (did you mean '@{close[0]}'?)" if close else \
+                f" (groups: {', '.join('@' + g for g in codecheck.GROUPS)})"
+            raise ManifestError(f"{where}: 'allow' names the group '{a}', which does not exist{hint}")
     _check_params(m.get("params", {}), f"{where} [params]")
     limits = dict(LIMIT_DEFAULTS)
     _check_table(m.get("limits", {}), LIMIT_KEYS, f"{where} [limits]")
@@ -404,17 +414,7 @@ def splice(kit_path, sub_path, lab, shown):
     return "".join(text), notes, ranges
 
 
-# ---- what student code may not do -------------------------------------------------------------
-
-DIRECTIVE = re.compile(r"^\s*(#|%:)\s*(\w*)(.*)$")
-SYSTEM_HEADER = re.compile(r"^\s*<([A-Za-z0-9_][A-Za-z0-9_./+-]*)>\s*$")
-
-
-def _mask(text):
-    sys.path.insert(0, os.path.join(ROOT, "grader", "emu"))
-    import cu2cpp  # noqa: E402  (the emu's rewriter knows how to blank comments and literals)
-    return cu2cpp.mask(text)
-
+# ---- what student code may hold and call (grader/codecheck.py) ----------------------------------
 
 def _matcher(patterns):
     exact, prefixes = set(), []
@@ -426,64 +426,34 @@ def _matcher(patterns):
     return hit
 
 
-def kit_identifiers(manifest, kit_text_outside):
-    """Names the kit's code uses around the student's: a student #define of one of them would
-    change kit code."""
-    words = set(re.findall(r"[A-Za-z_]\w*", kit_text_outside))
-    for f in os.listdir(os.path.join(ROOT, "grader", "include")):
+def kit_words(manifest):
+    """{student file: the names the kit's code uses around its regions and in the lab headers
+    (comments left out)}: a student #define of one of them would change kit code."""
+    def words(text):
+        return set(re.findall(r"[A-Za-z_]\w*", re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)))
+    headers = set()
+    for f in sorted(os.listdir(os.path.join(ROOT, "grader", "include"))):
         if f.endswith(".h"):
-            words |= set(re.findall(r"[A-Za-z_]\w*", _mask(open(os.path.join(ROOT, "grader", "include", f)).read())))
-    return words
+            headers |= words(open(os.path.join(ROOT, "grader", "include", f)).read())
+    out = {}
+    for name in manifest["student_files"]:
+        path = os.path.join(ROOT, "skeletons", manifest["dir"], name)
+        outside, _ = split_regions(open(path).read().splitlines(keepends=True), manifest["lab"], path)
+        out[name] = headers | words("".join("".join(p) for p in outside))
+    return out
 
 
-def check_source(text, ranges, manifest, shown, kit_words):
-    """Problems in the student regions of a spliced file: forbidden names, includes and
-    directives. Each names the line."""
-    forbidden = _matcher(manifest.get("forbid", []))
-    masked = _mask(text).splitlines()
-    raw = text.splitlines()
-    problems = []
-    for first, last in ranges:
-        for no in range(first, last + 1):
-            line, orig = masked[no - 1] if no <= len(masked) else "", raw[no - 1] if no <= len(raw) else ""
-            # The mask blanks preprocessor lines: a directive is a blank masked line whose source
-            # starts with # (or the digraph %:).
-            d = DIRECTIVE.match(re.sub(r"/\*.*?\*/|//.*$", "", orig)) if not line.strip() else None
-            if d:
-                name, rest = d.group(2), d.group(3)
-                if name == "include":
-                    m = SYSTEM_HEADER.match(rest)
-                    if not m or ".." in m.group(1):
-                        problems.append(f"{shown}:{no}: #include{clean(rest, 80)}: student code may include "
-                                        "only system headers, as <name.h>")
-                    elif forbidden(m.group(1).split("/")[0]) or forbidden(m.group(1)):
-                        problems.append(f"{shown}:{no}: #include <{m.group(1)}>: not allowed in this lab")
-                elif name in ("define", "undef"):
-                    macro = re.match(r"\s*([A-Za-z_]\w*)", rest)
-                    if macro and macro.group(1) in kit_words:
-                        problems.append(f"{shown}:{no}: #{name} {macro.group(1)}: changes a name the kit's "
-                                        "code uses")
-                elif name == "pragma":
-                    if not re.match(r"\s*unroll\b", rest):
-                        problems.append(f"{shown}:{no}: #pragma{clean(rest, 60)}: only #pragma unroll is allowed")
-                elif name not in ("", "if", "ifdef", "ifndef", "elif", "else", "endif", "define", "undef",
-                                  "error", "warning"):
-                    problems.append(f"{shown}:{no}: #{name}: not allowed in student code")
-                continue
-            for tok in re.finditer(r"[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*", line):
-                name = re.sub(r"\s+", "", tok.group(0))
-                parts = name.split("::")
-                if name in ("asm", "__asm__", "__asm", "_Pragma") or parts[0] in ("asm", "__asm__"):
-                    problems.append(f"{shown}:{no}: {parts[0]}: not allowed in student code")
-                elif "sanitize" in name.lower() or name.startswith("__tsan"):
-                    # the emu's probes (race detector, memory counters) ride on the sanitizer
-                    # instrumentation: code may not switch it off or stand in for its hooks
-                    problems.append(f"{shown}:{no}: {name}: turns off the emulator's probes (races, memory "
-                                    "counters): not allowed in student code")
-                elif forbidden(name) or any(forbidden(p) for p in parts):
-                    problems.append(f"{shown}:{no}: {name}: not allowed in this lab (grader/manifests/"
-                                    f"lab{manifest['lab']}.toml lists what student code may not call)")
-    return problems
+_POISONED = []
+
+
+def poisoned_names():
+    """What the preprocessor refuses in the regions: codecheck's list and every macro the host
+    compilers predefine (the machine, the compiler, the language), but __FILE__ and __LINE__."""
+    if not _POISONED:
+        names = set(codecheck.POISONED) | codecheck.predefined_macros(
+            [["cc", "-std=gnu11", "-x", "c"], ["g++", "-std=c++17", "-x", "c++"]])
+        _POISONED.extend(sorted(names - codecheck.PREDEFINED_OK))
+    return _POISONED
 
 
 def reserved_symbols(backend, driver_objs):
@@ -518,34 +488,46 @@ def reserved_symbols(backend, driver_objs):
     return names
 
 
-def check_objects(objs, manifest, backend, reserved, shown):
-    """Problems in the student's compiled code: calls of forbidden functions (however the
-    source spelt them), definitions that would replace the kit's or a library's functions."""
-    forbidden = _matcher(manifest.get("forbid", []))
-    # Names the kit's own code in the student file calls (outside the student regions): the
-    # object holds them whoever wrote the call, so only the source check of the regions
-    # forbids them there (and the driver counts host copies whatever calls them).
-    given = set(manifest.get("given_calls", []))
+def check_objects(objs, manifest, backend, reserved, copies):
+    """Problems in the student's compiled code: what it calls or reads that the lab does not
+    allow (codecheck.check_symbols), definitions that would replace the kit's or a library's
+    functions."""
     problems = []
-    for obj in objs:
-        r = subprocess.run(["nm", "-P", "-u", obj], capture_output=True, text=True, errors="replace")
-        d = subprocess.run(["nm", "-P", "-u", "-C", obj], capture_output=True, text=True, errors="replace")
-        for raw, dem in zip(r.stdout.splitlines(), d.stdout.splitlines()):
-            name = re.sub(r"\(.*$", "", dem.rsplit(" ", 1)[0].rsplit(" U", 1)[0]).strip()
-            base = raw.split()[0].split("@")[0]
-            parts = name.split("::")
-            if base in given or name in given:
-                continue
-            if forbidden(base) or forbidden(name) or any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts))):
-                problems.append(f"{shown}: calls {name}, which this lab does not allow (grader/manifests/"
-                                f"lab{manifest['lab']}.toml lists what student code may not call)")
+    for name, obj in objs.items():
+        shown = f"{manifest['dir']}/{name}"
+        problems += codecheck.check_symbols(obj, manifest, backend, shown, _matcher(manifest.get("forbid", [])),
+                                            copies[name].names_at)
+        problems += codecheck.check_sections(obj, shown)
         r = subprocess.run(["nm", "-P", "--defined-only", "-g", obj], capture_output=True, text=True,
                            errors="replace")
         for line in r.stdout.splitlines():
             p = line.split()
             if len(p) >= 2 and p[1] in "TDBRGS" and p[0] in reserved:
                 problems.append(f"{shown}: defines {p[0]}, which the kit or a library already defines")
-    return sorted(set(problems))
+    return list(dict.fromkeys(problems))
+
+
+def compiler_errors(log_path, manifest, ranges_of, limit=6):
+    """The compiler's complaints a student is shown: those about the lines of the student's
+    own files (each as `NN-name/file:LINE: error: ...`), never a line of another file's text;
+    the link's `undefined reference` lines name the student's own symbols."""
+    text = "\n".join(tail(log_path, 4000, limit=4 << 20))
+    out = []
+    for name, ranges in ranges_of.items():
+        shown = f"{manifest['dir']}/{name}"
+        whole = [(1, 10 ** 9)]
+        for line, msg in codecheck.own_messages(text, (f"src/{shown}", shown), whole):
+            where = "" if any(a <= line <= b for a, b in ranges) else " (kit code)"
+            out.append(clean(f"{shown}:{line}{where}: error: {msg}", 300))
+    for line in text.splitlines():
+        if "undefined reference to" in line:
+            m = re.search(r"undefined reference to [`'](.*?)'", line)
+            if m:
+                out.append(clean(f"undefined reference to {m.group(1)}", 300))
+    out = list(dict.fromkeys(out))
+    if not out:
+        out = ["errors in the kit's headers or the link (the full log is kept for the instructor)"]
+    return out[:limit]
 
 
 # ---- building -----------------------------------------------------------------------------------
@@ -581,9 +563,9 @@ def build_kit(manifest, backend, sm, log_path):
 
 
 def kit_fingerprint(manifest, backend):
-    """What a student's driver is built from besides the student's code."""
+    """What a student's driver is built from and checked against besides the student's code."""
     h = hashlib.sha256()
-    paths = ["grader/build.mk", manifest["calls_source"]]
+    paths = ["grader/build.mk", "grader/student.mk", "grader/codecheck.py", manifest["calls_source"]]
     for d in ("grader/driver", "grader/include", "grader/harness", "grader/emu/include", "grader/emu/runtime"):
         paths += sorted(os.path.join(d, f) for f in os.listdir(os.path.join(ROOT, d)))
     paths.append("grader/emu/cu2cpp.py")
@@ -592,6 +574,7 @@ def kit_fingerprint(manifest, backend):
         if os.path.isfile(full):
             h.update(p.encode() + b"\0" + open(full, "rb").read() + b"\0")
     h.update(backend.encode())
+    h.update(json.dumps([manifest.get(k) for k in ("forbid", "allow", "given_calls")]).encode())
     return h.hexdigest()
 
 
@@ -611,15 +594,24 @@ def protections_line(probe, backend):
         parts.append("a user namespace")
     if probe.get("pid_namespace"):
         parts.append("a PID namespace")
-    if probe.get("mount_namespace"):
+    if probe.get("net_namespace"):
+        parts.append("no network")
+    if probe.get("ipc_namespace"):
+        parts.append("its own IPC")
+    if probe.get("view"):
+        parts.append("a read-only view of only the driver's files, a private /tmp")
+    elif probe.get("mount_namespace"):
         parts.append("a private /tmp, the kit hidden")
     parts.append("limits on CPU, memory, files and processes" if probe.get("uid") or probe.get("user_namespace")
                  else "limits on CPU, memory and files")
     missing = []
     if not probe.get("uid") and not probe.get("user_namespace"):
         missing.append("own user (not root)")
-    if not probe.get("pid_namespace"):
-        missing.append("PID namespace")
+    for key, what in (("pid_namespace", "PID namespace"), ("net_namespace", "network namespace"),
+                      ("ipc_namespace", "IPC namespace"), ("view", "a root of its own (the host's "
+                                                                   "readable files are visible)")):
+        if not probe.get(key):
+            missing.append(what)
     line = "protections: " + ", ".join(parts)
     if missing:
         line += "; not available here: " + ", ".join(missing)
@@ -653,7 +645,7 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
     lab = manifest["lab"]
     lb = lab_backend(manifest, backend)
     res = {"ok": False, "driver": None, "problems": [], "notes": [], "log": None}
-    spliced = {}
+    spliced, ranges_of = {}, {}
     try:
         for name in manifest["student_files"]:
             src = find_student_file(sub_dir, manifest, name)
@@ -664,18 +656,12 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
             kit_file = os.path.join(ROOT, "skeletons", manifest["dir"], name)
             text, notes, ranges = splice(kit_file, src, lab, shown)
             res["notes"] += notes
-            k_out, _ = split_regions(open(kit_file).read().splitlines(keepends=True), lab, shown)
-            words = kit_identifiers(manifest, "".join("".join(p) for p in k_out))
-            res["problems"] += check_source(text, ranges, manifest, shown, words)
-            spliced[name] = text
+            spliced[name], ranges_of[name] = text, ranges
     except SubmissionError as e:
         res["problems"] = [clean(str(e))]
         return res
     except OSError as e:
         res["problems"] = [clean(f"cannot read the submission: {e}")]
-        return res
-    if res["problems"]:
-        res["problems"] = ["does not build: student code does what this lab does not allow"] + res["problems"][:8]
         return res
 
     h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
@@ -697,18 +683,29 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
     # readable by the sandbox's user wherever the kit lives.
     kit_dir = os.path.join(KIT, lb, "student", f"lab{lab}")
     work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-", dir=STAGING[0] if STAGING else None)
+    try:
+        return _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver, log_path, res)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver, log_path, res):
+    """build_student's work in the staging folder: the source check (the preprocessor, in the
+    sandbox), then the build (in the sandbox), then the object check."""
+    lab = manifest["lab"]
     os.chmod(work, 0o755)
     shutil.copytree(kit_dir, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ready"))
     src_dir, out_dir = os.path.join(work, "src", manifest["dir"]), os.path.join(work, "out")
     os.makedirs(src_dir)
     os.makedirs(out_dir)
+    copies = {}
     for name, text in spliced.items():
         with open(os.path.join(src_dir, name), "w") as f:
             f.write(text)
+        copies[name] = codecheck.write_check_files(os.path.join(work, "check"), name, text, ranges_of[name],
+                                                   f"{manifest['dir']}/{name}", poisoned_names())
     srcs = " ".join(f"src/{manifest['dir']}/{n}" for n in manifest["student_files"])
-    targets = ["driver"] + (["devcheck"] if lb == "emu" else [])
-    cmd = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "student.mk"] + targets + \
-        [f"LAB={lab}", f"SRCS={srcs}"]
+    make = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-f", "student.mk"]
     limit = BUILD_TIMEOUT[0] or manifest["limits"]["build_timeout"]
     opts = ["--rw", work, "--own", work, "--chdir", work, "--hide", ROOT, "--cpu", str(int(limit * 4) + 10),
             "--mem", "16384", "--fsize", "512", "--nproc", "256", "--tmp", "2048",
@@ -716,25 +713,44 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
     for d in extra_hidden():
         opts += ["--hide", d]
     t0 = time.monotonic()
+    timeout_problem = [f"does not compile: did not compile within {limit:g} s (build_timeout in "
+                       f"grader/manifests/lab{lab}.toml)"]
     with open(log_path, "w") as log:
-        code, timed_out = run_sandboxed(cmd, log, limit, opts)
-    res["seconds"] = time.monotonic() - t0
-    shown_src = f"src/{manifest['dir']}/"
+        # 1. What the compiler will read: the preprocessor's view of the regions (codecheck.py).
+        code, timed_out = run_sandboxed(make + ["check", f"LAB={lab}", f"SRCS={srcs}"], log, limit, opts)
     if timed_out:
-        res["problems"] = [f"does not compile: did not compile within {limit:g} s (build_timeout in "
-                           f"grader/manifests/lab{lab}.toml)"]
+        res["problems"] = timeout_problem
+        return res
+    words = kit_words(manifest)
+    forbidden = _matcher(manifest.get("forbid", []))
+    problems = []
+    for name in manifest["student_files"]:
+        problems += codecheck.read_check(out_dir, name, ranges_of[name], copies[name],
+                                         f"{manifest['dir']}/{name}", manifest, words[name], forbidden)
+    if problems:
+        res["problems"] = ["does not build: student code does what this lab does not allow"] + \
+            [clean(p) for p in problems[:8]]
+        return res
+    for f in os.listdir(out_dir):
+        os.remove(os.path.join(out_dir, f))
+    # 2. The build.
+    targets = ["driver"] + (["devcheck"] if lb == "emu" else [])
+    with open(log_path, "a") as log:
+        code, timed_out = run_sandboxed(make + targets + [f"LAB={lab}", f"SRCS={srcs}"], log,
+                                        max(1.0, limit - (time.monotonic() - t0)), opts)
+    res["seconds"] = time.monotonic() - t0
+    if timed_out:
+        res["problems"] = timeout_problem
     elif code != 0:
-        errs = first_errors(log_path)
-        res["problems"] = ["does not compile:"] + [e.replace(shown_src, manifest["dir"] + "/") for e in errs]
+        res["problems"] = ["does not compile:"] + compiler_errors(log_path, manifest, ranges_of)
     else:
-        objs = [os.path.join(out_dir, n + ".o") for n in manifest["student_files"]]
+        objs = {n: os.path.join(out_dir, n + ".o") for n in manifest["student_files"]}
         reserved = reserved_symbols(lb, [os.path.join(KIT, lb, "driver", f) for f in
                                          os.listdir(os.path.join(KIT, lb, "driver")) if f.endswith(".o")])
-        problems = check_objects(objs, manifest, lb, reserved, manifest["dir"])
+        problems = check_objects(objs, manifest, lb, reserved, copies)
         if problems:
             res["problems"] = ["does not build: student code does what this lab does not allow"] + problems[:8]
     if res["problems"]:
-        shutil.rmtree(work, ignore_errors=True)
         return res
     # The driver comes back into the kit's build folder as a trusted copy (its owner, not the
     # sandbox's user, may change it).
@@ -746,7 +762,6 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
             shutil.copyfile(p, os.path.join(tmp_final, f))
     os.chmod(os.path.join(tmp_final, f"lab{lab}_driver"), 0o755)
     os.chmod(tmp_final, 0o755)
-    shutil.rmtree(work, ignore_errors=True)
     out_dir = tmp_final
     shutil.copyfile(log_path, os.path.join(out_dir, "build.log"))
     open(os.path.join(out_dir, ".complete"), "w").close()
@@ -1003,17 +1018,84 @@ def parse_tests(items):
 
 
 def sandbox_options(manifest, backend, timeout, hide_kit=True):
+    """The sandbox of a test's driver: its limits, and a root of its own that shows only what a
+    driver needs (driver_view). With hide_kit off (a sanitizer wraps the driver and runs it by
+    path), the host's files instead, the kit read-only, and a loopback of its own (the
+    sanitizer talks to the driver through it)."""
     lim = manifest["limits"]
     cpus = os.cpu_count() or 1
     opts = ["--cpu", str(int(timeout * (cpus + 1)) + 5), "--fsize", str(lim["files_mb"]),
             "--nproc", str(lim["processes"]), "--tmp", str(lim["tmp_mb"])]
-    opts += ["--hide", ROOT] if hide_kit else ["--ro", ROOT]
+    view = driver_view(backend) if hide_kit and os.environ.get("SCANLAB_SANDBOX_VIEW") != "0" else None
+    if view:
+        opts += ["--view", "--hide", ROOT]
+        for kind, path in view:
+            opts += [kind, path]
+    elif hide_kit:
+        # SCANLAB_SANDBOX_VIEW=0 (a diagnosis, grader/README.md), or no way to list the driver's
+        # libraries here: the host's files, the kit hidden
+        opts += ["--hide", ROOT]
+    else:
+        opts += ["--ro", ROOT, "--loopback"]
     # The CUDA runtime reserves far more address space than it uses: on a GPU, the limit is
     # on the data segment instead.
     opts += ["--mem", str(lim["memory_mb"])] + (["--mem-data"] if backend == "cuda" else [])
     for d in extra_hidden():
         opts += ["--hide", d]
     return opts
+
+
+_VIEWS = {}
+
+
+def _libraries(path):
+    """The shared libraries a trusted program or library loads, as the loader finds them (ldd on
+    kit-built drivers and system files only, never on a student's driver)."""
+    try:
+        r = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [m.group(1) for m in re.finditer(r"(?:=>\s*|^\s*)(/\S+)\s+\(0x", r.stdout, re.M)]
+
+
+def driver_view(backend):
+    """What a driver sees in the sandbox, as sandbox options (--view-ro PATH, --view-dev PATH), or
+    None where its libraries cannot be listed (no ldd):
+    its libraries and the loader's cache; on emu, the shell and addr2line the race detector
+    names source lines with; on cuda, the GPU's device files, the driver's libraries (libcuda is
+    loaded at run time, so ldd of the driver does not list it) and /sys. What does not exist on
+    this machine is left out (by the sandbox)."""
+    if backend in _VIEWS:
+        return _VIEWS[backend]
+    libs = _libraries(os.path.join(KIT, backend, "scanlab-clean-driver"))
+    if not libs:
+        _VIEWS[backend] = None  # without its libraries the driver could not start in a root of its own
+        return None
+    files = ["/etc/ld.so.cache"] + libs
+    devs = []
+    if backend == "emu":
+        for tool in ("/bin/sh", shutil.which("addr2line") or "/usr/bin/addr2line"):
+            files += [tool] + _libraries(tool)
+    if backend == "cuda":
+        try:
+            cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            cache = ""
+        libcuda = re.findall(r"^\s*libcuda\.so(?:\.1)? \(.*x86-64.*\) => (\S+)$", cache, re.M)
+        libcuda += [p for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64")
+                    for p in glob.glob(os.path.join(d, "libcuda.so.1"))]
+        folders = {os.path.dirname(p) for p in libcuda}
+        for p in libcuda:
+            files += [p] + _libraries(p)
+        for d in sorted(folders):
+            for f in sorted(os.listdir(d)):
+                if re.match(r"lib(cuda|nvidia-[\w-]+)\.so", f):
+                    files.append(os.path.join(d, f))
+        files.append("/sys")
+        devs = sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/nvidia-caps/*"))
+    out = [("--view-ro", f) for f in dict.fromkeys(files)] + [("--view-dev", d) for d in devs]
+    _VIEWS[backend] = out
+    return out
 
 
 # ---- main -----------------------------------------------------------------------------------------

@@ -13,15 +13,23 @@
  *    the grader's or another test's, and cannot signal, trace or read them;
  *  - **namespaces**: a PID namespace (the command is process 1 of it: when it ends, the kernel
  *    kills everything it started, `setsid` or not) with a fresh /proc, so other processes are
- *    not even visible; a mount namespace with private tmpfs on /tmp, /var/tmp and /dev/shm
- *    (size-capped), the paths of `--ro` read-only and those of `--hide` covered by an empty
- *    directory. Without root, a user namespace makes the same possible where the kernel allows
+ *    not even visible; a network namespace of its own (no interface but a loopback that is
+ *    down: no connection to anything, the host's loopback listeners and abstract unix sockets
+ *    included; `--loopback` brings its own loopback up, for a tool that talks to itself); an
+ *    IPC namespace of its own (SysV shared memory, semaphores and message queues, POSIX
+ *    message queues: none of the host's, and none outlives the command); a mount namespace with
+ *    private tmpfs on /tmp, /var/tmp and /dev/shm (size-capped), the paths of `--ro` read-only
+ *    and those of `--hide` covered by an empty directory. With `--view`, the command sees a root
+ *    of its own instead: only the `--view-ro` paths (read-only), the `--ro` and `--rw` paths, the
+ *    `--view-dev` device nodes, /dev/null, /dev/zero, /dev/full, /dev/random and /dev/urandom,
+ *    a fresh /proc and private /tmp, /var/tmp and /dev/shm; paths that do not exist are left
+ *    out. Without root, a user namespace makes the same possible where the kernel allows
  *    unprivileged user namespaces;
  *  - **limits**: CPU seconds, memory (address space, or the data segment where a CUDA runtime
  *    needs large address reservations), file size, processes, open files, no core dumps;
  *  - **cleanup**: the parent waits, then kills whatever the command's uid still runs and
- *    removes what it left in the shared temporary directories (where no namespace did that),
- *    and gives the `--own` paths back to their owner.
+ *    removes what it left in the shared temporary directories and the SysV IPC objects it made
+ *    (where no namespace did that), and gives the `--own` paths back to their owner.
  * The sandbox ends the way the command ended (the same exit code, or the same signal), so
  * the caller can report a crash by its signal.
  */
@@ -31,22 +39,32 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <limits.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mount.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_LIST 32
+#define MAX_VIEW 256
 #define UID_BASE 2000000000u
 
 static struct {
@@ -55,9 +73,11 @@ static struct {
   int mem_data; /* 1: RLIMIT_DATA instead of RLIMIT_AS */
   long long fsize_mb, tmp_mb;
   int nproc, nofile;
-  int want_uid, want_ns;
+  int want_uid, want_ns, view, loopback;
   const char *ro[MAX_LIST], *hide[MAX_LIST], *rw[MAX_LIST], *own[MAX_LIST], *env[MAX_LIST];
   int nro, nhide, nrw, nown, nenv;
+  const char *view_ro[MAX_VIEW], *view_dev[MAX_VIEW];
+  int nview_ro, nview_dev;
   int keep[MAX_LIST], nkeep;
   const char *chdir_to;
   const char *status_file;
@@ -66,7 +86,7 @@ static struct {
 
 /* What was achieved, reported with --status-file. */
 static struct {
-  int uid, pidns, mountns, userns;
+  int uid, pidns, mountns, userns, netns, ipcns, view;
   uid_t run_uid;
 } got;
 
@@ -135,6 +155,132 @@ static int setup_mounts(void) {
   return 0;
 }
 
+/* ---- a root of its own (--view) -------------------------------------------------------------- */
+
+/* mkdir -p for the folders above @p path (not @p path itself). */
+static int make_parents(const char *path) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return 0;
+}
+
+/* What the view shows: each path as the command names it, and the file it is (its links
+ * resolved in the host's root, before the old root moves to /oldroot, where an absolute link
+ * would point elsewhere). */
+struct shown {
+  const char *path;
+  char real[PATH_MAX];
+  int rw, dev, exists;
+};
+static struct shown shown[MAX_VIEW + 2 * MAX_LIST + 8];
+static int nshown;
+
+static void show(const char *path, int rw, int dev) {
+  if (nshown == (int)(sizeof shown / sizeof shown[0])) die("too many paths in the view");
+  struct shown *s = &shown[nshown++];
+  s->path = path;
+  s->rw = rw;
+  s->dev = dev;
+  s->exists = path[0] == '/' && realpath(path, s->real) != NULL;
+}
+
+/* Binds one path of the old root (at /oldroot) to the same path in the new one (at /newroot),
+ * read-only unless rw; device nodes only where dev. A path that does not exist is left out
+ * (the GPU's files differ from one machine to the next). */
+static int bind_into_view(const struct shown *s) {
+  char src[PATH_MAX], dst[PATH_MAX];
+  struct stat st;
+  const int rw = s->rw, dev = s->dev;
+  if (!s->exists) return 0;
+  if (snprintf(src, sizeof src, "/oldroot%s", s->real) >= (int)sizeof src ||
+      snprintf(dst, sizeof dst, "/newroot%s", s->path) >= (int)sizeof dst)
+    return -1;
+  if (stat(src, &st) != 0) return 0;
+  if (make_parents(dst) != 0) return -1;
+  if (S_ISDIR(st.st_mode)) {
+    if (mkdir(dst, 0755) != 0 && errno != EEXIST) return -1;
+  } else {
+    int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    close(fd);
+  }
+  if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0) return -1;
+  /* A remount may add flags but not drop those the mount already has (a user namespace locks
+   * them): keep them, add read-only, nosuid and (but for devices) nodev. */
+  struct statvfs sv;
+  unsigned long keep = 0;
+  if (statvfs(dst, &sv) == 0) {
+    if (sv.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
+    if (sv.f_flag & ST_NODEV) keep |= MS_NODEV;
+    if (sv.f_flag & ST_NOATIME) keep |= MS_NOATIME;
+    if (sv.f_flag & ST_NODIRATIME) keep |= MS_NODIRATIME;
+    if (sv.f_flag & ST_RELATIME) keep |= MS_RELATIME;
+    if (sv.f_flag & ST_RDONLY) keep |= MS_RDONLY;
+  }
+  unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | keep | (rw ? 0 : MS_RDONLY) | (dev ? 0 : MS_NODEV);
+  return mount(NULL, dst, NULL, flags, NULL);
+}
+
+/* The command's root: a tmpfs holding only what the options name (the file header says what). */
+static int setup_view(void) {
+  const char *devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
+  nshown = 0;
+  for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) show(devs[i], 1, 1);
+  for (int i = 0; i < opt.nview_dev; i++) show(opt.view_dev[i], 1, 1);
+  for (int i = 0; i < opt.nview_ro; i++) show(opt.view_ro[i], 0, 0);
+  for (int i = 0; i < opt.nro; i++) show(opt.ro[i], 0, 0);
+  for (int i = 0; i < opt.nrw; i++) show(opt.rw[i], 1, 0);
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
+  /* Pivot into a scratch tmpfs that keeps the old root at /oldroot, build the new root at
+   * /newroot from it, then pivot again and let the old root go. */
+  if (mount("scanlab-view", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0) return -1;
+  if (mkdir("/tmp/oldroot", 0755) != 0 || mkdir("/tmp/newroot", 0755) != 0) return -1;
+  if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0 || chdir("/") != 0) return -1;
+  if (mount("scanlab-root", "/newroot", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0) return -1;
+  const char *dirs[] = {"/newroot/proc", "/newroot/dev", "/newroot/tmp", "/newroot/var",
+                        "/newroot/var/tmp", "/newroot/oldroot"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    if (mkdir(dirs[i], 0755) != 0) return -1;
+  char data[64];
+  snprintf(data, sizeof data, "size=%lldm,mode=1777", opt.tmp_mb);
+  if (mount("scanlab-tmp", "/newroot/tmp", "tmpfs", MS_NOSUID | MS_NODEV, data) != 0 ||
+      mount("scanlab-tmp", "/newroot/var/tmp", "tmpfs", MS_NOSUID | MS_NODEV, data) != 0 ||
+      mount("scanlab-dev", "/newroot/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755") != 0 ||
+      mkdir("/newroot/dev/shm", 01777) != 0 ||
+      mount("scanlab-tmp", "/newroot/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, data) != 0)
+    return -1;
+  for (int i = 0; i < nshown; i++)
+    if (bind_into_view(&shown[i]) != 0) return -1;
+  if (mount(NULL, "/newroot", NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0 &&
+      mount(NULL, "/newroot", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+    return -1;
+  if (umount2("/oldroot", MNT_DETACH) != 0) return -1;
+  if (syscall(SYS_pivot_root, "/newroot", "/newroot/oldroot") != 0 || chdir("/") != 0) return -1;
+  if (umount2("/oldroot", MNT_DETACH) != 0) return -1;
+  return 0;
+}
+
+/* ---- the network namespace's loopback ----------------------------------------------------- */
+
+static int loopback_up(void) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return -1;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+  int ok = ioctl(s, SIOCGIFFLAGS, &ifr) == 0;
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  ok = ok && ioctl(s, SIOCSIFFLAGS, &ifr) == 0;
+  close(s);
+  return ok ? 0 : -1;
+}
+
 /* ---- ownership of --own paths --------------------------------------------------------------- */
 
 static uid_t chown_uid;
@@ -161,10 +307,35 @@ static int remove_owned(const char *path, const struct stat *st, int flag, struc
   return 0;
 }
 
+/* Removes the SysV IPC objects @p uid made or owns (where no IPC namespace took them away):
+ * /proc/sysvipc lists them, with the owner's and the creator's uid. */
+static void clean_sysv(uid_t uid) {
+  const char *files[] = {"/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem"};
+  /* the columns of the id, the owner's uid and the creator's uid in each file */
+  const int id_col[] = {1, 1, 1}, uid_col[] = {7, 7, 4}, cuid_col[] = {9, 9, 6};
+  for (int f = 0; f < 3; f++) {
+    FILE *in = fopen(files[f], "r");
+    if (!in) continue;
+    char line[512];
+    if (!fgets(line, sizeof line, in)) line[0] = '\0'; /* the header */
+    while (fgets(line, sizeof line, in)) {
+      long long col[16] = {0};
+      int n = 0;
+      for (char *tok = strtok(line, " \t\n"); tok && n < 16; tok = strtok(NULL, " \t\n")) col[n++] = atoll(tok);
+      if (n <= cuid_col[f] || ((uid_t)col[uid_col[f]] != uid && (uid_t)col[cuid_col[f]] != uid)) continue;
+      int id = (int)col[id_col[f]];
+      if (f == 0) shmctl(id, IPC_RMID, NULL);
+      else if (f == 1) msgctl(id, IPC_RMID, NULL);
+      else semctl(id, 0, IPC_RMID);
+    }
+    fclose(in);
+  }
+}
+
 /* Kills every process of @p uid (from a child that takes that uid: kill(-1) reaches exactly
  * the processes a process of that uid may signal) and removes its files from the shared
- * temporary directories. */
-static void clean_uid_leftovers(uid_t uid, int have_pidns, int have_mountns) {
+ * temporary directories and its SysV IPC objects. */
+static void clean_uid_leftovers(uid_t uid, int have_pidns, int have_mountns, int have_ipcns) {
   if (!have_pidns) {
     pid_t k = fork();
     if (k == 0) {
@@ -178,6 +349,7 @@ static void clean_uid_leftovers(uid_t uid, int have_pidns, int have_mountns) {
     const char *dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
     for (int i = 0; i < 3; i++) nftw(dirs[i], remove_owned, 32, FTW_PHYS | FTW_DEPTH);
   }
+  if (!have_ipcns) clean_sysv(uid);
 }
 
 /* ---- the child ------------------------------------------------------------------------------- */
@@ -263,9 +435,23 @@ static void write_status(void) {
   FILE *f = fopen(opt.status_file, "w");
   if (!f) return;
   fprintf(f, "{\"uid\": %d, \"run_uid\": %u, \"pid_namespace\": %d, \"mount_namespace\": %d, "
-             "\"user_namespace\": %d}\n", got.uid, (unsigned)got.run_uid, got.pidns, got.mountns,
-          got.userns);
+             "\"user_namespace\": %d, \"net_namespace\": %d, \"ipc_namespace\": %d, \"view\": %d}\n",
+          got.uid, (unsigned)got.run_uid, got.pidns, got.mountns, got.userns, got.netns, got.ipcns, got.view);
   fclose(f);
+}
+
+/* The mounts: a root of its own (--view) or the host's with private temporary folders. */
+static int setup_fs(void) {
+  if (!opt.view) return setup_mounts();
+  got.view = setup_view() == 0;
+  return got.view ? 0 : -1;
+}
+
+/* The network and IPC namespaces, each where allowed. */
+static void enter_net_ipc(int extra_flags) {
+  got.netns = unshare(CLONE_NEWNET | extra_flags) == 0;
+  if (got.netns && opt.loopback && loopback_up() != 0) die("cannot bring the loopback up: %s", strerror(errno));
+  got.ipcns = unshare(CLONE_NEWIPC | extra_flags) == 0;
 }
 
 /* Sets up namespaces in this process (the parent of the command) as far as allowed. */
@@ -275,9 +461,10 @@ static void enter_namespaces(void) {
   gid_t gid = getgid();
   if (geteuid() == 0) {
     if (unshare(CLONE_NEWNS) == 0) {
-      got.mountns = setup_mounts() == 0;
+      got.mountns = setup_fs() == 0;
       if (!got.mountns) die("cannot set up the mount namespace: %s", strerror(errno));
     }
+    enter_net_ipc(0);
     got.pidns = unshare(CLONE_NEWPID) == 0;
     return;
   }
@@ -289,7 +476,9 @@ static void enter_namespaces(void) {
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
   write_file("/proc/self/gid_map", map);
   got.userns = 1;
-  got.mountns = setup_mounts() == 0;
+  got.mountns = setup_fs() == 0;
+  if (opt.view && !got.mountns) die("cannot set up the sandbox's own root: %s", strerror(errno));
+  enter_net_ipc(0);
   got.pidns = unshare(CLONE_NEWPID) == 0;
 }
 
@@ -325,6 +514,7 @@ static int run(char **argv) {
   if (child == 0) {
     if (!got.pidns) {
       if (getppid() != parent) _exit(125);
+      if (got.view) mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
       exec_child(argv);
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* (getppid() is 0 here: the parent is outside) */
@@ -353,7 +543,7 @@ static int run(char **argv) {
   /* The --own paths go back to their owner first, so the cleanup by uid leaves them alone. */
   for (int i = 0; i < opt.nown; i++)
     if (got.uid) chown_tree(opt.own[i], own_st[i].st_uid, own_st[i].st_gid);
-  if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns && !tmp_shared);
+  if (got.uid) clean_uid_leftovers(got.run_uid, got.pidns, got.mountns && !tmp_shared, got.ipcns);
   mirror(status);
   return 0;
 }
@@ -363,15 +553,17 @@ static int run(char **argv) {
 static int probe(void) {
   pid_t p = fork();
   if (p == 0) {
-    opt.nro = opt.nhide = opt.nrw = opt.nown = 0;
+    opt.nro = opt.nhide = opt.nrw = opt.nown = opt.nview_ro = opt.nview_dev = 0;
+    opt.view = 1; /* tried, not needed: the probe's root is empty */
     if (geteuid() == 0) {
       got.uid = 1;
       got.run_uid = UID_BASE + (uid_t)getpid();
     }
     enter_namespaces();
     printf("{\"root\": %d, \"uid\": %d, \"pid_namespace\": %d, \"mount_namespace\": %d, "
-           "\"user_namespace\": %d}\n", geteuid() == 0 || got.userns, got.uid, got.pidns,
-           got.mountns, got.userns);
+           "\"user_namespace\": %d, \"net_namespace\": %d, \"ipc_namespace\": %d, \"view\": %d}\n",
+           geteuid() == 0 || got.userns, got.uid, got.pidns, got.mountns, got.userns, got.netns, got.ipcns,
+           got.view);
     fflush(stdout);
     _exit(0);
   }
@@ -411,6 +603,10 @@ int main(int argc, char **argv) {
       opt.want_ns = 0;
     } else if (strcmp(a, "--mem-data") == 0) {
       opt.mem_data = 1;
+    } else if (strcmp(a, "--view") == 0) {
+      opt.view = 1;
+    } else if (strcmp(a, "--loopback") == 0) {
+      opt.loopback = 1;
     } else if (!v) {
       die("unknown option or missing value: %s", a);
     } else if (strcmp(a, "--cpu") == 0) {
@@ -437,6 +633,12 @@ int main(int argc, char **argv) {
       TAKE(opt.rw, opt.nrw);
     } else if (strcmp(a, "--own") == 0) {
       TAKE(opt.own, opt.nown);
+    } else if (strcmp(a, "--view-ro") == 0) {
+      if (opt.nview_ro == MAX_VIEW) die("too many --view-ro");
+      opt.view_ro[opt.nview_ro++] = v, i++;
+    } else if (strcmp(a, "--view-dev") == 0) {
+      if (opt.nview_dev == MAX_VIEW) die("too many --view-dev");
+      opt.view_dev[opt.nview_dev++] = v, i++;
     } else if (strcmp(a, "--env") == 0) {
       TAKE(opt.env, opt.nenv);
     } else if (strcmp(a, "--keep-fd") == 0) {

@@ -74,12 +74,12 @@ def grade(case, sub, labs, tests=(), **kw):
 
 
 def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=None, extra=(),
-           output=None, backend="emu"):
+           output=None, backend="emu", env=None):
     """Grades `sub` and checks: verdicts[name] = regex the FAIL reason must match; the tests in
     `ignore` may go either way; the others pass; `output` is a regex the grader's output must
     match."""
     code, out, data = grade(case, sub, [lab], tests=tests, max_timeout=max_timeout, schedule=schedule,
-                            extra=extra, backend=backend)
+                            extra=extra, backend=backend, env=env)
     got = selftest.by_name(data)
     problems = []
     for name in tests:
@@ -109,6 +109,21 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
 
 def all_fail(case, sub, lab, tests, reason, **kw):
     return expect(case, sub, lab, tests, {t: reason for t in tests}, **kw)
+
+
+def allowing(lab, *names):
+    """The environment of a grade whose lab `lab` also allows `names` (an instructor's wider
+    `allow` list): the runtime protections a case tries must hold where the build lets a call
+    through."""
+    import grade as g  # noqa: E402
+    folder = os.path.join(ROOT, "build", "selftest", "manifests-allowing-" + "-".join([lab] + list(names)))
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(g.MANIFESTS, folder)
+    path = os.path.join(folder, f"lab{lab}.toml")
+    text = open(path).read()
+    at = text.index("allow = [") + len("allow = [")
+    open(path, "w").write(text[:at] + "".join(f'"{n}", ' for n in names) + text[at:])
+    return {"SCANLAB_MANIFESTS": folder}
 
 
 # ---- wrong answers and crashes -----------------------------------------------------------------
@@ -206,22 +221,27 @@ FORGE_LINES = ('inc_example: OK\\n{\\"event\\":\\"end\\",\\"key\\":\\"pass\\"}\\
 
 def case_forged_output():
     """Prints passing lines and verdict events to every descriptor (the driver's control socket
-    included), then returns without computing anything."""
+    included), then returns without computing anything: write is not in lab 01's allow list;
+    in a lab that allows it, the forgery changes nothing."""
     forge = ("  long write(int, const void *, unsigned long);\n"
              f"  for (int fd = 1; fd < 1024; fd++) (void)write(fd, \"{FORGE_LINES}\", 80);\n  return;\n")
     sub = make_submission("forged_output", LAB01_FILE, INC_BODY, forge + INC_BODY)
-    return expect("forged_output", sub, "01", LAB01_TESTS,
-                  {t: r"first mismatch|poison" for t in INC_USERS})
+    refused = all_fail("forged_output_refused", sub, "01", ("inc_example",), r"(?s)does not build.*calls write")
+    ran = expect("forged_output", sub, "01", LAB01_TESTS, {t: r"first mismatch|poison" for t in INC_USERS},
+                 env=allowing("01", "write"))
+    return f"refused by lab 01's allow list ({refused}); where write is allowed, {ran}"
 
 
 SCRATCH = "/* Ints of scratch for the tile totals of one level"
 
 
 def case_constructor_forgery():
-    """A constructor (lab 05's file-scope region allows one) that forges before main()."""
+    """A constructor (lab 05's file-scope region allows one) that forges before main(), in a lab 05
+    that allows write (it does not: case_forged_output)."""
     rel = "05-global-scan/global_scan.cu"
     old = SCRATCH
-    text = ("#include <unistd.h>\n__attribute__((constructor)) static void forge(void) {\n"
+    text = ("extern \"C\" long write(int, const void *, unsigned long);\n"
+            "__attribute__((constructor)) static void forge(void) {\n"
             f"  for (int fd = 1; fd < 1024; fd++) (void)!write(fd, \"{FORGE_LINES}\", 80);\n}}\n" + SCRATCH)
     sub = make_submission("constructor", rel, old, text)
     # The forgery is a no-op; break the answer too, so honest grading must fail it.
@@ -229,7 +249,7 @@ def case_constructor_forgery():
     t = open(path).read().replace("  if (warp > 0) v += s_tmp[warp - 1];", "  if (warp > 1) v += s_tmp[warp - 1];")
     open(path, "w").write(t)
     return expect("constructor", sub, "05", ("block_example", "anylength_inc"),
-                  {"anylength_inc": r"first mismatch"}, ignore=("block_example",))
+                  {"anylength_inc": r"first mismatch"}, ignore=("block_example",), env=allowing("05", "write"))
 
 
 def case_internal_call():
@@ -250,12 +270,13 @@ def case_proc_read():
 
 
 def case_pasted_name():
-    """A forbidden call spelt by token pasting: the source check misses it, the object's
-    symbols do not."""
+    """A forbidden call spelt by token pasting: student macros may not paste (and the object's
+    symbols would name the call however it was spelt)."""
     sub = make_submission("pasted_name", LAB01_FILE, INC_BODY,
                           "#define PASTE(a, b) a##b\n  int PASTE(sys, tem)(const char *);\n"
                           "  if (n == 12345) PASTE(sys, tem)(\"true\");\n" + INC_BODY)
-    return all_fail("pasted_name", sub, "01", LAB01_TESTS, r"(?s)does not build.*calls system")
+    return all_fail("pasted_name", sub, "01", LAB01_TESTS,
+                    r"(?s)does not build.*#define PASTE: # and ## \(stringizing and pasting\) are not allowed")
 
 
 def case_replace_library():
@@ -327,7 +348,7 @@ def case_include_solution():
                           "#include \"../../solutions/05-global-scan/global_scan.cu\"\n"
                           f"#include <{ROOT}/solutions/05-global-scan/global_scan.cu>\n" + SCRATCH)
     return all_fail("include_solution", sub, "05", ("block_example",),
-                    r"(?s)does not build.*#include.*only system headers")
+                    r"(?s)does not build.*#include: student code may not include files")
 
 
 def case_symlink_to_solutions():
@@ -363,7 +384,7 @@ def case_library_scan():
     sub = make_submission("library_scan", "04-warp-scan/warp_scan.cu", SMEM_FIRST,
                           "#include <cub/cub.cuh>\n" + SMEM_FIRST)
     return all_fail("library_scan", sub, "04", ("inc_one_warp",),
-                    r"warp_scan.cu:\d+: #include <cub/cub.cuh>: not allowed")
+                    r"warp_scan.cu:\d+: #include: student code may not include files")
 
 
 # ---- work not done on the device ----------------------------------------------------------------
@@ -418,9 +439,9 @@ def case_build_timeout():
 def case_output_flood():
     """200 MB in one line, with terminal escape codes: capped, cleaned, and the grader's own
     memory stays small."""
-    flood = ("  static char line[1 << 20];\n  long write(int, const void *, unsigned long);\n"
-             "  for (int i = 0; i < (int)sizeof line; i++) line[i] = i % 64 == 7 ? 27 : 'A';\n"
-             "  for (int k = 0; k < 200; k++) (void)write(1, line, sizeof line);\n")
+    flood = ("  static char line[1 << 20];\n  int printf(const char *, ...);\n"
+             "  for (int i = 0; i < (int)sizeof line - 1; i++) line[i] = i % 64 == 7 ? 27 : 'A';\n"
+             "  for (int k = 0; k < 200; k++) printf(\"%s\", line);\n")
     sub = make_submission("output_flood", LAB01_FILE, INC_BODY, flood + INC_BODY)
     code, out, data = grade("output_flood", sub, ["01"], tests=("inc_example",), extra=("--stats",))
     problems = []

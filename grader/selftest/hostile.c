@@ -7,18 +7,27 @@
  *     hostile MODE [ARG...]
  *
  * Modes: read-mem PID, signal PID, write FILE, read FILE, tmp-fill, orphan MARKER,
- * fork-bomb, memory MB, cpu, output MB, stop-self.
+ * fork-bomb, memory MB, cpu, output MB, stop-self, connect-tcp PORT (a listener on the host's
+ * loopback), connect-abstract NAME (an abstract unix socket), sysv KEY (SysV shared memory and
+ * a message queue, left behind).
  * It is kit code written to misbehave; it is built only by the self-test.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,9 +80,8 @@ int main(int argc, char **argv) {
     pid_t p = fork();
     if (p == 0) {
       setsid();
-      if (fork() == 0) {
-        char *const args[] = {"/bin/sleep", "60", (char *)arg, NULL};
-        execv("/bin/sleep", args);
+      if (fork() == 0) { /* this program's own argv carries the marker */
+        for (int i = 0; i < 600; i++) usleep(100000);
         _exit(0);
       }
       _exit(0);
@@ -113,6 +121,33 @@ int main(int argc, char **argv) {
     for (long i = 0; i < mb; i++) fwrite(block, 1, sizeof block, stdout);
     printf("\n");
     return say(0, "printed %s MiB", arg);
+  }
+  if (strcmp(mode, "connect-tcp") == 0) { /* a listener on the host's loopback */
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)atoi(arg));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0) return say(1, "connected to 127.0.0.1:%s", arg);
+    return say(0, "cannot connect to 127.0.0.1:%s", arg);
+  }
+  if (strcmp(mode, "connect-abstract") == 0) { /* an abstract unix socket (no file: no mount hides it) */
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    size_t len = strlen(arg) < sizeof a.sun_path - 1 ? strlen(arg) : sizeof a.sun_path - 1;
+    memcpy(a.sun_path + 1, arg, len);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) == 0)
+      return say(1, "connected to the abstract socket @%s", arg);
+    return say(0, "cannot connect to the abstract socket @%s", arg);
+  }
+  if (strcmp(mode, "sysv") == 0) { /* SysV IPC that would outlive the test */
+    key_t key = (key_t)strtol(arg, NULL, 0);
+    int shm = shmget(key, 4096, IPC_CREAT | 0666), msg = msgget(key, IPC_CREAT | 0666);
+    snprintf(path, sizeof path, "shm %d, msg %d", shm, msg);
+    return say(0, "made %s (the self-test looks for them afterwards)", path);
   }
   if (strcmp(mode, "stop-self") == 0) {
     raise(SIGSTOP);

@@ -7,6 +7,7 @@ so and checks what remains.
 """
 import os
 import re
+import socket
 import subprocess
 import time
 
@@ -39,12 +40,15 @@ def hostile_binary():
     return HOSTILE
 
 
+BACKEND = ["emu"]  # whose driver sandbox the cases try (GPU_CASES: cuda's, with the GPU's files)
+
+
 def run_hostile(*args, timeout=60, opts=None):
     """Runs hostile MODE ARGS in the sandbox as a test's driver runs; returns (exit, output)."""
     m = [m for m in grade.all_manifests() if m["lab"] == "02"][0]
     # The driver's binary is hidden with the kit; the hostile one lives under build/ too, so it
     # is passed by descriptor as the driver is (the sandbox opens its program first).
-    cmd = [grade.SANDBOX] + (opts if opts is not None else grade.sandbox_options(m, "emu", 10)) + \
+    cmd = [grade.SANDBOX] + (opts if opts is not None else grade.sandbox_options(m, BACKEND[0], 10)) + \
         ["--", hostile_binary()] + list(args)
     r = subprocess.run(cmd, capture_output=True, timeout=timeout)
     return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
@@ -139,6 +143,70 @@ def case_memory():
     return need_blocked(out, "taking 16 GiB")
 
 
+def case_other_checkout():
+    """A world-readable file outside the kit and the submissions (another student's checkout):
+    the driver's root shows only its own files."""
+    import confinement  # noqa: E402
+    with confinement.Secret() as s:
+        _, out = run_hostile("read", s.path)
+        if not probe().get("view"):
+            return "not checked: no root of its own here (" + verdict(out) + ")"
+        return need_blocked(out, "reading another checkout")
+
+
+def case_tcp_loopback():
+    """A listener on the host's loopback (another student's test, the grader's machine)."""
+    with socket.socket() as ls:
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(1)
+        _, out = run_hostile("connect-tcp", str(ls.getsockname()[1]))
+    if not probe().get("net_namespace"):
+        return "not checked: no network namespace here (" + verdict(out) + ")"
+    return need_blocked(out, "connecting to the host's loopback")
+
+
+def case_abstract_socket():
+    """An abstract unix socket: no file, so no mount hides it; only a network namespace does."""
+    name = f"scanlab-selftest-{os.getpid()}"
+    with socket.socket(socket.AF_UNIX) as ls:
+        ls.bind("\0" + name)
+        ls.listen(1)
+        _, out = run_hostile("connect-abstract", name)
+    if not probe().get("net_namespace"):
+        return "not checked: no network namespace here (" + verdict(out) + ")"
+    return need_blocked(out, "connecting to an abstract unix socket")
+
+
+def sysv_keys():
+    keys = set()
+    for f in ("/proc/sysvipc/shm", "/proc/sysvipc/msg"):
+        try:
+            keys |= {int(line.split()[0]) for line in open(f).read().splitlines()[1:] if line.split()}
+        except (OSError, ValueError):
+            pass
+    return keys
+
+
+def case_sysv_ipc():
+    """SysV shared memory and a message queue made inside the sandbox do not outlive it: an IPC
+    namespace of its own, and where there is none (--no-namespaces, as root), the cleanup by
+    uid."""
+    verdicts = []
+    for label, extra in (("its own IPC namespace", []), ("no namespaces: cleaned up by uid", ["--no-namespaces"])):
+        if extra and not probe().get("uid"):
+            verdicts.append(f"{label}: not checked (not root: no uid of its own to clean up after)")
+            continue
+        key = 0x5ca70000 + os.getpid() % 0xffff
+        m = [m for m in grade.all_manifests() if m["lab"] == "02"][0]
+        _, out = run_hostile("sysv", hex(key), opts=extra + grade.sandbox_options(m, BACKEND[0], 10))
+        if key in sysv_keys():
+            subprocess.run(["ipcrm", "-M", hex(key)], capture_output=True)
+            subprocess.run(["ipcrm", "-Q", hex(key)], capture_output=True)
+            raise CheckFailed(f"{label}: SysV objects with key {hex(key)} outlived the sandbox ({verdict(out)})")
+        verdicts.append(f"{label}: none left")
+    return "; ".join(verdicts)
+
+
 CASES = [
     ("the grader's memory cannot be read", case_read_memory),
     ("the grader's processes cannot be signalled", case_signal),
@@ -148,4 +216,24 @@ CASES = [
     ("no process outlives the sandbox", case_orphans),
     ("a fork bomb is stopped", case_fork_bomb),
     ("memory is limited", case_memory),
+    ("another checkout cannot be read", case_other_checkout),
+    ("no connection to the host's loopback", case_tcp_loopback),
+    ("no connection to an abstract unix socket", case_abstract_socket),
+    ("no SysV IPC outlives the sandbox", case_sysv_ipc),
 ]
+
+
+def on_cuda(case):
+    """The case in the sandbox of a cuda driver (the GPU's device files and libraries in view)."""
+    def run():
+        BACKEND[0] = "cuda"
+        try:
+            return case()
+        finally:
+            BACKEND[0] = "emu"
+    return run
+
+
+GPU_CASES = [(name, on_cuda(fn)) for name, fn in CASES if fn in (
+    case_read_solutions, case_write_kit, case_other_checkout, case_tcp_loopback, case_abstract_socket,
+    case_sysv_ipc, case_orphans)]

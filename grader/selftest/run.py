@@ -44,9 +44,9 @@ def sh(cmd, env=None, timeout=1800, cwd=ROOT):
 
 
 def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_timeout=None,
-               tag="run", extra=()):
+               tag="run", extra=(), env=None):
     """Grades and returns (exit code, output, results.json as a dict). `schedule` None: the
-    grader's own default."""
+    grader's own default; `env`: more environment (SCANLAB_MANIFESTS, say)."""
     results = os.path.join(BUILD, f"{tag}.json")
     if os.path.exists(results):
         os.remove(results)
@@ -58,7 +58,7 @@ def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_tim
         cmd += ["--test", t]
     if max_timeout:
         cmd += ["--max-timeout", str(max_timeout)]
-    env = {"NO_COLOR": "1"}
+    env = dict(env or {}, NO_COLOR="1")
     if schedule:
         env["SCANLAB_EMU_SCHEDULE"] = schedule
     code, out = sh(cmd, env=env)
@@ -884,6 +884,12 @@ def gpu_checks():
     import bad_submissions  # noqa: E402
     for name, fn in bad_submissions.GPU_CASES:
         out.append((f"grader survives on the GPU: {name}", fn))
+    import confinement  # noqa: E402
+    for name, fn in confinement.GPU_CASES:
+        out.append((f"grader confines on the GPU: {name}", fn))
+    import isolation  # noqa: E402
+    for name, fn in isolation.GPU_CASES:
+        out.append((f"sandbox holds on the GPU: {name}", fn))
     return out
 
 
@@ -900,6 +906,9 @@ def checks():
     out.append(("the trusted side's checks agree, host and device (emu)", trusted_checks))
     for name, fn in bad_submissions.CASES:
         out.append((f"grader survives: {name}", fn))
+    import confinement  # noqa: E402  (grader/selftest/confinement.py)
+    for name, fn in confinement.CASES:
+        out.append((f"grader confines: {name}", fn))
     labs = [m["lab"] for m in grade.all_manifests()]
     emu_labs = [m["lab"] for m in grade.all_manifests() if m.get("backend") != "cpu"]
     if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
