@@ -148,12 +148,24 @@ size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got
 /** The failure hx_check_i32() would record, from a check's result (hx_verify_scan() and the
  *  like, which find the same first mismatch and count where the output lies). */
 size_t hx_report_i32(const char *ctx, const hxv_result *r);
-/** Compares floats: |got-expected| <= atol + rtol*|expected|; NaN never matches. */
+/** Compares floats: |got-expected| <= atol + rtol*|expected|; NaN never matches. A value
+ *  never written is named as such. */
 size_t hx_check_f32(const char *ctx, const float *expected, const float *got, size_t n,
                     double rtol, double atol);
-/** Compares raw elements of @p size bytes; the message prints them as hexadecimal words. */
+/** Compares raw elements of @p size bytes. The message prints 1-, 2- and 4-byte elements as
+ *  numbers (with their bits), larger ones as hexadecimal words, and names a value never written:
+ *  `lineOfSight(n=33, ...): first mismatch at [1]: expected 1 (0x01), got 190 (0xbe) (the
+ *  poison value: never written) (32 mismatches)`. */
 size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, size_t n,
                       size_t size);
+/**
+ * @brief " (the poison value: never written)" when element @p index (of @p size bytes) of an
+ * output, held at @p p, still holds what the harness filled the output with before the call
+ * (0xDEADBEEF words, so each byte of the element at its place in them); "" otherwise.
+ *
+ * For a message about any element type: `HX_FAIL("... got %d%s", v, hx_poison_note(&v, 4, i))`.
+ */
+const char *hx_poison_note(const void *p, size_t size, size_t index);
 /** Formats a context string into a static buffer (for hx_check_* calls). */
 const char *hx_ctx(const char *fmt, ...)
 #if defined(__GNUC__)
