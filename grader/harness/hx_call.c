@@ -103,7 +103,9 @@ static void take_line(proc *p) {
   p->line[p->line_len] = '\0';
   const size_t len = p->line_len + p->line_full;
   if (p->kept + len + 1 <= OUT_CAP) {
-    printf("%s%s\n", p->line, p->line_full ? " [line cut]" : "");
+    /* the test's own lines in the log start with "test: "; a driver's line that does too is marked */
+    printf("%s%s%s\n", strncmp(p->line, "test: ", 6) == 0 ? "(driver) " : "", p->line,
+           p->line_full ? " [line cut]" : "");
     p->kept += len + 1;
   } else {
     p->dropped += len + 1;
