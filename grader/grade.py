@@ -232,8 +232,9 @@ def clean(text, limit=400):
     return text if len(text) <= limit else text[:limit] + f" [... {len(text) - limit} characters cut]"
 
 
-def tail(path, lines=6, limit=64 * 1024):
-    """The last lines of a file, reading at most `limit` bytes of it."""
+def tail(path, lines=6, limit=64 * 1024, skip=None):
+    """The last lines of a file, reading at most `limit` bytes of it (less those starting with
+    `skip`)."""
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -242,7 +243,7 @@ def tail(path, lines=6, limit=64 * 1024):
             text = f.read().decode(errors="replace").splitlines()
     except OSError:
         return []
-    return [clean(t) for t in text if t.strip()][-lines:]
+    return [clean(t) for t in text if t.strip() and not (skip and t.startswith(skip))][-lines:]
 
 
 # ---- submissions ---------------------------------------------------------------------------
@@ -877,7 +878,7 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
         result.status = "fail"
         why = f"the test ended with {describe_status(code)} before finishing (a bug in the kit: " \
               "please report it)"
-        result.reasons = fails + [why] + tail(log_path, 6)
+        result.reasons = fails + [why] + tail(log_path, 6, skip="test: ")
     elif end.get("key") == "pass" and code == 0 and not fails:
         result.status = "pass"
     elif end.get("key") == "skip" and code == 0 and not fails:
@@ -885,9 +886,35 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
         result.reasons = [clean(end.get("text") or "skipped")]
     else:
         result.status = "fail"
-        result.reasons = fails or [f"failed (exit code {code})"] + tail(log_path, 6)
-    result.reasons = [re.sub(r"\S*build/tmp/[^/\s]+/src/", "", r) for r in result.reasons]
+        result.reasons = fails or [f"failed (exit code {code})"] + tail(log_path, 6, skip="test: ")
+    result.reasons = [re.sub(r"\bsrc/(\d\d-[\w.-]+/)", r"\1", re.sub(r"\S*build/tmp/[^/\s]+/src/", "", r))
+                      for r in result.reasons]
+    result.reasons = source_lines(result.reasons, driver)
+    result.notes = source_lines(result.notes, driver)
     return result
+
+
+PC = re.compile(r"(?:/proc/\d+/exe|\S*_driver)\+(0x[0-9a-fA-F]+)\b")
+
+
+def source_lines(lines, driver):
+    """Where the emu's race detector could only name an instruction (`/proc/2/exe+0x7fe39`: the
+    student's code runs confined, where it cannot start addr2line), the driver's file and line,
+    as the detector names them elsewhere (`kogge_stone.cu:27`)."""
+    offsets = sorted({m.group(1) for line in lines for m in PC.finditer(line)})
+    if not offsets or not driver or not shutil.which("addr2line"):
+        return lines
+    try:
+        r = subprocess.run(["addr2line", "-e", driver] + offsets, capture_output=True, text=True, timeout=30,
+                           errors="replace")
+    except (OSError, subprocess.TimeoutExpired):
+        return lines
+    found = {}
+    for off, where in zip(offsets, r.stdout.splitlines()):
+        where = where.split(" (discriminator")[0].strip()
+        if where and not where.startswith("?") and ":" in where and not where.endswith(":?"):
+            found[off] = os.path.basename(where.rsplit(":", 1)[0]) + ":" + where.rsplit(":", 1)[1]
+    return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
 
 
 def not_graded(result, backend):
