@@ -63,6 +63,7 @@ struct Fiber {
   void *probe_cur;
   void *probe_end;
   uint32_t probe_phase;
+  uint32_t probe_sync; /* of those, the __syncwarp calls: what orders memory between lanes */
   uint32_t probe_ctx;
   int tid;
   ::uint3 tidx;
@@ -187,7 +188,7 @@ void probe_launch_begin(const LaunchInfo *in);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
-void probe_collective(Worker *w, int tid);
+void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p);
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();

@@ -22,8 +22,9 @@
  *    adjacent 4-byte shared accesses that nvcc would make as one 8- or 16-byte access are
  *    counted as one (vector_run, merge_runs);
  * 2. every address touched by two threads, at least one writing, is checked for an order
- *    between them: within an epoch only a warp collective (`__syncwarp`, shuffles, votes)
- *    orders two lanes of one warp, and nothing orders threads of different warps. Only the
+ *    between them: within an epoch only `__syncwarp` orders the memory accesses of two lanes
+ *    of one warp (a shuffle, vote or match exchanges values, not memory: CUDA's memory model
+ *    gives them no ordering), and nothing orders threads of different warps. Only the
  *    8-byte granules that hold a word the summary marked are checked; in a correct kernel that
  *    is almost always none, and the epoch is done without reading the logs a second time.
  *
@@ -60,6 +61,7 @@ struct Access {
   uint8_t write;
   uint8_t vol;      /* VOLATILE: a volatile access (status words polled in a spin loop, ...);
                        PIECE: a piece of a struct copy (record_range), FIRST_PIECE its first */
+  uint32_t sync;    /* __syncwarp calls this thread had passed (the race detector's order) */
 };
 
 struct Range {
@@ -111,12 +113,13 @@ struct WordSlot {
 };
 
 /* The race check's record of one suspect 8-byte granule. */
-struct Who {       /* 16 bytes */
+struct Who {       /* 24 bytes */
   uintptr_t pc;
-  uint32_t phase;
+  uint32_t phase;  /* the thread's __syncwarp count at the access (Access::sync): its order */
   uint16_t tid;
   uint8_t mask;    /* bytes of the 8-byte granule */
   uint8_t write;
+  uint32_t coll;   /* its count of warp collectives of every kind (Access::phase), for the message */
 };
 struct Cell {
   uint8_t nw, nr;  /* slots used */
@@ -358,6 +361,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->addr = a;
   y->vaddr = va;
   y->phase = f->probe_phase;
+  y->sync = f->probe_sync;
   y->ctx = f->probe_ctx;
   y->size = (uint8_t)size;
   y->shared = sh;
@@ -1138,6 +1142,7 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
   }
   Cell *const cells = pr->cells;
   uint32_t ncells = 0;
+  bool found = false; /* a race between two lanes of one warp, in *race */
   for (int t = 0; t < w->nthreads; t++) {
     for (const Access *xp = pr->tb[(size_t)t], *xe = pr->te[(size_t)t]; xp != xe; xp++) {
       const Access &x = *xp;
@@ -1161,43 +1166,39 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
           sl->cell = ncells;
           Cell &c = cells[ncells++];
           Who &o = x.write ? c.w[0] : c.r[0];
-          o = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
+          o = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
           c.nw = x.write;
           c.nr = !x.write;
           continue;
         }
         Cell *c = &cells[sl->cell];
-        for (int i = 0; i < c->nw; i++) {
-          const Who &o = c->w[i];
-          if ((o.mask & mask) && !ordered(o, t, x.phase)) {
-            *race = Race{o, Who{x.pc, x.phase, (uint16_t)t, mask, x.write}, gaddr + __builtin_ctz(o.mask & mask),
-                         x.shared != 0};
-            return true;
-          }
-        }
-        if (x.write)
-          for (int i = 0; i < c->nr; i++) {
-            const Who &o = c->r[i];
-            if ((o.mask & mask) && !ordered(o, t, x.phase)) {
-              *race = Race{o, Who{x.pc, x.phase, (uint16_t)t, mask, x.write}, gaddr + __builtin_ctz(o.mask & mask),
-                           x.shared != 0};
+        for (int i = 0; i < c->nw + (x.write ? c->nr : 0); i++) {
+          const Who &o = i < c->nw ? c->w[i] : c->r[i - c->nw];
+          if ((o.mask & mask) && !ordered(o, t, x.sync)) {
+            const Race here{o, Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase}, gaddr + __builtin_ctz(o.mask & mask),
+                            x.shared != 0};
+            if ((o.tid >> 5) != (t >> 5)) { /* between warps: the barrier that fixes it fixes every pair */
+              *race = here;
               return true;
             }
+            if (!found) *race = here; /* in one warp: reported unless a pair of two warps turns up */
+            found = true;
           }
+        }
         Who *ws = x.write ? c->w : c->r;
         uint8_t &used = x.write ? c->nw : c->nr;
         const int room = x.write ? 2 : 3;
         int k = 0;
-        while (k < used && !(ws[k].tid == t && ws[k].phase == x.phase)) k++;
+        while (k < used && !(ws[k].tid == t && ws[k].phase == x.sync)) k++;
         if (k < used) ws[k].mask |= mask;
         else if (k < room) {
-          ws[k] = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
+          ws[k] = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
           used++;
         }
       }
     }
   }
-  return false;
+  return found;
 }
 
 void describe_race(Worker *w, Probe *pr, const Race &r) {
@@ -1230,8 +1231,15 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
   msg += head;
   msg += tidx(r.a.tid) + (r.a.write ? " writes it at " : " reads it at ") + where(r.a.pc) + " and " + tidx(r.b.tid) +
          (r.b.write ? " writes it at " : " reads it at ") + where(r.b.pc);
-  msg += same_warp ? ", in one warp with no __syncwarp (or other warp collective) between them"
-                   : ", in different warps with no __syncthreads between them";
+  if (!same_warp)
+    msg += ", in different warps with no __syncthreads between them: __syncthreads() between the two accesses "
+           "orders them";
+  else if (r.a.coll != r.b.coll)
+    msg += ", in one warp: a shuffle, vote or match between them exchanges values, not memory; __syncwarp() "
+           "between the two accesses orders them (so does __syncthreads())";
+  else
+    msg += ", in one warp with no __syncwarp between them: __syncwarp() between the two accesses orders them (so "
+           "does __syncthreads())";
   std::lock_guard<std::mutex> g(g_race_mutex);
   if (g_race_msg.empty()) g_race_msg = msg;
 }
@@ -1276,6 +1284,7 @@ void probe_block_begin(Worker *w) {
     f.probe_cur = pr->logs[t].base;
     f.probe_end = pr->logs[t].base + std::min(pr->logs[t].cap, LOG_CAP);
     f.probe_phase = 0;
+    f.probe_sync = 0;
     f.probe_ctx = 0;
   }
   pr->shared.clear();
@@ -1300,8 +1309,11 @@ void probe_atomic(Worker *w, const volatile void *p) {
   pr->counts[shared_offset(pr, (uintptr_t)p, &va, &hi) ? S_ATOM : G_ATOM]++;
 }
 
-void probe_collective(Worker *w, int tid) {
-  if (w->probe) w->fibers[(size_t)tid].probe_phase++;
+void probe_collective(Worker *w, int tid, bool orders_memory) {
+  if (!w->probe) return;
+  Fiber &f = w->fibers[(size_t)tid];
+  f.probe_phase++;
+  f.probe_sync += orders_memory;
 }
 
 bool probe_epoch(Worker *w) {

@@ -529,7 +529,7 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
     return value;
   }
   const int lane = f->tid & 31, warp = f->tid >> 5;
-  if (g_probe_on) probe_collective(w, f->tid);
+  if (g_probe_on) probe_collective(w, f->tid, kind == COLL_SYNCWARP);
   int src = lane;
   if (kind <= COLL_SHFL_XOR) {
     if (width < 1 || width > 32 || (width & (width - 1))) {
