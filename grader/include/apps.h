@@ -150,6 +150,22 @@ size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t 
  * (partitionKernel()) writes both groups.
  */
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+
+/**
+ * @brief compactSinglePass() (@p partition 0) or the look-back pass of partitionStable()
+ * (@p partition 1) over the last elements of an array of @p n elements, with only those in
+ * memory: elements `[start, n)` (@p start a multiple of APP_TILE) lie at @p d_in[0 ..]. The
+ * kernel runs with the tile counter at `start / APP_TILE`, the tile before published as a PREFIX
+ * of @p kept_before (the elements before @p start that are kept), and the pointers offset back:
+ * element indices past 2^31 and 2^32 without 16 GiB of memory. The output goes to @p d_out[0 ..]:
+ * the tail's kept elements, then (partition) its others, which the kernel places from the
+ * first group's size @p kept_total on (given on the device, where the counting pass leaves
+ * it): with @p kept_before `start / 2` and @p kept_total the tail's own kept count, they follow
+ * its kept ones at once (the kernel's arithmetic is the same for any sizes). Returns the count
+ * word after the kernel: the kept total (compaction), @p kept_total (partition).
+ */
+size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n, int32_t pivot,
+                     size_t kept_before, size_t kept_total, int partition);
 /** @} */
 
 /** @name Part 1b: split and radix sort (32-bit unsigned keys, ascending, stable)

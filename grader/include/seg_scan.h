@@ -255,7 +255,10 @@ enum SegScanVariant {
   SEG_WARP_INC = 2,    /**< segScanIncWarp() */
   SEG_WARP_EXC = 3,    /**< segScanExcWarp() */
   SEG_BLOCK_INC = 4,   /**< segScanIncBlock() */
-  SEG_BLOCK_EXC = 5    /**< segScanExcBlock() */
+  SEG_BLOCK_EXC = 5,   /**< segScanExcBlock() */
+  SEG_BLOCK_INC_TWICE = 6, /**< segScanIncBlock() twice in a row on the same @p temp, the second
+                                call scanning the first one's results (temp reused at once) */
+  SEG_BLOCK_EXC_TWICE = 7  /**< segScanExcBlock() twice in a row likewise */
 };
 
 /**
@@ -286,6 +289,33 @@ cudaError_t segHeadLaneBatch(const uint8_t *d_flags, int32_t *d_out, size_t n, i
 template <typename T, typename Op>
 cudaError_t segOpApply(const FlagValue<T> *d_a, const FlagValue<T> *d_b, FlagValue<T> *d_out, size_t n,
                        Op op);
+
+/**
+ * @brief The look-back alone, on status words the test chooses: one warp publishes, for each
+ * tile `j < tile`, @p d_states[j] (SS_FLAG_AGGREGATE or SS_FLAG_PREFIX) with the value
+ * @p d_values[j], then calls lookbackWarp() for tile @p tile (a tile whose first element is not
+ * a head) with @p has_head and @p aggregate. Writes to @p d_out: [0] the carry it returned,
+ * [1] the value and [2] the flag (SS_FLAG_*) that tile @p tile published. A look-back that
+ * spans several windows of 32 tiles, whatever the emu's schedules make.
+ *
+ * @param d_status scratch for tile + 1 status words of 32 bytes
+ */
+template <typename T, typename Op>
+cudaError_t segLookbackProbe(const T *d_values, const int32_t *d_states, void *d_status, uint32_t *d_out,
+                             unsigned tile, bool has_head, T aggregate, Op op);
+
+/**
+ * @brief The single pass over the last elements of an array of @p n elements whose first
+ * @p start (a multiple of SS_GLOBAL_TILE) are already scanned, their last segment open with
+ * the inclusive result @p carry: elements `[start, n)` lie at @p d_in[0 ..], @p d_flags[0 ..],
+ * @p d_out[0 ..], and their first flag is 0. The kernel runs as in segScanIncGlobal() (or
+ * segScanExcGlobal() when @p exclusive), with the tile counter starting at tile
+ * `start / SS_GLOBAL_TILE`, the tile before it published as a PREFIX of @p carry, and the array
+ * pointers offset back by @p start: element indices past 2^31 or 2^32 without 16 GiB of memory.
+ */
+template <typename T, typename Op>
+void segScanGlobalTail(const T *d_in, const uint8_t *d_flags, T *d_out, size_t start, size_t n, Op op, T identity,
+                       T carry, bool exclusive);
 /** @} */
 
 #endif /* SCANLAB_SEG_SCAN_H */
