@@ -29,8 +29,8 @@ CODE_EXT = (".c", ".cu", ".h", ".cuh", ".cpp", ".hpp")
 # alone, and is not a declaration of dynamic shared memory (`extern __shared__ int s[];`:
 # syntax the handouts teach). It is a leak when it appears, as a substring of a line with the same normalisation, in any file of the student kit
 # (handouts, slides, figures, exhibits, scripts, ...), except where the kit ships it on purpose:
-# in the kit's own code (skeletons/ outside the student regions, reference/, grader/), which
-# students get whole. A later lab's skeleton may give an earlier lab's function as kit code
+# in the kit's own code (skeletons/ outside the student regions, reference/, grader/ but its test
+# sources), which students get whole. A later lab's skeleton may give an earlier lab's function as kit code
 # (lab 06 repeats lab 04's scanIncWarp so that it does not depend on the student's lab 04); the
 # check names those lines in its report so that the choice stays visible.
 MIN_CHARS = 20
@@ -66,7 +66,10 @@ def solution_lines():
 
 
 def _kit_code(rel):
-    return rel.startswith(("skeletons/", "reference/", "grader/")) and rel.endswith(CODE_EXT)
+    """Code students get whole. The tests' sources are not counted as such: they ship too, and
+    must not answer a region (lab 06's operator test once held the operator line for line)."""
+    return rel.startswith(("skeletons/", "reference/", "grader/")) and rel.endswith(CODE_EXT) and \
+        not rel.startswith("grader/tests/")
 
 
 def _code_outside_regions(text):
@@ -331,8 +334,109 @@ def test_names():
     return f"{seen} T= examples name real tests; T=\"a b\" runs both through make"
 
 
+# ---- 1b. the student kit names only what it holds, and cites works by authors and title -------
+#
+# What a student reads in the kit (the handouts and notes under labs/, the headers, the
+# skeletons, the scripts) must hold up with the student kit alone: a path it names is a file or
+# folder of the kit (from the repository's root, from the file's own folder, or a lab folder
+# under skeletons/), something the kit's commands make (under build/), or outside the kit (a
+# URL, a system header <name.h>, a DOI); a file named bare (`tune_segscan.cu`) is one the kit
+# holds. And a source is cited by its authors and title, as each handout's "Further reading"
+# lists them, never by how the kit's authors filed it (`[000 fig 1.9]`, `seed 002`, "the
+# issue's figure") nor with a note meant for instructors.
+
+def student_kit_files():
+    import kit  # noqa: E402  (what the student kit ships)
+    return [f for f in kit.tracked_files() if kit.in_student_kit(f)]
+
+
+READ_BY_STUDENTS = re.compile(r"^(labs/.*\.md|grader/include/.*\.h|skeletons/.*|labs/.*\.sh|grader/manifests/lab\d\d\.toml|"
+                              r"grader/tests/.*)$")
+PATH_TOKEN = re.compile(r"(?<![\w/.<>:@-])((?:[\w.-]+/)+[\w.-]*)")
+BARE_FILE = re.compile(r"(?<![\w/.<>@-])([\w-]+\.(?:cu|cuh|c|h|cpp|py|sh|json|toml|md|svg|tex|pdf|csv|log))\b(?![\[(.]|->)")
+# Names of what lies outside the kit: the toolkit's headers and libraries, and system files.
+OUTSIDE = {"cuda_runtime.h", "cuda.h", "cooperative_groups.h", "cub.cuh", "cusparse.h", "cuda_fp16.h",
+           "stdint.h", "stddef.h", "string.h", "stdio.h", "stdlib.h", "math.h", "results.json",
+           "handin.tar.gz", "HANDIN.json", "run_autograder", "setup.sh", "submission_metadata.json"}
+CITATIONS = [  # (pattern, what is wrong)
+    (re.compile(r"[\[(]\s*(?:seeds?\s+)?00[0-4]\b"), "cites a source by the kit's file number"),
+    (re.compile(r"\bseeds?\s+00[0-4]\b|\b00[0-4](?:'s|\s+(?:section|§|fig|and\s+00))"),
+     "cites a source by the kit's file number"),
+    (re.compile(r"\b(?:the|two|these)\s+seeds\b|\bseeds'\s|\bseed's\b", re.I),
+     "calls the sources 'seeds' (the kit's word for its source files)"),
+    (re.compile(r"\bthe issue(?:'s)?\b|\bissue\s+\d+", re.I), "points to the kit's issue tracker"),
+    (re.compile(r"\bhand this lab out\b|\binstructor's note\b", re.I), "holds a note meant for instructors"),
+]
+
+
+def _names_in_kit(files):
+    have, dirs = set(files), set()
+    for f in files:
+        while "/" in f:
+            f = f.rsplit("/", 1)[0]
+            dirs.add(f)
+    return have, dirs, {os.path.basename(f) for f in files}
+
+
+def kit_paths_and_citations(files=None, read=None):
+    """Problems in the student kit's texts, one line each (see the rule above). `files`: the
+    kit's files (default: the student kit's); `read(rel)`: a file's text (default: the tree's)."""
+    files = student_kit_files() if files is None else files
+    read = read or (lambda rel: open(os.path.join(ROOT, rel), errors="replace").read())
+    have, dirs, bases = _names_in_kit(files)
+    problems, scanned = [], 0
+    for rel in files:
+        if not READ_BY_STUDENTS.match(rel):
+            continue
+        scanned += 1
+        text = read(rel)
+        text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)  # quote markers
+        here = os.path.dirname(rel)
+        for no, line in enumerate(text.splitlines(), 1):
+            for pat, what in CITATIONS:
+                m = pat.search(line)
+                if m:
+                    problems.append(f"{rel}:{no}: {what}: '{m.group(0).strip()}' (cite the work by its authors and "
+                                    "title, as the handouts' Further reading does)")
+                    break
+            bare = re.sub(r"https?://\S+|doi:\[[^\]]*\]|\b10\.\d{4,}/\S+|<[\w./+-]+>", " ", line)
+            for m in PATH_TOKEN.finditer(bare):
+                t = m.group(1).rstrip(".,;:")
+                if not (re.search(r"\.\w{1,4}$", t) or t.endswith("/")) or t.startswith("build/"):
+                    continue
+                c = t.rstrip("/")
+                if not any(x in have or x in dirs for x in (c, os.path.normpath(os.path.join(here, c)), "skeletons/" + c)):
+                    problems.append(f"{rel}:{no}: names {t}, which the student kit does not hold")
+            for m in BARE_FILE.finditer(bare):
+                if m.group(1) not in bases and m.group(1) not in OUTSIDE:
+                    problems.append(f"{rel}:{no}: names {m.group(1)}, which the student kit does not hold")
+    return problems, scanned
+
+
+def kit_references():
+    problems, scanned = kit_paths_and_citations()
+    if problems:
+        raise CheckFailed(f"{len(problems)} references a student cannot follow:\n    " + "\n    ".join(problems[:40]))
+    # the rule itself, on texts that break it (each must be found)
+    bad = {"labs/99-x/README.md": "the operator [000 fig 1.9]\nas in (seed 002)\nsee `bench/run_tune.sh`\n"
+                                   "and tune_segscan.cu\nas in the issue's figure\nhand this lab out after lab 06",
+           "labs/99-x/ok.md": "`figures/a.svg`, labs/99-x/README.md, 02-kogge-stone/kogge_stone.cu, build/grade/x.log, "
+                              "<cuda_runtime.h>, doi:[10.1145/7902.7903], seed=42, the seed is printed, NVR-2016-002",
+           "labs/99-x/figures/a.svg": "", "skeletons/02-kogge-stone/kogge_stone.cu": ""}
+    found, _ = kit_paths_and_citations(list(bad), lambda rel: bad[rel])
+    want = ["[000", "seed 002", "bench/run_tune.sh", "tune_segscan.cu", "the issue", "hand this lab out"]
+    missed = [w for w in want if not any(w in p for p in found)]
+    wrong = [p for p in found if "ok.md" in p]
+    if missed or wrong:
+        raise CheckFailed("the rule itself is off: " + (f"it misses {missed}" if missed else "") +
+                          (f"; it flags good text: {wrong}" if wrong else ""))
+    return f"{scanned} handouts, headers, skeletons and scripts of the student kit: every path in the kit, every " \
+           f"source cited by authors and title (and the rule finds all {len(want)} faults of a planted text)"
+
+
 CHECKS = [
     ("no solution line in the student kit", no_solution_in_kit),
+    ("the student kit names only what it holds and cites works by authors and title", kit_references),
     ("the handouts' T= examples name real tests", test_names),
     ("quoted output matches real runs", quotes),
     ("the grader page's emu figures are the solutions'", emu_figures),

@@ -7,7 +7,9 @@
  * Your code goes between the STUDENT-BEGIN(lab06) and STUDENT-END(lab06) markers. Everything
  * else is given: lab 04's warp scan, the shuffle helpers, the status words, the scratch memory,
  * the host functions of the single pass, and the kernels the tests launch with their
- * instantiations. Leave it as it is.
+ * instantiations. Leave it as it is. The figures cited as [Sengupta et al., fig 1.N] are those of
+ * S. Sengupta, M. Harris, M. Garland et al., *Efficient Parallel Scan Algorithms for Many-core
+ * GPUs* (2011).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -66,7 +68,7 @@ template <typename Op>
 template <typename T>
 __host__ __device__ FlagValue<T> Segmented<Op>::operator()(FlagValue<T> a, FlagValue<T> b) const {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the segmented operator [000 fig 1.9]. The result's flag is a.flag | b.flag
+  /* TODO(lab06): the segmented operator [Sengupta et al., fig 1.9]. The result's flag is a.flag | b.flag
    * (a segment starts in a or in b); its value is b.value when b.flag is set (a segment starts
    * in b: nothing of a reaches past that head), otherwise op(a.value, b.value) (a's last
    * segment goes on into b; a, the earlier range, on the left). Flags are any non-zero value.
@@ -116,7 +118,7 @@ __device__ unsigned segHeadLane(bool head, unsigned mask) {
 template <typename T, typename Op>
 __device__ T segScanIncWarp(T x, bool head, Op op, unsigned mask) {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the direct form [000 fig 1.11]: mindex = segHeadLane(head, mask); then for
+  /* TODO(lab06): the direct form [Sengupta et al., fig 1.11]: mindex = segHeadLane(head, mask); then for
    * d = 1, 2, 4, 8, 16: y = shflUpAny(mask, x, d) in every lane of mask, and x = op(y, x) only
    * where lane >= mindex + d (lane - d is still in my segment).
    * Until then: x, unscanned. */
@@ -141,7 +143,7 @@ __device__ T segScanExcWarp(T x, bool head, Op op, T identity, unsigned mask) {
 template <typename T, typename Op>
 __device__ T segScanIncBlock(T x, bool head, Op op, SegBlockTemp<T> *temp) {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the block scan [000 fig 1.14], with shuffles instead of shared arrays:
+  /* TODO(lab06): the block scan [Sengupta et al., fig 1.14], with shuffles instead of shared arrays:
    *   1. heads = __ballot_sync(FULL_MASK, head); this lane is in its warp's first segment when
    *      no lane at or below it has a head; v = segScanIncWarp(x, head, op);
    *   2. lane 31 writes the warp's total v and its flag (heads != 0) to temp->value[warp] and
@@ -237,11 +239,12 @@ static size_t l2Bytes(void) {
  * Publishes: tile 0 and a tile with a head publish their PREFIX at once (the value of their
  * last segment needs nothing from before them); any other tile publishes its AGGREGATE. Then,
  * when @p need_carry (the tile's first element is not a head, so its first segment continues
- * from the tiles before), looks back: lane l reads the status of tile `end - l`, nearest
- * first; while a tile between this one and the nearest PREFIX of the window is INVALID, read
+ * from the tiles before), looks back a window of 32 tiles at a time, nearest first: in the
+ * first window lane l reads the status of tile `tile - 1 - l`, in the next `tile - 33 - l`, and
+ * so on; while a tile between this one and the nearest PREFIX of the window is INVALID, read
  * again; then combine the values of the lanes up to that PREFIX in order (the farther tile on
  * the left: @p op need not be commutative); with no PREFIX in the window, move 32 tiles back
- * and go on. A tile without a head publishes its PREFIX after the look-back.
+ * and go on, each farther window's combination on the left of what came before. A tile without a head publishes its PREFIX after the look-back.
  *
  * Returns, in every lane, the tile's carry: the inclusive result just before its first element
  * (meaningful when tile > 0 and @p need_carry).

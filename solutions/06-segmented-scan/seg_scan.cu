@@ -7,7 +7,9 @@
  * Your code goes between the STUDENT-BEGIN(lab06) and STUDENT-END(lab06) markers. Everything
  * else is given: lab 04's warp scan, the shuffle helpers, the status words, the scratch memory,
  * the host functions of the single pass, and the kernels the tests launch with their
- * instantiations. Leave it as it is.
+ * instantiations. Leave it as it is. The figures cited as [Sengupta et al., fig 1.N] are those of
+ * S. Sengupta, M. Harris, M. Garland et al., *Efficient Parallel Scan Algorithms for Many-core
+ * GPUs* (2011).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -258,11 +260,12 @@ static size_t l2Bytes(void) {
  * Publishes: tile 0 and a tile with a head publish their PREFIX at once (the value of their
  * last segment needs nothing from before them); any other tile publishes its AGGREGATE. Then,
  * when @p need_carry (the tile's first element is not a head, so its first segment continues
- * from the tiles before), looks back: lane l reads the status of tile `end - l`, nearest
- * first; while a tile between this one and the nearest PREFIX of the window is INVALID, read
+ * from the tiles before), looks back a window of 32 tiles at a time, nearest first: in the
+ * first window lane l reads the status of tile `tile - 1 - l`, in the next `tile - 33 - l`, and
+ * so on; while a tile between this one and the nearest PREFIX of the window is INVALID, read
  * again; then combine the values of the lanes up to that PREFIX in order (the farther tile on
  * the left: @p op need not be commutative); with no PREFIX in the window, move 32 tiles back
- * and go on. A tile without a head publishes its PREFIX after the look-back.
+ * and go on, each farther window's combination on the left of what came before. A tile without a head publishes its PREFIX after the look-back.
  *
  * Returns, in every lane, the tile's carry: the inclusive result just before its first element
  * (meaningful when tile > 0 and @p need_carry).
