@@ -415,15 +415,18 @@ double hx_bytes_moved(const hx_counters *c);
  * skipped there, can still tell a student without a GPU.
  *
  * The note gives the global bytes the call's kernels moved per @p unit (32-byte sectors loaded
- * and stored, loads of volatile status words left out: how often a look-back polls depends on
- * the schedule) against the @p ideal the timing test counts, the fraction of copy that follows
- * if every counted byte moved at the copy's bandwidth (ideal / moved, at most 1), the sectors
- * per global request, and the shared-memory requests with their bank conflicts per request.
- * The grader page says what the figures can and cannot predict. Lab 05's single pass:
+ * and stored, loads of volatile status words that read a sector again left out: how often a
+ * look-back polls depends on the schedule), then loads and stores apart (16-byte stores and
+ * 4-byte stores at a stride of 16 bytes both touch 16 sectors a request, but the second moves
+ * 4 times the bytes), against the @p ideal the timing test counts; the fraction of copy that
+ * follows if every counted byte moved at the copy's bandwidth (ideal / moved, at most 1); the
+ * sectors per global request (loads only where nothing polled); and the shared-memory requests
+ * with their bank conflicts per request. The grader page says what the figures can and cannot
+ * predict. Lab 05's single pass:
  * @code
- * scanIncLookback(n=65537), emu model: 8.01 bytes per element (the timing test counts 8), so 1.00
- *   of copy if all moved at copy speed; sectors per request: stores 15.5 (loads with polling: not
- *   shown); shared memory: 162 requests, 0.00 bank conflicts per request
+ * scanIncLookback(n=65537), emu model: 8.02 bytes per element (the timing test counts 8): loads
+ *   4.00 and stores 4.01, polling left out; so 1.00 of copy if all moved at copy speed; sectors
+ *   per request: stores 15.5; shared memory: 162 requests, 0.00 bank conflicts per request
  * @endcode
  * @param what the call, as the note names it
  * @param units the elements (points, non-zeros, ...) the call handled; above 0
