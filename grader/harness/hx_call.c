@@ -219,6 +219,8 @@ static void describe_end(const proc *p, char *out, size_t cap) {
     if (*why) snprintf(out + strlen(out), cap - strlen(out), "%s", why);
   } else if (WIFEXITED(p->status) && WEXITSTATUS(p->status) == 125) {
     snprintf(out, cap, "could not be started in the sandbox");
+  } else if (WIFEXITED(p->status) && WEXITSTATUS(p->status) == 124) { /* the emu's hang detector or watchdog */
+    snprintf(out, cap, "hangs: the emulator stopped it (what runs and what waits follows)");
   } else {
     snprintf(out, cap, "exited with code %d", WIFEXITED(p->status) ? WEXITSTATUS(p->status) : -1);
   }

@@ -735,6 +735,48 @@ LAB07_MISSED = (
      "(unsigned)(n - base < APP_TILE ? n - base : APP_TILE);\n  T v[APP_ITEMS];"))
 
 
+LOOKBACK_UNPUBLISHED = (
+    ("    if (lane == 0) statusStore(&status[tile], epoch, SS_FLAG_PREFIX, aggregate); /* at once */\n",
+     "    /* never published */\n"),
+    ("    statusStore(&status[tile], epoch, SS_FLAG_AGGREGATE, aggregate);\n", "    /* never published */\n"),
+    ("  if (!has_head && lane == 0) statusStore(&status[tile], epoch, SS_FLAG_PREFIX, op(carry, aggregate));\n",
+     "  /* never published */\n"))
+
+
+def case_lookback_hang():
+    """Lab 06 on the emu: a look-back that never publishes waits for ever on the tile before it.
+    Each test of more than one tile fails within 10 s (the emu names the hang after 5 s without
+    progress), as a hang: which blocks run, the warp that spins and what it read last (a status
+    word), the warps that wait at the barrier; never as a crash or as memory running out (the
+    spinning warp's log used to fill the driver's memory: signal 6, "out of memory for the
+    memory probes' log", after the 117 s watchdog). The tests of one tile still pass."""
+    import time
+    rel = "06-segmented-scan/seg_scan.cu"
+    sub = make_submission("lookback_hang", rel, edits=LOOKBACK_UNPUBLISHED)
+    t0 = time.monotonic()
+    code, out, data = grade("lookback_hang", sub, ["06"], tests=("examples", "global_inc", "huge"), max_timeout=60)
+    took = time.monotonic() - t0
+    got = selftest.by_name(data)
+    problems = []
+    for name in ("global_inc", "huge"):
+        e = got.get(name, {})
+        text = e.get("output", "")
+        if e.get("status") != "failed" or "hangs: the emulator stopped it" not in text or \
+                not re.search(r"emu: hang: block \(\d+,0,0\): warp 0 spins .* a volatile load of global memory", text):
+            problems.append(f"{name}: should FAIL as a hang naming the spinning warp, got: {text.splitlines()[:4]}")
+        if re.search(r"signal|out of memory|SIGABRT", text):
+            problems.append(f"{name}: reported as a crash or out of memory: {text.splitlines()[:4]}")
+        m = re.search(rf"^\s+{name}: FAIL \((\d+\.\d)s\)", out, re.M)
+        if not m or float(m.group(1)) >= 10:
+            problems.append(f"{name}: took {m.group(1) if m else '?'} s (at most 10)")
+    if got.get("examples", {}).get("status") != "passed":
+        problems.append("examples (one tile, no look-back) should pass")
+    if problems:
+        raise CheckFailed("\n    ".join(["case lookback_hang:"] + problems))
+    times = re.findall(r"(global_inc|huge): FAIL \((\d+\.\d)s\)", out)
+    return "2 FAIL as hangs, in " + " and ".join(f"{t} s" for _, t in times) + f"; examples still OK ({took:.0f} s in all)"
+
+
 def case_lab07_missed():
     """Lab 07 on the emu: the radix sort's ranking without the __syncwarp its TODO asks for (a
     match and a shuffle between two lanes' updates of a count exchange values, not memory: the
@@ -1005,6 +1047,7 @@ CASES = [
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
+    ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),

@@ -37,6 +37,7 @@ struct Config {
   ScheduleKind schedule;
   unsigned long long seed;
   double watchdog_s;
+  double hang_s;   /* seconds a launch may go without progress before it is named a hang (0: never) */
   size_t stack_bytes;
 };
 const Config &config();
@@ -192,6 +193,8 @@ void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p);
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();
+unsigned long long probe_store_count(const std::vector<Worker *> &workers); /* the hang detector's */
+bool probe_last_access(Worker *w, int tid, std::string *what);
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
 
 /* launches (sched.cpp) */

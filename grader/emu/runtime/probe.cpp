@@ -93,6 +93,10 @@ const char *const METRIC_NAMES[N_METRICS] = {
 enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
+/* Room for the logs of one worker's block, all its threads together: a warp that spins for
+ * seconds between two barriers (a look-back waiting for a tile that never publishes) would
+ * otherwise fill the memory the sandbox allows before anything names the hang. */
+const size_t LOG_BUDGET = (size_t)768 << 20;
 const size_t VOL_SLACK = (size_t)1 << 20; /* Probe::vol grows this far past its unique size */
 
 /* One thread's log: its accesses of the epoch, in its order. Where the next one goes and the
@@ -157,6 +161,11 @@ struct Probe {
   uintptr_t sh_next = 0;       /* next free offset in the shared window */
   unsigned long long counts[N_COUNTS];
   bool truncated = false;
+  bool over_budget = false;    /* the logs reached LOG_BUDGET: later accesses of the epoch not kept */
+  size_t log_bytes = 0;        /* the logs' room, all threads */
+  /* stores of the running launch: read by the hang detector (sched.cpp's watchdog) on another
+   * thread, written here alone (a relaxed load and store: no locked instruction per store) */
+  std::atomic<unsigned long long> stores{0};
   std::vector<uintptr_t> vol;  /* the sectors volatile loads read in this launch (repeats
                                   allowed; sorted and made unique when it reaches vol_limit) */
   size_t vol_limit = VOL_SLACK;
@@ -316,11 +325,13 @@ __attribute__((noinline)) Access *log_room(Probe *pr, Fiber *f) {
   }
   if (used == l.cap) {
     const size_t cap = l.cap ? 2 * l.cap : 64;
-    Access *p = (Access *)realloc(l.base, cap * sizeof(Access));
-    if (!p) {
-      diag("emu: out of memory for the memory probes' log (%zu accesses)", cap);
-      abort();
+    Access *p = pr->log_bytes + (cap - l.cap) * sizeof(Access) > LOG_BUDGET
+                    ? nullptr : (Access *)realloc(l.base, cap * sizeof(Access));
+    if (!p) { /* over the budget, or no memory: the rest of the epoch goes uncounted, as past LOG_CAP */
+      pr->truncated = pr->over_budget = true;
+      return nullptr;
     }
+    pr->log_bytes += (cap - l.cap) * sizeof(Access);
     l.base = p;
     l.cap = cap;
   }
@@ -349,6 +360,11 @@ inline bool shared_offset(Probe *pr, uintptr_t a, uintptr_t *va, uintptr_t *hi) 
       return true;
     }
   return false;
+}
+
+/* A store to shared or device memory, kept or not: the hang detector's sign of progress. */
+inline void tick_store(Probe *pr) {
+  pr->stores.store(pr->stores.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 /* The log entry and the word summaries of an access that is to be kept. */
@@ -391,6 +407,7 @@ __attribute__((noinline)) void record_rare(const volatile void *p, unsigned size
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
   if (sh && a + size > hi) end_direct(pr);
   if (!sh && !is_device(a)) return;
+  if (write) tick_store(pr);
   Access *y = (Access *)f->probe_cur;
   if (y == f->probe_end && !(y = log_room(pr, f))) return;
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
@@ -415,6 +432,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   }
   Access *y = (Access *)f->probe_cur;
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
+  if (write) tick_store(pr);
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
 }
 
@@ -1269,7 +1287,7 @@ void probe_worker_reset(Worker *w) {
   }
   pr->vused = 0;
   pr->voverflow = false;
-  pr->truncated = false;
+  pr->truncated = pr->over_budget = false;
   pr->vol.clear();
   pr->vol_limit = VOL_SLACK;
 }
@@ -1342,6 +1360,48 @@ void loop_ctx_set(uint32_t ctx) {
 
 const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_msg.c_str(); }
 
+/* ---------------------------------------------------------------- for the hang detector */
+
+/* Stores the launch's threads made so far on every worker (read while they run: a count that
+ * does not move means nothing was written). */
+unsigned long long probe_store_count(const std::vector<Worker *> &workers) {
+  unsigned long long n = 0;
+  for (Worker *w : workers)
+    if (w->probe) n += ((Probe *)w->probe)->stores.load(std::memory_order_relaxed);
+  return n;
+}
+
+/* The last access a thread of the running block logged, in words: "a volatile load of global
+ * memory at byte offset 64 of a device allocation of 8224 bytes (seg_scan.cu:212)". False when
+ * there is none to tell (no probes, nothing logged in this stretch). */
+bool probe_last_access(Worker *w, int tid, std::string *what) {
+  if (!w->probe || tid < 0 || (size_t)tid >= w->fibers.size()) return false;
+  Probe *pr = (Probe *)w->probe;
+  const Fiber &f = w->fibers[(size_t)tid];
+  if ((size_t)tid >= pr->logs.size() || !f.probe_cur || f.probe_cur <= (void *)pr->logs[(size_t)tid].base)
+    return false;
+  const Access a = *((const Access *)f.probe_cur - 1);
+  char buf[200];
+  std::string place;
+  if (a.shared) {
+    place = "shared memory";
+  } else {
+    place = "global memory";
+    auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(a.addr, ~(uintptr_t)0));
+    if (it != g_dev.begin()) {
+      --it;
+      if (a.addr < it->second) {
+        snprintf(buf, sizeof buf, " at byte offset %lu of a device allocation of %lu bytes",
+                 (unsigned long)(a.addr - it->first), (unsigned long)(it->second - it->first));
+        place += buf;
+      }
+    }
+  }
+  *what = std::string(a.write ? "a store to " : (a.vol & VOLATILE) ? "a volatile load of " : "a load of ") + place +
+          " (" + where(a.pc) + ")";
+  return true;
+}
+
 /* Every probed launch's counts added up since the process began (read by the kit's driver
  * around a student's call: scanlab_emu_probe_counters). */
 unsigned long long g_totals[N_COUNTS];
@@ -1389,9 +1449,14 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   merge_runs(workers, c);
   for (Worker *w : workers)
     if (w->probe && ((Probe *)w->probe)->truncated) {
-      diag("emu: kernel %s: a thread made more than %zu memory accesses between two barriers; the memory "
-           "probes kept the first %zu, so the counters are low and its later accesses unchecked for races",
-           in.name, LOG_CAP, LOG_CAP);
+      if (((Probe *)w->probe)->over_budget)
+        diag("emu: kernel %s: the threads of a block made more memory accesses between two barriers than the "
+             "memory probes keep (%zu MiB of log); the later ones are not counted and not checked for races",
+             in.name, LOG_BUDGET >> 20);
+      else
+        diag("emu: kernel %s: a thread made more than %zu memory accesses between two barriers; the memory "
+             "probes kept the first %zu, so the counters are low and its later accesses unchecked for races",
+             in.name, LOG_CAP, LOG_CAP);
       break;
     }
   { /* volatile loads: only what read a sector again is polling (G_LD_VOL_REREAD) */
