@@ -702,7 +702,9 @@ LAB06_MISSED = (
     # the look-back's windows combined the wrong way round (the nearer on the left)
     ("carry = have ? op(window, carry) : window;", "carry = have ? op(carry, window) : window;"),
     # a 32-bit element offset: right up to 2^32 elements
-    ("const size_t tile_base = (size_t)tile * SS_GLOBAL_TILE;", "const size_t tile_base = tile * SS_GLOBAL_TILE;"))
+    ("const size_t tile_base = (size_t)tile * SS_GLOBAL_TILE;", "const size_t tile_base = tile * SS_GLOBAL_TILE;"),
+    # (for its message) the segmented operator that drops the left pair's flag
+    ("  c.flag = a.flag | b.flag; ", "  c.flag = b.flag; "))
 LAB06_EARLIER = ("block_inc", "block_exc", "global_inc", "global_exc", "global_flags", "global_long", "in_place",
                  "repeat", "huge")
 
@@ -712,11 +714,16 @@ def case_lab06_missed():
     block_twice, lookback_windows and offsets_64 passed at full marks (they still do): a block
     scan without its last barrier, whose temp a second call at once reuses; a look-back that puts
     the nearer window on the left, which only a look-back over several windows shows; element
-    offsets in 32 bits, which only an index past 2^32 shows. Each new test fails with its reason."""
+    offsets in 32 bits, which only an index past 2^32 shows. Each new test fails with its reason.
+    And, for its message, an operator that keeps only the right pair's flag: `operator` names the
+    pairs, what was expected and that the flag is lost (it once printed equal values and no
+    flag)."""
     rel = "06-segmented-scan/seg_scan.cu"
     sub = make_submission("lab06_missed", rel, edits=LAB06_MISSED)
-    return expect("lab06_missed", sub, "06", LAB06_EARLIER + ("block_twice", "lookback_windows", "offsets_64"),
-                  {"block_twice": r"emu: race on .* in different warps with no __syncthreads between them: "
+    return expect("lab06_missed", sub, "06", LAB06_EARLIER + ("block_twice", "lookback_windows", "offsets_64", "operator"),
+                  {"operator": r"a = \(flag 0x[0-9a-f]+, -?\d+\), b = \(flag 0x00, -?\d+\): expected \(flag 0x[0-9a-f]+, "
+                               r"-?\d+\) \(flag set or not\), got \(flag 0x00, -?\d+\): the flag is lost",
+                   "block_twice": r"emu: race on .* in different warps with no __syncthreads between them: "
                                   r"__syncthreads\(\) between the two accesses orders them",
                    "lookback_windows": r"returned the carry .*, expected .*: the windows' values combined in order",
                    "offsets_64": r"elements \[4294950912, \d+\), past 2\^32.*(SIGSEGV|first mismatch)"},

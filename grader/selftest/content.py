@@ -193,6 +193,81 @@ def emu_figures():
     return f"{checked} figures of {len(rows)} rows as the emu prints them"
 
 
+# ---- 3b'. failure messages show values of every type, and the log keeps everything ----------
+#
+# Lab 07's skeleton writes nothing: its line of sight leaves 1-byte answers, its sparse product
+# float rows, as the poison left them. A message must show both as values (1-byte elements were
+# printed as empty words, `{}`) and say they were never written (floats lacked the note), and
+# the test's log must hold what the test printed (it held the command line alone).
+
+def failure_messages():
+    code, out, data = run.run_grader("skeletons", ["07"], tests=["sight", "spmv"], tag="messages07")
+    got = run.by_name(data)
+    want = {"sight": r"first mismatch at \[\d+\]: expected \d+ \(0x0\d\), got \d+ \(0x[0-9a-f]{2}\) \(the poison "
+                     r"value: never written\)",
+            "spmv": r"got -6\.2598534e\+18 \(the poison value: never written\)"}
+    bad = []
+    for name, pat in want.items():
+        text = got.get(name, {}).get("output", "")
+        if not re.search(pat, text):
+            bad.append(f"{name}: the reason should match /{pat}/, got: {text.splitlines()[:2]}")
+        log = os.path.join(ROOT, "build", "grade", "emu", "skeletons", "logs", "lab07", f"{name}.log")
+        first = text.splitlines()[0] if text else "?"
+        if not os.path.exists(log) or f"test: FAIL: {first}" not in open(log, errors="replace").read():
+            bad.append(f"{name}: its log ({os.path.relpath(log, ROOT)}) does not hold the failure it printed")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "1-byte and float outputs shown as values, never written named; each test's log holds its failures"
+
+
+# ---- 3b''. make test: a first result seconds after an edit ------------------------------------
+#
+# Lab 06's file is the slowest to build (five element types, every scan). After a one-line edit
+# in a student region, `make test LAB=06` must print its first test's result within
+# EDIT_FIRST_S seconds, run every test (the counted ones on the graded build, which must agree
+# with make grade), and a second run with nothing changed within CACHED_FIRST_S.
+
+EDIT_FIRST_S, CACHED_FIRST_S = 15.0, 5.0
+
+
+def edit_to_result():
+    import time
+    sub = os.path.join(BUILD, "selftest", "edit-loop")
+    shutil.rmtree(sub, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "solutions", "06-segmented-scan"), os.path.join(sub, "06-segmented-scan"))
+    path = os.path.join(sub, "06-segmented-scan", "seg_scan.cu")
+    text = open(path).read()
+    at = text.index("\n", text.index("STUDENT-BEGIN(lab06)")) + 1
+    open(path, "w").write(text[:at] + f"  /* an edit at {time.time()} */\n" + text[at:])
+    runs = []
+    for _ in range(2):
+        t0, first = time.monotonic(), None
+        p = subprocess.Popen(["make", "--no-print-directory", "test", "LAB=06", f"SUBMISSION={sub}", "BACKEND=emu"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ, NO_COLOR="1"))
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if first is None and re.match(r"^  \w+: (OK|FAIL|SKIP)", line):
+                first = time.monotonic() - t0
+        p.wait()
+        runs.append((first, time.monotonic() - t0, "".join(lines)))
+    (f1, t1, out1), (f2, t2, out2) = runs
+    bad = []
+    if f1 is None or f1 > EDIT_FIRST_S:
+        bad.append(f"after an edit the first result came after {f1 if f1 is None else round(f1, 1)} s (at most "
+                   f"{EDIT_FIRST_S:g})")
+    if f2 is None or f2 > CACHED_FIRST_S:
+        bad.append(f"with nothing changed the first result came after {f2} s (at most {CACHED_FIRST_S:g})")
+    if "at -O1, race detector on" not in out1 or "Score: 40/40" not in out1 or "emu_traffic: OK" not in out1:
+        bad.append("the quick build, the graded build's counted test and every test passing: not all seen:\n" +
+                   out1[-1500:])
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return (f"lab 06 after a one-line edit: first result {f1:.1f} s, all {t1:.1f} s; unchanged: first {f2:.1f} s, "
+            f"all {t2:.1f} s (load {os.getloadavg()[0]:.1f})")
+
+
 # ---- 3c. the given code moves no more than the lab teaches -----------------------------------
 #
 # Lab 07 gives its toolkit's device-wide exclusive sum (appScanExc), which the three-pass
@@ -466,6 +541,8 @@ CHECKS = [
     ("no solution line in the student kit", no_solution_in_kit),
     ("the student kit names only what it holds and cites works by authors and title", kit_references),
     ("the given code moves no more than the lab teaches (emu)", given_code_traffic),
+    ("failure messages: values of every element type, never-written outputs, the full log", failure_messages),
+    ("make test: the first result within 15 s of a one-line edit (lab 06, emu)", edit_to_result),
     ("the handouts' T= examples name real tests", test_names),
     ("quoted output matches real runs", quotes),
     ("the grader page's emu figures are the solutions'", emu_figures),
