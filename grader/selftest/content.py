@@ -237,7 +237,7 @@ def edit_to_result():
     shutil.copytree(os.path.join(ROOT, "solutions", "06-segmented-scan"), os.path.join(sub, "06-segmented-scan"))
     path = os.path.join(sub, "06-segmented-scan", "seg_scan.cu")
     text = open(path).read()
-    at = text.index("\n", text.index("STUDENT-BEGIN(lab06)")) + 1
+    at = text.index("\n", text.index("/* STUDENT-BEGIN(lab06) */")) + 1  # inside a region: the header names it too
     open(path, "w").write(text[:at] + f"  /* an edit at {time.time()} */\n" + text[at:])
     runs = []
     for _ in range(2):
