@@ -905,27 +905,32 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
         result.reasons = fails or [f"failed (exit code {code})"] + tail(log_path, 6, skip="test: ")
     result.reasons = [re.sub(r"\bsrc/(\d\d-[\w.-]+/)", r"\1", re.sub(r"\S*build/tmp/[^/\s]+/src/", "", r))
                       for r in result.reasons]
-    result.reasons = source_lines(result.reasons, driver)
-    result.notes = source_lines(result.notes, driver)
+    found = {}
+    result.reasons = source_lines(result.reasons, driver, found)
+    result.notes = source_lines(result.notes, driver, found)
+    if found:  # the log too: what the driver printed stays as it was, the lines follow
+        with open(log_path, "a") as log:
+            log.write("(the instructions the emulator named by offset, by file and line: " +
+                      ", ".join(f"+{k} = {v}" for k, v in sorted(found.items())) + ")\n")
     return result
 
 
 PC = re.compile(r"(?:/proc/\d+/exe|\S*_driver)\+(0x[0-9a-fA-F]+)\b")
 
 
-def source_lines(lines, driver):
+def source_lines(lines, driver, found=None):
     """Where the emu's race detector could only name an instruction (`/proc/2/exe+0x7fe39`: the
     student's code runs confined, where it cannot start addr2line), the driver's file and line,
-    as the detector names them elsewhere (`kogge_stone.cu:27`)."""
-    offsets = sorted({m.group(1) for line in lines for m in PC.finditer(line)})
+    as the detector names them elsewhere (`kogge_stone.cu:27`). `found` collects them."""
+    found = {} if found is None else found
+    offsets = sorted({m.group(1) for line in lines for m in PC.finditer(line)} - set(found))
     if not offsets or not driver or not shutil.which("addr2line"):
-        return lines
+        return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
     try:
         r = subprocess.run(["addr2line", "-e", driver] + offsets, capture_output=True, text=True, timeout=30,
                            errors="replace")
     except (OSError, subprocess.TimeoutExpired):
-        return lines
-    found = {}
+        return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
     for off, where in zip(offsets, r.stdout.splitlines()):
         where = where.split(" (discriminator")[0].strip()
         if where and not where.startswith("?") and ":" in where and not where.endswith(":?"):

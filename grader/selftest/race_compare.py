@@ -11,8 +11,9 @@ For every kernel below, two verdicts on the same source, built twice:
     hazard count of its `RACECHECK SUMMARY` line (errors + warnings) and its first report.
 
 The kernels: the self-test's known-bad race submissions (lab 02 without its second
-__syncthreads, lab 04 without its read-write __syncwarp, the edits of bad_submissions.py) and
-two solutions, graded through grade.py with one small test each; the two kernels of lab 04's
+__syncthreads, lab 04 without its read-write __syncwarp, lab 07's radix ranking without its
+__syncwarp, the edits of bad_submissions.py) and three solutions, graded through grade.py with
+one small test each; the two kernels of lab 04's
 exhibit; the emu's race tests that are plain CUDA. A program with several kernels runs one of
 them per build (the other launches are edited out, on one line each, so every line number stays
 the file's): racecheck counts per process, and the emu stops at the first race.
@@ -377,7 +378,9 @@ def graded(case, backend, folder, wrap=None):
 
 def emu_graded(case, folder):
     status, text, log, out = graded(case, "emu", folder)
-    v = emu_race(text) or emu_race(out)
+    # the grader's reasons name the lines (its log keeps what the confined driver printed, the
+    # instructions' offsets, and their lines after it)
+    v = emu_race(out) or emu_race(text)
     if v is None:
         if status != "passed":
             raise Unreadable(f"the test failed on the emu without a race report (see {log})")
