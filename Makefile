@@ -59,10 +59,10 @@ similarity: ## compare the students' own code across CLASS=dir (Dolos) into buil
 	@$(PYTHON) grader/similarity.py --class "$(CLASS)" $(LAB_ARGS) \
 	  --out "$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity"
 
-test: ## run one lab's tests on your working copy with every message: make test LAB=02
+test: ## run one lab's tests on your working copy, every message, first results in seconds: make test LAB=02
 	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }
 	@grader/deps.sh grade
-	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose
+	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose --quick
 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
 	@grader/deps.sh check

@@ -87,6 +87,11 @@ def check_page(path, html_dir):
                       (r"</?(tt|code|b|em|strong|i)>", "a raw tag shown as text")):
         for m in re.finditer(pat, text):
             out.append(f"{name}: {what}: ...{text[max(0, m.start() - 50):m.end() + 50]}...")
+    # A tag escaped into the HTML is one the reader sees as text, wherever it is (a member group's
+    # title, which the text above does not collect: `@name ... (keep `x > pivot`)` once showed
+    # `<tt>x \> pivot</tt>`).
+    for m in re.finditer(r"&lt;/?(tt|code|b|em|strong)&gt;", src):
+        out.append(f"{name}: a raw tag shown as text: ...{html.unescape(src[max(0, m.start() - 60):m.end() + 60])}...")
     # Titles (the page's <title>, the navigation tree's entries) carry raw tags as text.
     for m in re.finditer(r"<title>(.*?)</title>", src, re.S):
         if re.search(r"&lt;/?\w+&gt;|<\w+>", m.group(1)):

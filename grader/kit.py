@@ -11,6 +11,7 @@ import glob
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -28,7 +29,15 @@ ROOT = grade.ROOT
 # CUDA programs (scans and compactions among them), the benchmark, lab 05's tuning program with
 # its look-back kernels).
 STUDENT_KIT_EXCLUDE = ("solutions/", "grader/selftest/", "grader/emu/tests/", "grader/emu/corpus/", "grader/bench/",
-                       "labs/05-global-scan/bench/", "labs/06-segmented-scan/bench/", ".ci/")
+                       "labs/05-global-scan/bench/", "labs/06-segmented-scan/bench/",
+                       "labs/07-applications/bench/", "labs/AUTHORING.md", ".ci/")
+# ... but the measurements kept there, which the handouts quote, are data: they ship.
+STUDENT_KIT_DATA = re.compile(r"^labs/\d\d-[\w-]+/bench/[\w.-]+\.(json|log)$")
+
+
+def in_student_kit(rel):
+    """Whether the student kit ships the tracked file `rel`."""
+    return not rel.startswith(STUDENT_KIT_EXCLUDE) or bool(STUDENT_KIT_DATA.match(rel))
 
 
 # Slide frames between these two comment lines hold solution code: they are in the instructor's
@@ -131,7 +140,7 @@ def tracked_files():
 
 
 def student_kit(out):
-    files = [f for f in tracked_files() if not f.startswith(STUDENT_KIT_EXCLUDE)]
+    files = [f for f in tracked_files() if in_student_kit(f)]
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with tarfile.open(out, "w:gz") as tar:
         for rel in files:
@@ -157,7 +166,7 @@ def autograder(labs, out, course_file=None):
     """A Gradescope autograder: setup.sh and run_autograder at the top, the student kit
     (no solutions) under scanlab/, the labs to grade in LABS, and the course file (deadlines)
     in COURSE.toml when one is given or grader/manifests/course.toml exists."""
-    files = [f for f in tracked_files() if not f.startswith(STUDENT_KIT_EXCLUDE)]
+    files = [f for f in tracked_files() if in_student_kit(f)]
     known = {m["lab"] for m in grade.all_manifests()}
     labs = [f"{int(x):02d}" for x in labs]
     unknown = [x for x in labs if x not in known]

@@ -62,6 +62,13 @@ SHORT_TILE_NOTE = "one short tile: no look-back"
 RADIX_NOTE = "4 passes; appScanExc of 4 x 256 counts: one tile"
 
 
+
+def shown_source(source):
+    """The profiled file as a reader of any kit can place it: the reference solution by its lab
+    folder (the student kit has no solutions/), anything else by its path."""
+    rel = os.path.relpath(source, ROOT)
+    return "the reference solution, " + rel[len("solutions/"):] if rel.startswith("solutions/") else rel
+
 def case(cid, calls, argv, note=""):
     """One run of a profiling program: its id (file names), the call it makes as the output
     shows it, the program's arguments, and a note the output shows beside the call."""
@@ -483,11 +490,11 @@ def profile_lab(lab, args, nvcc, ncu, gpu, use_emu, recorded=None):
                 names.append(f"{label} (emu)" if gpu_runs else label)
                 results.append(summed(*emu_runs[tag]))
         print(f"\nlab {lab}: memory counters of one batched scan, n={n}, block={block} "
-              f"({os.path.relpath(source, ROOT)}; {how})")
+              f"({shown_source(source)}; {how})")
         print_table(lab, spec, names, results)
     else:
         print(f"\nlab {lab}: memory counters of every kernel launch of each call, on a few tiles "
-              f"({os.path.relpath(source, ROOT)}; {how}{', one worker' if emu_runs else ''})")
+              f"({shown_source(source)}; {how}{', one worker' if emu_runs else ''})")
         if not (gpu_runs and emu_runs):
             print_launches(spec, gpu_runs or emu_runs, "ncu" if gpu_runs else "emu")
     entries = []

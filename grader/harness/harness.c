@@ -102,10 +102,12 @@ static void record_failure(const char *file, int line, const char *msg) {
     /* CUnit copies the condition text, so a stack buffer is fine. */
     CU_assertImplementation(CU_FALSE, (unsigned)line, msg, file, "", CU_FALSE);
     hx_internal_send("fail", NULL, msg, NAN);
-    if (channel < 0) fprintf(stdout, "    FAIL: %s\n", msg);
+    fprintf(stdout, "test: FAIL: %s\n", msg); /* for the test's log (the verdict is the channel's) */
+    fflush(stdout);
   } else if (current.failures == HX_MAX_REPORTED + 1) {
     const char *more = "(further failures of this test are counted, not shown)";
     hx_internal_send("fail", NULL, more, NAN);
+    fprintf(stdout, "test: FAIL: %s\n", more);
     CU_assertImplementation(CU_FALSE, (unsigned)line, more, file, "", CU_FALSE);
   } else {
     CU_assertImplementation(CU_FALSE, (unsigned)line, "further failure", file, "", CU_FALSE);
@@ -131,7 +133,7 @@ void hx_skip(const char *fmt, ...) {
 
 void hx_metric(const char *name, double value) {
   hx_internal_send("metric", name, NULL, value);
-  if (channel < 0) fprintf(stdout, "    %s = %.4g\n", name, value);
+  fprintf(stdout, "test: metric %s = %.6g\n", name, value);
 }
 
 void hx_note(const char *fmt, ...) {
@@ -141,7 +143,7 @@ void hx_note(const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   hx_internal_send("note", NULL, msg, NAN);
-  if (channel < 0) fprintf(stdout, "    note: %s\n", msg);
+  fprintf(stdout, "test: note: %s\n", msg);
 }
 
 int hx_failures(void) { return current.failures; }
@@ -253,26 +255,34 @@ const char *hx_ctx(const char *fmt, ...) {
   return buf;
 }
 
+const char *hx_poison_note(const void *p, size_t size, size_t index) {
+  static const char note[] = " (the poison value: never written)";
+  const unsigned char *b = (const unsigned char *)p;
+  int dead = size > 0, ef = size > 0;
+  for (size_t k = 0; k < size; k++) {
+    const size_t at = index * size + k; /* the byte's offset in the output, whose words were 0xDEADBEEF */
+    dead &= b[k] == (unsigned char)(0xDEADBEEFu >> (8 * (at % 4)));
+    ef &= b[k] == 0xEFu;
+  }
+  return dead || ef ? note : "";
+}
+
 size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got, size_t n) {
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < n; i++)
     if (expected[i] != got[i] && bad++ == 0) first = i;
-  if (bad) {
-    uint32_t g = (uint32_t)got[first];
+  if (bad)
     HX_FAIL("%s: first mismatch at [%zu]: expected %d, got %d%s (%zu mismatch%s)", ctx, first,
-            (int)expected[first], (int)got[first],
-            g == 0xDEADBEEFu || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "",
-            bad, bad == 1 ? "" : "es");
-  }
+            (int)expected[first], (int)got[first], hx_poison_note(&got[first], 4, first), bad,
+            bad == 1 ? "" : "es");
   return bad;
 }
 
 size_t hx_report_i32(const char *ctx, const hxv_result *r) {
   if (r->count) {
-    const uint32_t g = (uint32_t)r->got;
+    const int32_t g = (int32_t)r->got;
     HX_FAIL("%s: first mismatch at [%zu]: expected %d, got %d%s (%zu mismatch%s)", ctx, r->first, (int)r->expected,
-            (int)r->got, g == 0xDEADBEEFu || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "",
-            r->count, r->count == 1 ? "" : "es");
+            (int)r->got, hx_poison_note(&g, 4, 0), r->count, r->count == 1 ? "" : "es");
   }
   return r->count;
 }
@@ -287,10 +297,36 @@ size_t hx_check_f32(const char *ctx, const float *expected, const float *got, si
     if (!ok && bad++ == 0) first = i;
   }
   if (bad)
-    HX_FAIL("%s: first mismatch at [%zu]: expected %.9g, got %.9g (tolerance %.1e + %.1e*|expected|;"
-            " %zu mismatch%s)", ctx, first, (double)expected[first], (double)got[first], atol, rtol,
-            bad, bad == 1 ? "" : "es");
+    HX_FAIL("%s: first mismatch at [%zu]: expected %.9g, got %.9g%s (tolerance %.1e + %.1e*|expected|;"
+            " %zu mismatch%s)", ctx, first, (double)expected[first], (double)got[first],
+            hx_poison_note(&got[first], 4, first), atol, rtol, bad, bad == 1 ? "" : "es");
   return bad;
+}
+
+/* One element of @p size bytes, as a reader wants it: a number for 1, 2 and 4 bytes (4: signed,
+ * and its bits), hexadecimal 32-bit words for larger elements. */
+static void format_element(char *out, size_t cap, const unsigned char *p, size_t size) {
+  if (size == 1) {
+    snprintf(out, cap, "%u (0x%02x)", p[0], p[0]);
+  } else if (size == 2) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    snprintf(out, cap, "%u (0x%04x)", (unsigned)v, (unsigned)v);
+  } else if (size == 4) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    snprintf(out, cap, "%d (0x%08x)", (int)v, (unsigned)(uint32_t)v);
+  } else {
+    out[0] = '\0';
+    const size_t words = size / 4 < 8 ? size / 4 : 8;
+    snprintf(out, cap, "{");
+    for (size_t w = 0; w < words; w++) {
+      uint32_t a;
+      memcpy(&a, p + 4 * w, 4);
+      snprintf(out + strlen(out), cap - strlen(out), "%s%08x", w ? " " : "", a);
+    }
+    snprintf(out + strlen(out), cap - strlen(out), "%s}", size / 4 > words ? " ..." : "");
+  }
 }
 
 size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, size_t n,
@@ -300,17 +336,11 @@ size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, si
   for (size_t i = 0; i < n; i++)
     if (memcmp(e + i * size, g + i * size, size) != 0 && bad++ == 0) first = i;
   if (bad) {
-    char es[128] = "", gs[128] = "";
-    size_t words = size / 4 < 8 ? size / 4 : 8;
-    for (size_t w = 0; w < words; w++) {
-      uint32_t a, b;
-      memcpy(&a, e + first * size + 4 * w, 4);
-      memcpy(&b, g + first * size + 4 * w, 4);
-      snprintf(es + strlen(es), sizeof es - strlen(es), "%s%08x", w ? " " : "", a);
-      snprintf(gs + strlen(gs), sizeof gs - strlen(gs), "%s%08x", w ? " " : "", b);
-    }
-    HX_FAIL("%s: first mismatch at [%zu]: expected {%s}, got {%s} (%zu mismatch%s)", ctx, first,
-            es, gs, bad, bad == 1 ? "" : "es");
+    char es[128], gs[128];
+    format_element(es, sizeof es, e + first * size, size);
+    format_element(gs, sizeof gs, g + first * size, size);
+    HX_FAIL("%s: first mismatch at [%zu]: expected %s, got %s%s (%zu mismatch%s)", ctx, first, es, gs,
+            hx_poison_note(g + first * size, size, first), bad, bad == 1 ? "" : "es");
   }
   return bad;
 }

@@ -148,12 +148,24 @@ size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got
 /** The failure hx_check_i32() would record, from a check's result (hx_verify_scan() and the
  *  like, which find the same first mismatch and count where the output lies). */
 size_t hx_report_i32(const char *ctx, const hxv_result *r);
-/** Compares floats: |got-expected| <= atol + rtol*|expected|; NaN never matches. */
+/** Compares floats: |got-expected| <= atol + rtol*|expected|; NaN never matches. A value
+ *  never written is named as such. */
 size_t hx_check_f32(const char *ctx, const float *expected, const float *got, size_t n,
                     double rtol, double atol);
-/** Compares raw elements of @p size bytes; the message prints them as hexadecimal words. */
+/** Compares raw elements of @p size bytes. The message prints 1-, 2- and 4-byte elements as
+ *  numbers (with their bits), larger ones as hexadecimal words, and names a value never written:
+ *  `lineOfSight(n=33, ...): first mismatch at [1]: expected 1 (0x01), got 190 (0xbe) (the
+ *  poison value: never written) (32 mismatches)`. */
 size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, size_t n,
                       size_t size);
+/**
+ * @brief " (the poison value: never written)" when element @p index (of @p size bytes) of an
+ * output, held at @p p, still holds what the harness filled the output with before the call
+ * (0xDEADBEEF words, so each byte of the element at its place in them); "" otherwise.
+ *
+ * For a message about any element type: `HX_FAIL("... got %d%s", v, hx_poison_note(&v, 4, i))`.
+ */
+const char *hx_poison_note(const void *p, size_t size, size_t index);
 /** Formats a context string into a static buffer (for hx_check_* calls). */
 const char *hx_ctx(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -403,15 +415,18 @@ double hx_bytes_moved(const hx_counters *c);
  * skipped there, can still tell a student without a GPU.
  *
  * The note gives the global bytes the call's kernels moved per @p unit (32-byte sectors loaded
- * and stored, loads of volatile status words left out: how often a look-back polls depends on
- * the schedule) against the @p ideal the timing test counts, the fraction of copy that follows
- * if every counted byte moved at the copy's bandwidth (ideal / moved, at most 1), the sectors
- * per global request, and the shared-memory requests with their bank conflicts per request.
- * The grader page says what the figures can and cannot predict. Lab 05's single pass:
+ * and stored, loads of volatile status words that read a sector again left out: how often a
+ * look-back polls depends on the schedule), then loads and stores apart (16-byte stores and
+ * 4-byte stores at a stride of 16 bytes both touch 16 sectors a request, but the second moves
+ * 4 times the bytes), against the @p ideal the timing test counts; the fraction of copy that
+ * follows if every counted byte moved at the copy's bandwidth (ideal / moved, at most 1); the
+ * sectors per global request (loads only where nothing polled); and the shared-memory requests
+ * with their bank conflicts per request. The grader page says what the figures can and cannot
+ * predict. Lab 05's single pass:
  * @code
- * scanIncLookback(n=65537), emu model: 8.01 bytes per element (the timing test counts 8), so 1.00
- *   of copy if all moved at copy speed; sectors per request: stores 15.5 (loads with polling: not
- *   shown); shared memory: 162 requests, 0.00 bank conflicts per request
+ * scanIncLookback(n=65537), emu model: 8.02 bytes per element (the timing test counts 8): loads
+ *   4.00 and stores 4.01, polling left out; so 1.00 of copy if all moved at copy speed; sectors
+ *   per request: stores 15.5; shared memory: 162 requests, 0.00 bank conflicts per request
  * @endcode
  * @param what the call, as the note names it
  * @param units the elements (points, non-zeros, ...) the call handled; above 0

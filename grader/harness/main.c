@@ -147,8 +147,8 @@ int main(int argc, char **argv) {
     int chosen = nsel == 0;
     for (int s = 0; s < nsel; s++) chosen |= strcmp(sel[s], t->name) == 0;
     if (!chosen) continue;
-    if (ch < 0) {
-      printf("%s ...\n", t->name);
+    {
+      printf("test: %s ...\n", t->name);
       fflush(stdout);
     }
     hx_internal_begin_test();
@@ -178,14 +178,14 @@ int main(int argc, char **argv) {
       }
     }
     hx_internal_send("end", status, strcmp(status, "skip") == 0 ? reason : NULL, NAN);
-    if (ch < 0) {
-      printf("%s: %s%s%s\n", t->name, status[0] == 'p' ? "OK" : status[0] == 'f' ? "FAIL" : "SKIP",
+    {
+      printf("test: %s: %s%s%s\n", t->name, status[0] == 'p' ? "OK" : status[0] == 'f' ? "FAIL" : "SKIP",
              status[0] == 's' ? " " : "", status[0] == 's' ? reason : "");
       fflush(stdout);
     }
   }
   CU_cleanup_registry();
   free(sel);
-  if (ch < 0) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  printf("test: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
 }

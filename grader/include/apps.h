@@ -10,25 +10,28 @@
  * regions): a block scan of APP_ITEMS values per thread for any associative operator, a
  * decoupled look-back that gives each tile the combination of every tile before it, and a
  * device-wide exclusive sum appScanExc(). Students write the maps, the operators and the
- * kernels that put them together:
+ * kernels that put them together. The applications come from the lecture slides *CUDA 4:
+ * Prefix Sums* of CS121 Parallel Computing ("CS121"), M. Harris, S. Sengupta and J. D. Owens's
+ * *Parallel Prefix Sum (Scan) with CUDA* ("Harris et al.") and S. Sengupta, M. Harris,
+ * M. Garland et al.'s *Efficient Parallel Scan Algorithms for Many-core GPUs* ("Sengupta et al."):
  *
- * 1. **Stream compaction** (seeds 002, 003): keep the elements greater than a pivot, in order.
+ * 1. **Stream compaction** (CS121; Harris et al.): keep the elements greater than a pivot, in order.
  *    (a) flags, an exclusive sum of the flags, a scatter: three passes (compactScan());
  *    (b) one pass: each tile counts its kept elements, looks back for the count before it, and
  *    stages its kept elements in shared memory so that the writes stay coalesced
  *    (compactSinglePass()). **Partition** (partitionStable()) puts the kept elements first and
  *    the others after them, both in their input order.
- * 2. **Split and radix sort** (002, 003): the stable split by one bit, 32 of them as a sort,
+ * 2. **Split and radix sort** (CS121; Harris et al.): the stable split by one bit, 32 of them as a sort,
  *    and an LSD radix sort by 8-bit digits with per-tile counts, a scan of the counts and a
  *    stable scatter (radixSortKeys(), radixSortPairs()).
- * 3. **Line of sight** (002): from altitudes along a ray, each point's slope from the observer,
+ * 3. **Line of sight** (CS121): from altitudes along a ray, each point's slope from the observer,
  *    an exclusive max-scan of the slopes, and a point is visible when its slope is greater than
  *    every slope before it; one pass that reads the altitudes once and writes one byte per
  *    point (lineOfSight()).
- * 4. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, 000 section 1.9): the
+ * 4. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, Sengupta et al. §1.9): the
  *    products, head flags where rows start, a segmented sum, each row's total at its last
  *    element; one pass that balances work by non-zeros, not by rows (spmvCsr()).
- * 5. **String comparison** (002): the lexicographic order of two byte strings from an
+ * 5. **String comparison** (CS121): the lexicographic order of two byte strings from an
  *    associative, non-commutative "first difference wins" operator (FirstDiff,
  *    strCompare()).
  *
@@ -42,8 +45,8 @@
 
 /** Threads in a warp. */
 #define APP_WARP 32
-/* The tile shape (overridable with -D only by the kit's tuning script,
- * labs/07-applications/bench/run_tune.sh; the tests' sizes assume a tile of 4096). */
+/* The tile shape (overridable with -D only by the tuning script of the instructors' kit; the
+ * tests' sizes assume a tile of 4096). */
 #ifndef APP_THREADS
 /** Threads per block of every tile kernel. */
 #define APP_THREADS 128
@@ -130,7 +133,7 @@ struct BitClear {
 };
 /** @} */
 
-/** @name Part 1: stream compaction and partition (keep `x > pivot`)
+/** @name Part 1: stream compaction and partition (keep the elements greater than a pivot)
  *  @{ */
 
 /**
@@ -150,6 +153,29 @@ size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t 
  * (partitionKernel()) writes both groups.
  */
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+
+/**
+ * @brief compactSinglePass() or the look-back pass of partitionStable() over the last elements
+ * of a longer array, with only those in memory: element indices past 2^31 and 2^32 without
+ * 16 GiB of memory. The kernel runs with the tile counter at `start / APP_TILE`, the tile before
+ * published as a PREFIX of @p kept_before, and the pointers offset back.
+ *
+ * @param d_in        elements `[start, n)` of the input
+ * @param d_out       the tail's kept elements, then (partition) its others
+ * @param start       a multiple of APP_TILE, above 0
+ * @param n           the whole array's length
+ * @param pivot       elements greater than it are kept
+ * @param kept_before the elements before @p start that are kept
+ * @param kept_total  partition: the first group's size, given on the device where the counting
+ *                    pass leaves it; the kernel places the others from it on. With
+ *                    @p kept_before `start / 2` and this the tail's own kept count, the tail's
+ *                    others follow its kept ones at once (the arithmetic is the same for any
+ *                    sizes)
+ * @param partition   1: partition, 0: compaction
+ * @return the count word after the kernel: the kept total (compaction), @p kept_total (partition)
+ */
+size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n, int32_t pivot,
+                     size_t kept_before, size_t kept_total, int partition);
 /** @} */
 
 /** @name Part 1b: split and radix sort (32-bit unsigned keys, ascending, stable)
@@ -161,7 +187,7 @@ size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pi
 #define APP_RADIX_DIGITS (1 << APP_RADIX_BITS)
 
 /**
- * The split of seed 002 and 003: the keys whose bit @p bit is 0 first, then those where it is
+ * The split of the CS121 slides and of Harris et al.: the keys whose bit @p bit is 0 first, then those where it is
  * 1, both in input order (the partition kernels with BitClear). Returns the number of the
  * first group.
  */

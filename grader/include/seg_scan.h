@@ -24,6 +24,10 @@
  * 4. a **single pass over any length** with decoupled look-back, where a tile that holds a head
  *    publishes its inclusive prefix at once (segScanIncGlobal(), segScanExcGlobal()).
  *
+ * The figures cited as [Sengupta et al., fig 1.N] are those of S. Sengupta, M. Harris,
+ * M. Garland et al., *Efficient Parallel Scan Algorithms for Many-core GPUs* (2011), whose
+ * section 1.5 this lab follows.
+ *
  * **Design.** As in lab 04 the scans are templates, instantiated in the student's file for the
  * element types and operators the tests use: `<int32_t, Add>`, `<int32_t, Max>`,
  * `<int32_t, Min>`, `<float, Add>` and `<Affine16, Compose16>` (associative, not commutative).
@@ -49,8 +53,8 @@
 #define SS_WARP 32
 /** Largest block the block scans handle (32 warps: the warp totals fit in one warp). */
 #define SS_BLOCK_MAX 1024
-/* The single pass's tile shape (overridable with -D only by the kit's tuning program,
- * labs/06-segmented-scan/bench/tune_segscan.cu; the tests' sizes assume these values). */
+/* The single pass's tile shape (overridable with -D only by the tuning program of the
+ * instructors' kit; the tests' sizes assume these values). */
 #ifndef SS_GLOBAL_THREADS
 /** Threads per block of the single pass. */
 #define SS_GLOBAL_THREADS 128
@@ -105,7 +109,7 @@ struct FlagValue {
 
 /**
  * @brief The segmented form of an associative operator @p Op, on (flag, value) pairs
- * [000 fig 1.9]:
+ * [Sengupta et al., fig 1.9]:
  *
  *     (fa, a) (+)s (fb, b) = (fa | fb,  fb ? b : a (+) b)
  *
@@ -156,7 +160,7 @@ __device__ T segScanExcWarpOp(T x, bool head, Op op, T identity, unsigned mask =
 /**
  * @brief The lane of this lane's segment head: the highest lane `h <= lane` of @p mask whose
  * @p head is set, or 0 when there is none (the segment is open at the warp's start). This is
- * `mindex` of [000 fig 1.11], computed with one `__ballot_sync` and `__clz` instead of a
+ * `mindex` of [Sengupta et al., fig 1.11], computed with one `__ballot_sync` and `__clz` instead of a
  * max-scan of lane indices.
  *
  * Example on 8 lanes: heads `{0,0,1,0,0,1,1,0}` give `{0,0,2,2,2,5,6,6}`.
@@ -164,7 +168,7 @@ __device__ T segScanExcWarpOp(T x, bool head, Op op, T identity, unsigned mask =
 __device__ unsigned segHeadLane(bool head, unsigned mask = WARP_FULL_MASK);
 
 /**
- * @brief Inclusive segmented scan across the lanes of @p mask, directly [000 fig 1.11]: take
+ * @brief Inclusive segmented scan across the lanes of @p mask, directly [Sengupta et al., fig 1.11]: take
  * `mindex = segHeadLane(head)`, then for `d = 1, 2, 4, 8, 16` fetch `y` from lane `lane - d`
  * with a shuffle, and combine `x = op(y, x)` only when `lane >= mindex + d` (the lane `d`
  * below is in the same segment). Parameters and result as segScanIncWarpOp().
@@ -185,7 +189,7 @@ struct SegBlockTemp {
 };
 
 /**
- * @brief Inclusive segmented scan across a block [000 fig 1.13, 1.14]: thread `t` returns the
+ * @brief Inclusive segmented scan across a block [Sengupta et al., fig 1.13, 1.14]: thread `t` returns the
  * combination of its segment up to and including thread `t`.
  *
  * Four steps: (1) every warp scans its own lanes (segScanIncWarp()) and notes whether it holds
@@ -255,7 +259,10 @@ enum SegScanVariant {
   SEG_WARP_INC = 2,    /**< segScanIncWarp() */
   SEG_WARP_EXC = 3,    /**< segScanExcWarp() */
   SEG_BLOCK_INC = 4,   /**< segScanIncBlock() */
-  SEG_BLOCK_EXC = 5    /**< segScanExcBlock() */
+  SEG_BLOCK_EXC = 5,   /**< segScanExcBlock() */
+  SEG_BLOCK_INC_TWICE = 6, /**< segScanIncBlock() twice in a row on the same @p temp, the second
+                                call scanning the first one's results (temp reused at once) */
+  SEG_BLOCK_EXC_TWICE = 7  /**< segScanExcBlock() twice in a row likewise */
 };
 
 /**
@@ -286,6 +293,48 @@ cudaError_t segHeadLaneBatch(const uint8_t *d_flags, int32_t *d_out, size_t n, i
 template <typename T, typename Op>
 cudaError_t segOpApply(const FlagValue<T> *d_a, const FlagValue<T> *d_b, FlagValue<T> *d_out, size_t n,
                        Op op);
+
+/**
+ * @brief The look-back alone, on status words the test chooses: one warp publishes, for each
+ * tile `j < tile`, @p d_states[j] with the value @p d_values[j], then calls lookbackWarp() for
+ * tile @p tile, a tile whose first element is not a head. A look-back that spans several
+ * windows of 32 tiles, whatever the emu's schedules make.
+ *
+ * @param d_values  the earlier tiles' values, @p tile of them
+ * @param d_states  their flags: 1 (AGGREGATE) or 2 (PREFIX), @p tile of them
+ * @param d_status  scratch for tile + 1 status words of 32 bytes
+ * @param d_out     3 words: the carry lookbackWarp() returned, then the value and the flag
+ *                  (0 nothing, 1 AGGREGATE, 2 PREFIX) tile @p tile published
+ * @param tile      the tile that looks back
+ * @param has_head  whether a segment starts inside it
+ * @param aggregate its own value (the value of its last segment)
+ * @param op        the operator
+ * @return the launch's error
+ */
+template <typename T, typename Op>
+cudaError_t segLookbackProbe(const T *d_values, const int32_t *d_states, void *d_status, uint32_t *d_out,
+                             unsigned tile, bool has_head, T aggregate, Op op);
+
+/**
+ * @brief The single pass over the last elements of an array whose first @p start elements are
+ * already scanned, their last segment left open: element indices past 2^31 or 2^32 without
+ * 16 GiB of memory. The kernel runs as in segScanIncGlobal() or segScanExcGlobal(), with the
+ * tile counter starting at tile `start / SS_GLOBAL_TILE`, the tile before it published as a
+ * PREFIX of @p carry, and the array pointers offset back by @p start.
+ *
+ * @param d_in      elements `[start, n)` of the values
+ * @param d_flags   their head flags; the first is 0 (the open segment goes on)
+ * @param d_out     elements `[start, n)` of the result
+ * @param start     a multiple of SS_GLOBAL_TILE, above 0
+ * @param n         the whole array's length
+ * @param op        the operator
+ * @param identity  its identity (exclusive)
+ * @param carry     the inclusive result of element `start - 1`
+ * @param exclusive the exclusive scan, else the inclusive
+ */
+template <typename T, typename Op>
+void segScanGlobalTail(const T *d_in, const uint8_t *d_flags, T *d_out, size_t start, size_t n, Op op, T identity,
+                       T carry, bool exclusive);
 /** @} */
 
 #endif /* SCANLAB_SEG_SCAN_H */

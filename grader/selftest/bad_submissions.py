@@ -248,8 +248,11 @@ def case_constructor_forgery():
     path = os.path.join(sub, rel)
     t = open(path).read().replace("  if (warp > 0) v += s_tmp[warp - 1];", "  if (warp > 1) v += s_tmp[warp - 1];")
     open(path, "w").write(t)
+    # What it writes to the control socket, before the driver's first reply, is refused as
+    # tampering (since replies carry their request's number); elsewhere it changes nothing.
     return expect("constructor", sub, "05", ("block_example", "anylength_inc"),
-                  {"anylength_inc": r"first mismatch"}, ignore=("block_example",), env=allowing("05", "write"))
+                  {"anylength_inc": r"first mismatch|tampering with the control channel"}, ignore=("block_example",),
+                  env=allowing("05", "write"))
 
 
 def case_internal_call():
@@ -715,6 +718,113 @@ def case_sight_byte_stores():
                            r"lineOfSight\(n=\d+\) moved \d+\.\d\d bytes per point .* at most 6\.00")
 
 
+# ---- what the earlier tests passed at full marks on the emu ---------------------------------
+
+LAB06_MISSED = (
+    # the block scan's last barrier: the header promises temp is free when it returns
+    ("  __syncthreads(); /* everyone has read temp: free to reuse */\n", ""),
+    # the look-back's windows combined the wrong way round (the nearer on the left)
+    ("carry = have ? op(window, carry) : window;", "carry = have ? op(carry, window) : window;"),
+    # a 32-bit element offset: right up to 2^32 elements
+    ("const size_t tile_base = (size_t)tile * SS_GLOBAL_TILE;", "const size_t tile_base = tile * SS_GLOBAL_TILE;"),
+    # (for its message) the segmented operator that drops the left pair's flag
+    ("  c.flag = a.flag | b.flag; ", "  c.flag = b.flag; "))
+LAB06_EARLIER = ("block_inc", "block_exc", "global_inc", "global_exc", "global_flags", "global_long", "in_place",
+                 "repeat", "huge")
+
+
+def case_lab06_missed():
+    """Lab 06 on the emu: three faults in one submission, each of which the tests before
+    block_twice, lookback_windows and offsets_64 passed at full marks (they still do): a block
+    scan without its last barrier, whose temp a second call at once reuses; a look-back that puts
+    the nearer window on the left, which only a look-back over several windows shows; element
+    offsets in 32 bits, which only an index past 2^32 shows. Each new test fails with its reason.
+    And, for its message, an operator that keeps only the right pair's flag: `operator` names the
+    pairs, what was expected and that the flag is lost (it once printed equal values and no
+    flag)."""
+    rel = "06-segmented-scan/seg_scan.cu"
+    sub = make_submission("lab06_missed", rel, edits=LAB06_MISSED)
+    return expect("lab06_missed", sub, "06", LAB06_EARLIER + ("block_twice", "lookback_windows", "offsets_64", "operator"),
+                  {"operator": r"a = \(flag 0x[0-9a-f]+, -?\d+\), b = \(flag 0x00, -?\d+\): expected \(flag 0x[0-9a-f]+, "
+                               r"-?\d+\) \(flag set or not\), got \(flag 0x00, -?\d+\): the flag is lost",
+                   "block_twice": r"emu: race on .* in different warps with no __syncthreads between them: "
+                                  r"__syncthreads\(\) between the two accesses orders them",
+                   "lookback_windows": r"returned the carry .*, expected .*: the windows' values combined in order",
+                   "offsets_64": r"elements \[4294950912, \d+\), past 2\^32.*(SIGSEGV|first mismatch)"},
+                  max_timeout=30)
+
+
+LAB07_MISSED = (
+    # the radix ranking's __syncwarp: a shuffle and a match order no memory access
+    ("    __syncwarp(); /* this item's counts, before the next item reads them */\n", ""),
+    # 32-bit element offsets in the one-pass compaction and the partition: right up to 2^32
+    ("  const size_t base = tile * APP_TILE;\n  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : "
+     "APP_TILE);\n  int32_t v[APP_ITEMS];", "  const size_t base = (unsigned)tile * APP_TILE;\n  const unsigned valid = "
+     "(unsigned)(n - base < APP_TILE ? n - base : APP_TILE);\n  int32_t v[APP_ITEMS];"),
+    ("  const size_t base = tile * APP_TILE;\n  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : "
+     "APP_TILE);\n  T v[APP_ITEMS];", "  const size_t base = (unsigned)tile * APP_TILE;\n  const unsigned valid = "
+     "(unsigned)(n - base < APP_TILE ? n - base : APP_TILE);\n  T v[APP_ITEMS];"))
+
+
+LOOKBACK_UNPUBLISHED = (
+    ("    if (lane == 0) statusStore(&status[tile], epoch, SS_FLAG_PREFIX, aggregate); /* at once */\n",
+     "    /* never published */\n"),
+    ("    statusStore(&status[tile], epoch, SS_FLAG_AGGREGATE, aggregate);\n", "    /* never published */\n"),
+    ("  if (!has_head && lane == 0) statusStore(&status[tile], epoch, SS_FLAG_PREFIX, op(carry, aggregate));\n",
+     "  /* never published */\n"))
+
+
+def case_lookback_hang():
+    """Lab 06 on the emu: a look-back that never publishes waits for ever on the tile before it.
+    Each test of more than one tile fails within 10 s (the emu names the hang after 5 s without
+    progress), as a hang: which blocks run, the warp that spins and what it read last (a status
+    word), the warps that wait at the barrier; never as a crash or as memory running out (the
+    spinning warp's log used to fill the driver's memory: signal 6, "out of memory for the
+    memory probes' log", after the 117 s watchdog). The tests of one tile still pass."""
+    import time
+    rel = "06-segmented-scan/seg_scan.cu"
+    sub = make_submission("lookback_hang", rel, edits=LOOKBACK_UNPUBLISHED)
+    t0 = time.monotonic()
+    code, out, data = grade("lookback_hang", sub, ["06"], tests=("examples", "global_inc", "huge"), max_timeout=60)
+    took = time.monotonic() - t0
+    got = selftest.by_name(data)
+    problems = []
+    for name in ("global_inc", "huge"):
+        e = got.get(name, {})
+        text = e.get("output", "")
+        if e.get("status") != "failed" or "hangs: the emulator stopped it" not in text or \
+                not re.search(r"emu: hang: block \(\d+,0,0\): warp 0 spins .* a volatile load of global memory", text):
+            problems.append(f"{name}: should FAIL as a hang naming the spinning warp, got: {text.splitlines()[:4]}")
+        if re.search(r"signal|out of memory|SIGABRT", text):
+            problems.append(f"{name}: reported as a crash or out of memory: {text.splitlines()[:4]}")
+        m = re.search(rf"^\s+{name}: FAIL \((\d+\.\d)s\)", out, re.M)
+        if not m or float(m.group(1)) >= 10:
+            problems.append(f"{name}: took {m.group(1) if m else '?'} s (at most 10)")
+    if got.get("examples", {}).get("status") != "passed":
+        problems.append("examples (one tile, no look-back) should pass")
+    if problems:
+        raise CheckFailed("\n    ".join(["case lookback_hang:"] + problems))
+    times = re.findall(r"(global_inc|huge): FAIL \((\d+\.\d)s\)", out)
+    return "2 FAIL as hangs, in " + " and ".join(f"{t} s" for _, t in times) + f"; examples still OK ({took:.0f} s in all)"
+
+
+def case_lab07_missed():
+    """Lab 07 on the emu: the radix sort's ranking without the __syncwarp its TODO asks for (a
+    match and a shuffle between two lanes' updates of a count exchange values, not memory: the
+    race detector used to count any warp collective as an order), and the compaction's and the
+    partition's element offsets in 32 bits. The earlier tests passed both; the sorts now fail as
+    races, naming __syncwarp, and offsets_64 fails past 2^32."""
+    rel = "07-applications/apps.cu"
+    sub = make_submission("lab07_missed", rel, edits=LAB07_MISSED)
+    race = (r"emu: race on a __shared__ array's shared memory .* in kernel radixScatterKernel.*in one warp: a shuffle, "
+            r"vote or match between them exchanges values, not memory; __syncwarp\(\) between the two accesses")
+    return expect("lab07_missed", sub, "07", ("compact_single", "partition", "huge", "split", "sort_keys",
+                                              "sort_pairs", "offsets_64"),
+                  {"sort_keys": race, "sort_pairs": race,
+                   "offsets_64": r"elements \[4294959104, \d+\), past 2\^32.*(SIGSEGV|wrong|output element)"},
+                  max_timeout=30)
+
+
 def case_slowed_unpadded():
     """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
     rel = "03-blelloch/blelloch.cu"
@@ -966,6 +1076,9 @@ CASES = [
     ("a single pass that reads its input again through atomics (emu counters)", case_atomic_reread),
     ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
+    ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),
+    ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
+    ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),

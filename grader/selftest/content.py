@@ -29,8 +29,8 @@ CODE_EXT = (".c", ".cu", ".h", ".cuh", ".cpp", ".hpp")
 # alone, and is not a declaration of dynamic shared memory (`extern __shared__ int s[];`:
 # syntax the handouts teach). It is a leak when it appears, as a substring of a line with the same normalisation, in any file of the student kit
 # (handouts, slides, figures, exhibits, scripts, ...), except where the kit ships it on purpose:
-# in the kit's own code (skeletons/ outside the student regions, reference/, grader/), which
-# students get whole. A later lab's skeleton may give an earlier lab's function as kit code
+# in the kit's own code (skeletons/ outside the student regions, reference/, grader/ but its test
+# sources), which students get whole. A later lab's skeleton may give an earlier lab's function as kit code
 # (lab 06 repeats lab 04's scanIncWarp so that it does not depend on the student's lab 04); the
 # check names those lines in its report so that the choice stays visible.
 MIN_CHARS = 20
@@ -66,7 +66,10 @@ def solution_lines():
 
 
 def _kit_code(rel):
-    return rel.startswith(("skeletons/", "reference/", "grader/")) and rel.endswith(CODE_EXT)
+    """Code students get whole. The tests' sources are not counted as such: they ship too, and
+    must not answer a region (lab 06's operator test once held the operator line for line)."""
+    return rel.startswith(("skeletons/", "reference/", "grader/")) and rel.endswith(CODE_EXT) and \
+        not rel.startswith("grader/tests/")
 
 
 def _code_outside_regions(text):
@@ -188,6 +191,109 @@ def emu_figures():
     if bad:
         raise CheckFailed("grader/README.md, the solutions' emu figures:\n    " + "\n    ".join(bad))
     return f"{checked} figures of {len(rows)} rows as the emu prints them"
+
+
+# ---- 3b'. failure messages show values of every type, and the log keeps everything ----------
+#
+# Lab 07's skeleton writes nothing: its line of sight leaves 1-byte answers, its sparse product
+# float rows, as the poison left them. A message must show both as values (1-byte elements were
+# printed as empty words, `{}`) and say they were never written (floats lacked the note), and
+# the test's log must hold what the test printed (it held the command line alone).
+
+def failure_messages():
+    code, out, data = run.run_grader("skeletons", ["07"], tests=["sight", "spmv"], tag="messages07")
+    got = run.by_name(data)
+    want = {"sight": r"first mismatch at \[\d+\]: expected \d+ \(0x0\d\), got \d+ \(0x[0-9a-f]{2}\) \(the poison "
+                     r"value: never written\)",
+            "spmv": r"got -6\.2598534e\+18 \(the poison value: never written\)"}
+    bad = []
+    for name, pat in want.items():
+        text = got.get(name, {}).get("output", "")
+        if not re.search(pat, text):
+            bad.append(f"{name}: the reason should match /{pat}/, got: {text.splitlines()[:2]}")
+        log = os.path.join(ROOT, "build", "grade", "emu", "skeletons", "logs", "lab07", f"{name}.log")
+        first = text.splitlines()[0] if text else "?"
+        if not os.path.exists(log) or f"test: FAIL: {first}" not in open(log, errors="replace").read():
+            bad.append(f"{name}: its log ({os.path.relpath(log, ROOT)}) does not hold the failure it printed")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "1-byte and float outputs shown as values, never written named; each test's log holds its failures"
+
+
+# ---- 3b''. make test: a first result seconds after an edit ------------------------------------
+#
+# Lab 06's file is the slowest to build (five element types, every scan). After a one-line edit
+# in a student region, `make test LAB=06` must print its first test's result within
+# EDIT_FIRST_S seconds, run every test (the counted ones on the graded build, which must agree
+# with make grade), and a second run with nothing changed within CACHED_FIRST_S.
+
+EDIT_FIRST_S, CACHED_FIRST_S = 15.0, 5.0
+
+
+def edit_to_result():
+    import time
+    sub = os.path.join(BUILD, "selftest", "edit-loop")
+    shutil.rmtree(sub, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "solutions", "06-segmented-scan"), os.path.join(sub, "06-segmented-scan"))
+    path = os.path.join(sub, "06-segmented-scan", "seg_scan.cu")
+    text = open(path).read()
+    at = text.index("\n", text.index("/* STUDENT-BEGIN(lab06) */")) + 1  # inside a region: the header names it too
+    open(path, "w").write(text[:at] + f"  /* an edit at {time.time()} */\n" + text[at:])
+    runs = []
+    for _ in range(2):
+        t0, first = time.monotonic(), None
+        p = subprocess.Popen(["make", "--no-print-directory", "test", "LAB=06", f"SUBMISSION={sub}", "BACKEND=emu"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ, NO_COLOR="1"))
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if first is None and re.match(r"^  \w+: (OK|FAIL|SKIP)", line):
+                first = time.monotonic() - t0
+        p.wait()
+        runs.append((first, time.monotonic() - t0, "".join(lines)))
+    (f1, t1, out1), (f2, t2, out2) = runs
+    bad = []
+    if f1 is None or f1 > EDIT_FIRST_S:
+        bad.append(f"after an edit the first result came after {f1 if f1 is None else round(f1, 1)} s (at most "
+                   f"{EDIT_FIRST_S:g})")
+    if f2 is None or f2 > CACHED_FIRST_S:
+        bad.append(f"with nothing changed the first result came after {f2} s (at most {CACHED_FIRST_S:g})")
+    if "at -O1, race detector on" not in out1 or "Score: 40/40" not in out1 or "emu_traffic: OK" not in out1:
+        bad.append("the quick build, the graded build's counted test and every test passing: not all seen:\n" +
+                   out1[-1500:])
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return (f"lab 06 after a one-line edit: first result {f1:.1f} s, all {t1:.1f} s; unchanged: first {f2:.1f} s, "
+            f"all {t2:.1f} s (load {os.getloadavg()[0]:.1f})")
+
+
+# ---- 3c. the given code moves no more than the lab teaches -----------------------------------
+#
+# Lab 07 gives its toolkit's device-wide exclusive sum (appScanExc), which the three-pass
+# compaction students write runs on: it must move what a scan moves, 4 bytes read and 4 written
+# per element plus its status words, as the lab teaches (it once stored item by item, lanes 16
+# bytes apart: 20.5 bytes per element, and the three passes 44.48 where the handout taught
+# about 30). emu_compact notes the figure the emu counts for the solution.
+
+GIVEN_MAX = {"appScanExc": 8.10, "compactScan": 32.50}
+
+
+def given_code_traffic():
+    code, out, data = run.run_grader("solutions", ["07"], tests=["emu_compact"], tag="given07")
+    printed = "\n".join(e["output"] for e in data["tests"])
+    bad, seen = [], []
+    for name, most in GIVEN_MAX.items():
+        m = re.search(rf"{name}\(n=\d+[^)]*\): (\d+\.\d+) bytes moved per element", printed)
+        if not m:
+            bad.append(f"lab 07 emu_compact prints no figure for {name}")
+        elif float(m.group(1)) > most:
+            bad.append(f"{name} moved {m.group(1)} bytes per element on the emu; the lab teaches at most {most}")
+        else:
+            seen.append(f"{name} {m.group(1)}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return ", ".join(seen) + " bytes per element (at most " + ", ".join(f"{v}" for v in GIVEN_MAX.values()) + ")"
 
 
 # ---- 2. the numbers the handouts and slides quote are the manifests' -------------------------
@@ -331,8 +437,112 @@ def test_names():
     return f"{seen} T= examples name real tests; T=\"a b\" runs both through make"
 
 
+# ---- 1b. the student kit names only what it holds, and cites works by authors and title -------
+#
+# What a student reads in the kit (the handouts and notes under labs/, the headers, the
+# skeletons, the scripts) must hold up with the student kit alone: a path it names is a file or
+# folder of the kit (from the repository's root, from the file's own folder, or a lab folder
+# under skeletons/), something the kit's commands make (under build/), or outside the kit (a
+# URL, a system header <name.h>, a DOI); a file named bare (`tune_segscan.cu`) is one the kit
+# holds. And a source is cited by its authors and title, as each handout's "Further reading"
+# lists them, never by how the kit's authors filed it (`[000 fig 1.9]`, `seed 002`, "the
+# issue's figure") nor with a note meant for instructors.
+
+def student_kit_files():
+    import kit  # noqa: E402  (what the student kit ships)
+    return [f for f in kit.tracked_files() if kit.in_student_kit(f)]
+
+
+READ_BY_STUDENTS = re.compile(r"^(labs/.*\.md|grader/include/.*\.h|skeletons/.*|labs/.*\.sh|grader/manifests/lab\d\d\.toml|"
+                              r"grader/tests/.*)$")
+PATH_TOKEN = re.compile(r"(?<![\w/.<>:@-])((?:[\w.-]+/)+[\w.-]*)")
+BARE_FILE = re.compile(r"(?<![\w/.<>@-])([\w-]+\.(?:cu|cuh|c|h|cpp|py|sh|json|toml|md|svg|tex|pdf|csv|log))\b(?![\[(.]|->)")
+# Names of what lies outside the kit: the toolkit's headers and libraries, and system files.
+OUTSIDE = {"cuda_runtime.h", "cuda.h", "cooperative_groups.h", "cub.cuh", "cusparse.h", "cuda_fp16.h",
+           "stdint.h", "stddef.h", "string.h", "stdio.h", "stdlib.h", "math.h", "results.json",
+           "handin.tar.gz", "HANDIN.json", "run_autograder", "setup.sh", "submission_metadata.json"}
+CITATIONS = [  # (pattern, what is wrong)
+    (re.compile(r"[\[(]\s*(?:seeds?\s+)?00[0-4]\b"), "cites a source by the kit's file number"),
+    (re.compile(r"\bseeds?\s+00[0-4]\b|\b00[0-4](?:'s|\s+(?:section|§|fig|and\s+00))"),
+     "cites a source by the kit's file number"),
+    (re.compile(r"\b(?:the|two|these)\s+seeds\b|\bseeds'\s|\bseed's\b", re.I),
+     "calls the sources 'seeds' (the kit's word for its source files)"),
+    (re.compile(r"\bthe issue(?:'s)?\b|\bissue\s+\d+", re.I), "points to the kit's issue tracker"),
+    (re.compile(r"\bhand this lab out\b|\binstructor's note\b", re.I), "holds a note meant for instructors"),
+]
+
+
+def _names_in_kit(files):
+    have, dirs = set(files), set()
+    for f in files:
+        while "/" in f:
+            f = f.rsplit("/", 1)[0]
+            dirs.add(f)
+    return have, dirs, {os.path.basename(f) for f in files}
+
+
+def kit_paths_and_citations(files=None, read=None):
+    """Problems in the student kit's texts, one line each (see the rule above). `files`: the
+    kit's files (default: the student kit's); `read(rel)`: a file's text (default: the tree's)."""
+    files = student_kit_files() if files is None else files
+    read = read or (lambda rel: open(os.path.join(ROOT, rel), errors="replace").read())
+    have, dirs, bases = _names_in_kit(files)
+    problems, scanned = [], 0
+    for rel in files:
+        if not READ_BY_STUDENTS.match(rel):
+            continue
+        scanned += 1
+        text = read(rel)
+        text = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)  # quote markers
+        here = os.path.dirname(rel)
+        for no, line in enumerate(text.splitlines(), 1):
+            for pat, what in CITATIONS:
+                m = pat.search(line)
+                if m:
+                    problems.append(f"{rel}:{no}: {what}: '{m.group(0).strip()}' (cite the work by its authors and "
+                                    "title, as the handouts' Further reading does)")
+                    break
+            bare = re.sub(r"https?://\S+|doi:\[[^\]]*\]|\b10\.\d{4,}/\S+|<[\w./+-]+>", " ", line)
+            for m in PATH_TOKEN.finditer(bare):
+                t = m.group(1).rstrip(".,;:")
+                if not (re.search(r"\.\w{1,4}$", t) or t.endswith("/")) or t.startswith("build/"):
+                    continue
+                c = t.rstrip("/")
+                if not any(x in have or x in dirs for x in (c, os.path.normpath(os.path.join(here, c)), "skeletons/" + c)):
+                    problems.append(f"{rel}:{no}: names {t}, which the student kit does not hold")
+            for m in BARE_FILE.finditer(bare):
+                if m.group(1) not in bases and m.group(1) not in OUTSIDE:
+                    problems.append(f"{rel}:{no}: names {m.group(1)}, which the student kit does not hold")
+    return problems, scanned
+
+
+def kit_references():
+    problems, scanned = kit_paths_and_citations()
+    if problems:
+        raise CheckFailed(f"{len(problems)} references a student cannot follow:\n    " + "\n    ".join(problems[:40]))
+    # the rule itself, on texts that break it (each must be found)
+    bad = {"labs/99-x/README.md": "the operator [000 fig 1.9]\nas in (seed 002)\nsee `bench/run_tune.sh`\n"
+                                   "and tune_segscan.cu\nas in the issue's figure\nhand this lab out after lab 06",
+           "labs/99-x/ok.md": "`figures/a.svg`, labs/99-x/README.md, 02-kogge-stone/kogge_stone.cu, build/grade/x.log, "
+                              "<cuda_runtime.h>, doi:[10.1145/7902.7903], seed=42, the seed is printed, NVR-2016-002",
+           "labs/99-x/figures/a.svg": "", "skeletons/02-kogge-stone/kogge_stone.cu": ""}
+    found, _ = kit_paths_and_citations(list(bad), lambda rel: bad[rel])
+    want = ["[000", "seed 002", "bench/run_tune.sh", "tune_segscan.cu", "the issue", "hand this lab out"]
+    missed = [w for w in want if not any(w in p for p in found)]
+    wrong = [p for p in found if "ok.md" in p]
+    if missed or wrong:
+        raise CheckFailed("the rule itself is off: " + (f"it misses {missed}" if missed else "") +
+                          (f"; it flags good text: {wrong}" if wrong else ""))
+    return f"{scanned} handouts, headers, skeletons and scripts of the student kit: every path in the kit, every " \
+           f"source cited by authors and title (and the rule finds all {len(want)} faults of a planted text)"
+
+
 CHECKS = [
     ("no solution line in the student kit", no_solution_in_kit),
+    ("the student kit names only what it holds and cites works by authors and title", kit_references),
+    ("the given code moves no more than the lab teaches (emu)", given_code_traffic),
+    ("failure messages: values of every element type, never-written outputs, the full log", failure_messages),
+    ("make test: the first result within 15 s of a one-line edit (lab 06, emu)", edit_to_result),
     ("the handouts' T= examples name real tests", test_names),
     ("quoted output matches real runs", quotes),
     ("the grader page's emu figures are the solutions'", emu_figures),

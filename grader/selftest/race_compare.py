@@ -11,8 +11,9 @@ For every kernel below, two verdicts on the same source, built twice:
     hazard count of its `RACECHECK SUMMARY` line (errors + warnings) and its first report.
 
 The kernels: the self-test's known-bad race submissions (lab 02 without its second
-__syncthreads, lab 04 without its read-write __syncwarp, the edits of bad_submissions.py) and
-two solutions, graded through grade.py with one small test each; the two kernels of lab 04's
+__syncthreads, lab 04 without its read-write __syncwarp, lab 07's radix ranking without its
+__syncwarp, the edits of bad_submissions.py) and three solutions, graded through grade.py with
+one small test each; the two kernels of lab 04's
 exhibit; the emu's race tests that are plain CUDA. A program with several kernels runs one of
 them per build (the other launches are edited out, on one line each, so every line number stays
 the file's): racecheck counts per process, and the emu stops at the first race.
@@ -76,11 +77,17 @@ KS_FILE = "02-kogge-stone/kogge_stone.cu"
 KS_SECOND_BARRIER = "    __syncthreads();                              /* ... and every write, before the next */\n"
 WS_FILE = "04-warp-scan/warp_scan.cu"
 WS_RW_SYNCWARP = "    __syncwarp(mask);             /* all reads of this step before any write */\n"
+# Lab 07's radix ranking: between one item and the next only __match_any_sync and __shfl_sync
+# stand, which exchange values but (CUDA's memory model) order no memory access; its TODO asks
+# for a __syncwarp. The emu reports the race; racecheck settles it on a GPU.
+RADIX_FILE = "07-applications/apps.cu"
+RADIX_SYNCWARP = "    __syncwarp(); /* this item's counts, before the next item reads them */\n"
 # One small test per lab, the same parameters on both sides (racecheck is slow): lab 02's worked
 # example (n = 8 in blocks of 8, 13, 32 and 1024 threads, one block each), lab 04's shared-memory
 # scan with four operators on 32 and 1000 elements in blocks of 32 and 256.
 LAB_TESTS = {"02": ("ks_example", {"blocks": "8,13,32,1024"}),
-             "04": ("smem_ops", {"sizes": "32,1000", "blocks": "32,256"})}
+             "04": ("smem_ops", {"sizes": "32,1000", "blocks": "32,256"}),
+             "07": ("sort_keys", {"sizes": "4097", "patterns": "rand"})}
 
 
 def program(slug, label, md, src, kernel, race, edits=()):
@@ -108,6 +115,11 @@ CASES = [
                "solution of lab 02, `scanIncKoggeStoneKernel`", "02", KS_FILE, False),
     submission("good_lab04", "lab 04 solution, scanIncWarpSmem",
                "solution of lab 04, `scanIncWarpSmem` in `warpScanBatchKernel`", "04", WS_FILE, False),
+    submission("radix_no_syncwarp", "lab 07 radix ranking without its __syncwarp (known-bad)",
+               "lab 07 radix ranking without its `__syncwarp` (the self-test's known-bad submission), "
+               "`radixScatterKernel`", "07", RADIX_FILE, True, RADIX_SYNCWARP),
+    submission("good_lab07", "lab 07 solution, radixScatterKernel", "solution of lab 07, `radixScatterKernel`",
+               "07", RADIX_FILE, False),
     program("exhibit_legacy", "lab 04 exhibit, legacyVolatileScanKernel",
             "lab 04 exhibit, `legacyVolatileScanKernel` (`volatile`, no `__syncwarp`)", EXHIBIT,
             "legacyVolatileScanKernel", True,
@@ -315,7 +327,7 @@ def racecheck_program(case):
 
 
 def manifests():
-    """A manifest folder for labs 02 and 04 whose chosen tests use LAB_TESTS' parameters on emu,
+    """A manifest folder for labs 02, 04 and 07 whose chosen tests use LAB_TESTS' parameters on emu,
     and on the GPU too (grade.py --sizes-of emu)."""
     folder = os.path.join(WORK, "manifests")
     os.makedirs(folder, exist_ok=True)
@@ -366,7 +378,9 @@ def graded(case, backend, folder, wrap=None):
 
 def emu_graded(case, folder):
     status, text, log, out = graded(case, "emu", folder)
-    v = emu_race(text) or emu_race(out)
+    # the grader's reasons name the lines (its log keeps what the confined driver printed, the
+    # instructions' offsets, and their lines after it)
+    v = emu_race(out) or emu_race(text)
     if v is None:
         if status != "passed":
             raise Unreadable(f"the test failed on the emu without a race report (see {log})")

@@ -206,8 +206,8 @@ static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const c
   if (t->user) /* the comparison kernel, not graded */
     hx_note("%s gives a wrong answer at [%zu] (does it use blockIdx.x?): not timed", ctx, r.first);
   else
-    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d", ctx,
-            r.first, r.first / block, (int)r.expected, (int)r.got);
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d%s", ctx,
+            r.first, r.first / block, (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
   return r.count;
 }
 

@@ -60,7 +60,7 @@ static size_t check_tiles(const char *ctx, const int32_t *expect, const int32_t 
 
 /* Runs one scan on a given input and checks it against the tile-wise reference. */
 static size_t run_on(const Variant &v, const int32_t *h_in, size_t n, int block, const char *what) {
-  const size_t tile = 2 * (size_t)block;
+  const size_t tile = (size_t)block * 2; /* two elements per thread */
   int32_t *expect = (int32_t *)hx_malloc(n * 4 + 4);
   hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
   size_t bad = 1;
@@ -248,8 +248,8 @@ static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const c
   const size_t tile = 2 * (size_t)t->extra[1].i;
   hxv_result r;
   if (hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, 1, tile, 0, NULL, &r))
-    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d", ctx,
-            r.first, r.first / tile, (int)r.expected, (int)r.got);
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu] (tile %zu): expected %d, got %d%s", ctx,
+            r.first, r.first / tile, (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
   return r.count;
 }
 

@@ -294,8 +294,8 @@ static size_t check_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const c
   const bool inclusive = t->extra[2].i != WARP_SCAN_EXC;
   hxv_result r;
   if (hx_verify_scan(hx_source_gen(seed, t->lo, t->hi), out, t->n, !inclusive, block, WARP_SIZE, NULL, &r))
-    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d", ctx, r.first,
-            (int)r.expected, (int)r.got);
+    HX_FAIL("%s: a timed call's output is wrong: first mismatch at [%zu]: expected %d, got %d%s", ctx,
+            r.first, (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
   return r.count;
 }
 

@@ -14,6 +14,9 @@
  *     segScanGlobal(in, out, flags, n, exclusive, kind, identity)
  *     segScanGlobal_add(in, out, flags, n, exclusive)     the timed form (int Add)
  *     segScanGlobalRelease()
+ *     segLookbackProbe(values, states, status, out, tile, has_head, kind, aggregate)   int Add or Compose16
+ *     segScanGlobalTail(in, out, flags, start, n, exclusive, kind, identity, carry)   int Add or Compose16:
+ *                      in, out and flags hold elements [start, n) only
  */
 #include <stdint.h>
 #include <string.h>
@@ -86,6 +89,32 @@ static int64_t call_global_add(drv_call *c) {
 
 static int64_t call_release(drv_call *c) { return (void)c, segScanGlobalRelease(), 0; }
 
+template <typename T, typename Op>
+static int64_t lookback_probe(drv_call *c, Op op) {
+  return (int64_t)segLookbackProbe<T, Op>((const T *)drv_ptr(c, 0), (const int32_t *)drv_ptr(c, 1), drv_ptr(c, 2),
+                                          (uint32_t *)drv_ptr(c, 3), (unsigned)drv_i64(c, 4), drv_i64(c, 5) != 0,
+                                          identity_arg<T>(c, 7), op);
+}
+
+template <typename T, typename Op>
+static int64_t global_tail(drv_call *c, Op op) {
+  segScanGlobalTail<T, Op>((const T *)drv_ptr(c, 0), FLAGS(2), (T *)drv_ptr(c, 1), drv_size(c, 3), drv_size(c, 4), op,
+                           identity_arg<T>(c, 7), identity_arg<T>(c, 8), drv_i64(c, 5) != 0);
+  return 0;
+}
+
+/* The probes exist for int Add and Compose16 only. */
+#define BY_PROBE_KIND(fn, k)                                                            \
+  switch (drv_i64(c, (k))) {                                                            \
+    case KIND_INT_ADD: return fn<int32_t>(c, Add());                                    \
+    case KIND_AFFINE16_COMPOSE: return fn<Affine16>(c, Compose16());                    \
+  }                                                                                     \
+  drv_die("no look-back probe for element type and operator number %lld", (long long)drv_i64(c, (k)))
+
+static int64_t call_lookback_probe(drv_call *c) { BY_PROBE_KIND(lookback_probe, 6); }
+static int64_t call_global_tail(drv_call *c) { BY_PROBE_KIND(global_tail, 6); }
+
 DRV_TABLE({"segOpApply", call_apply}, {"segHeadLaneBatch", call_head_lane}, {"segScanBatch", call_batch},
           {"segScanGlobal", call_global}, {"segScanGlobal_add", call_global_add},
-          {"segScanGlobalRelease", call_release});
+          {"segScanGlobalRelease", call_release}, {"segLookbackProbe", call_lookback_probe},
+          {"segScanGlobalTail", call_global_tail});

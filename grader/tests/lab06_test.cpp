@@ -24,7 +24,9 @@
 #define WARP 32
 #define POISON 0xDEADBEEFu
 enum Variant { SEG_WARP_OP_INC = 0, SEG_WARP_OP_EXC = 1, SEG_WARP_INC = 2, SEG_WARP_EXC = 3,
-               SEG_BLOCK_INC = 4, SEG_BLOCK_EXC = 5 };
+               SEG_BLOCK_INC = 4, SEG_BLOCK_EXC = 5, SEG_BLOCK_INC_TWICE = 6, SEG_BLOCK_EXC_TWICE = 7 };
+/* The status words' flags (seg_scan.cu). */
+enum { SS_FLAG_INVALID = 0, SS_FLAG_AGGREGATE = 1, SS_FLAG_PREFIX = 2 };
 struct Add {
   int32_t operator()(int32_t a, int32_t b) const { return (int32_t)((uint32_t)a + (uint32_t)b); } /* wraps */
   float operator()(float a, float b) const { return a + b; }
@@ -250,7 +252,8 @@ static hx_buf *flags_buf(const uint8_t *f, size_t n) {
 
 static const char *variant_name(Variant v) {
   static const char *names[] = {"segScanIncWarpOp", "segScanExcWarpOp", "segScanIncWarp", "segScanExcWarp",
-                                "segScanIncBlock", "segScanExcBlock"};
+                                "segScanIncBlock", "segScanExcBlock", "segScanIncBlock twice on one temp",
+                                "segScanExcBlock twice on one temp"};
   return names[v];
 }
 
@@ -289,6 +292,13 @@ static size_t run_case(const Case &c, Op op, const T *given = NULL, const uint8_
     if (make_flags(f, c.n, c.pattern, g, c.tile, c.seed)) goto done;
   }
   reference(in, f, expect, c.n, g, inclusive, op);
+  if (c.variant >= SEG_BLOCK_INC_TWICE) { /* the second call scans the first one's results */
+    T *once = (T *)hx_malloc(cap * sizeof(T));
+    if (!once) goto done;
+    memcpy(once, expect, c.n * sizeof(T));
+    reference(once, f, expect, c.n, g, inclusive, op);
+    free(once);
+  }
   if (global) snprintf(shape, sizeof shape, "%s", c.in_place ? ", in place" : "");
   else snprintf(shape, sizeof shape, ", block=%d", c.block);
   if (given)
@@ -389,12 +399,61 @@ static bool same_pair(FlagValue<T> e, FlagValue<T> g) {
   return (e.flag != 0) == (g.flag != 0) && same(e.value, g.value, exact);
 }
 
+/* A pair for a message: `(flag 0x80, 12)`, with the poison note where it was never written. */
+template <typename T>
+static void show_pair(char *buf, size_t cap, FlagValue<T> p) {
+  char v[96];
+  show(v, sizeof v, p.value);
+  snprintf(buf, cap, "(flag 0x%02x, %s)", p.flag, v);
+}
+
+/* What differs between an expected pair and the one got, in words. */
+template <typename T>
+static const char *pair_fault(FlagValue<T> e, FlagValue<T> g) {
+  const Tolerance exact = {0, 0};
+  const bool flag_ok = (e.flag != 0) == (g.flag != 0), value_ok = same(e.value, g.value, exact);
+  if (!flag_ok && e.flag) return value_ok ? "the flag is lost (a segment starts inside: the flag must stay set)"
+                                          : "the flag is lost and the value is wrong";
+  if (!flag_ok) return value_ok ? "the flag is set, though no segment starts inside"
+                                : "the flag is set, though no segment starts inside, and the value is wrong";
+  return "the value is wrong";
+}
+
+/* The elements a pair stands for: a few (head byte, value) elements, each pair the test makes
+ * is the summary of such a range (lengths 1 to 3). */
+template <typename T>
+struct Range {
+  int len;
+  uint8_t head[9];
+  T value[9];
+};
+
+/* What a range sums to, by the pair's meaning: the flag is the OR of its heads, the value the
+ * combination of its last segment (from its last head, or from its start when it has none),
+ * in order. Computed element by element from the range, as a reader of the definition would. */
 template <typename T, typename Op>
-static FlagValue<T> seg_apply(Op op, FlagValue<T> a, FlagValue<T> b) {
-  FlagValue<T> c;
-  c.flag = a.flag | b.flag;
-  c.value = b.flag ? b.value : op(a.value, b.value);
-  return c;
+static FlagValue<T> summary(const Range<T> &r, Op op) {
+  FlagValue<T> p;
+  p.flag = 0;
+  int from = 0;
+  for (int k = 0; k < r.len; k++) {
+    p.flag |= r.head[k];
+    if (r.head[k]) from = k;
+  }
+  p.value = r.value[from];
+  for (int k = from + 1; k < r.len; k++) p.value = op(p.value, r.value[k]);
+  return p;
+}
+
+/* The range of @p x followed by the range of @p y. */
+template <typename T>
+static Range<T> joined(const Range<T> &x, const Range<T> &y) {
+  Range<T> r = x;
+  for (int k = 0; k < y.len; k++) {
+    r.head[r.len] = y.head[k];
+    r.value[r.len++] = y.value[k];
+  }
+  return r;
 }
 
 /* One call of segOpApply: out[i] = a[i] (+)s b[i]. */
@@ -410,30 +469,37 @@ static size_t apply_call(const char *ctx, hx_buf *a, hx_buf *b, hx_buf *out, siz
   return bad;
 }
 
-/* Pairs with random flags (0, 1, 0x80, 0xFF) and values: checks a (+)s b against the
- * definition, and (a (+)s b) (+)s c == a (+)s (b (+)s c), all on the device. */
+/* Pairs that stand for random ranges of 1 to 3 elements, with head bytes 0, 1, 0x80 and 0xFF:
+ * checks a (+)s b against the summary of a's range followed by b's, and (a (+)s b) (+)s c and
+ * a (+)s (b (+)s c) against that of the three ranges, all computed on the device. */
 template <typename T, typename Op>
 static size_t check_operator(size_t n, uint64_t seed, Op op) {
   typedef FlagValue<T> P;
-  static const uint32_t FLAGS[4] = {0, 1, 0x80, 0xFF};
-  T *vals = (T *)hx_malloc(3 * n * sizeof(T));
+  static const uint8_t HEADS[4] = {1, 0x80, 0xFF, 1};
+  T *vals = (T *)hx_malloc(9 * n * sizeof(T));
+  Range<T> *ranges = (Range<T> *)hx_malloc(3 * n * sizeof(Range<T>));
   hx_buf *buf[7] = {NULL};
   size_t bad = 1;
   char ctx[4][200];
-  if (vals) {
+  if (vals && ranges) {
     for (int k = 0; k < 7; k++) buf[k] = hx_buf_new(n, sizeof(P));
   }
-  if (!vals || !buf[6]) goto done;
+  if (!vals || !ranges || !buf[6]) goto done;
   {
     hx_rng r = hx_rng_make(seed);
-    fill(vals, 3 * n, seed, op);
+    fill(vals, 9 * n, seed, op);
     P *a = (P *)hx_buf_data(buf[0]), *b = (P *)hx_buf_data(buf[1]), *c = (P *)hx_buf_data(buf[2]);
     for (size_t i = 0; i < n; i++) {
       P *ps[3] = {&a[i], &b[i], &c[i]};
       for (int k = 0; k < 3; k++) {
+        Range<T> &g = ranges[3 * i + k];
         const uint64_t x = hx_rng_next(&r);
-        ps[k]->flag = x % 3 == 0 ? FLAGS[(x >> 8) % 4] : 0; /* a third drawn from all four */
-        ps[k]->value = vals[3 * i + k];
+        g.len = 1 + (int)(x % 3);
+        for (int e = 0; e < g.len; e++) { /* a head in about one element of four */
+          g.head[e] = (x >> (8 + 4 * e)) % 4 == 0 ? HEADS[(x >> (20 + 2 * e)) % 4] : 0;
+          g.value[e] = vals[9 * i + 3 * k + e];
+        }
+        *ps[k] = summary(g, op);
       }
     }
     snprintf(ctx[0], sizeof ctx[0], "Segmented<%s>: a (+)s b (n=%zu pairs, seed=%llu)", op_name(op), n,
@@ -449,24 +515,28 @@ static size_t check_operator(size_t n, uint64_t seed, Op op) {
     const P *right = (const P *)hx_buf_data(buf[6]);
     bad = 0;
     for (size_t i = 0; i < n && !bad; i++) {
-      const P want = seg_apply(op, a[i], b[i]), want3 = seg_apply(op, want, c[i]);
-      char e[96], g[96], s[3][96];
+      const Range<T> *g = &ranges[3 * i];
+      const P want = summary(joined(g[0], g[1]), op), want3 = summary(joined(joined(g[0], g[1]), g[2]), op);
+      char e[128], got[128], s[3][128];
       if (!same_pair(want, ab[i])) {
-        show(e, sizeof e, want.value);
-        show(g, sizeof g, ab[i].value);
-        show(s[0], sizeof s[0], a[i].value);
-        show(s[1], sizeof s[1], b[i].value);
-        HX_FAIL("%s: first wrong pair at [%zu]: (0x%02x, %s) (+)s (0x%02x, %s): expected (%s, %s), got (flag 0x%x, %s)",
-                ctx[0], i, a[i].flag, s[0], b[i].flag, s[1], want.flag ? "flag set" : "flag 0", e, ab[i].flag, g);
+        show_pair(s[0], sizeof s[0], a[i]);
+        show_pair(s[1], sizeof s[1], b[i]);
+        show_pair(e, sizeof e, want);
+        show_pair(got, sizeof got, ab[i]);
+        HX_FAIL("%s: first wrong pair at [%zu]: a = %s, b = %s: expected %s (flag set or not), got %s: %s", ctx[0], i,
+                s[0], s[1], e, got, pair_fault(want, ab[i]));
         bad = 1;
-      } else if (!same_pair(left[i], right[i]) || !same_pair(want3, left[i])) {
-        show(s[0], sizeof s[0], left[i].value);
-        show(s[1], sizeof s[1], right[i].value);
-        show(s[2], sizeof s[2], want3.value);
-        HX_FAIL("Segmented<%s> is not associative at [%zu] (flags 0x%02x, 0x%02x, 0x%02x; seed=%llu): (a (+)s b) (+)s c "
-                "= (flag 0x%x, %s), a (+)s (b (+)s c) = (flag 0x%x, %s), expected %s",
-                op_name(op), i, a[i].flag, b[i].flag, c[i].flag, (unsigned long long)seed, left[i].flag, s[0],
-                right[i].flag, s[1], s[2]);
+      } else if (!same_pair(want3, left[i]) || !same_pair(want3, right[i])) {
+        const bool left_bad = !same_pair(want3, left[i]);
+        show_pair(s[0], sizeof s[0], a[i]);
+        show_pair(s[1], sizeof s[1], b[i]);
+        show_pair(s[2], sizeof s[2], c[i]);
+        show_pair(e, sizeof e, want3);
+        show_pair(got, sizeof got, left_bad ? left[i] : right[i]);
+        HX_FAIL("Segmented<%s> is not associative at [%zu] (seed=%llu): a = %s, b = %s, c = %s: %s is %s, expected %s "
+                "(flag set or not): %s", op_name(op), i, (unsigned long long)seed, s[0], s[1], s[2],
+                left_bad ? "(a (+)s b) (+)s c" : "a (+)s (b (+)s c)", got, e,
+                pair_fault(want3, left_bad ? left[i] : right[i]));
         bad = 1;
       }
     }
@@ -474,6 +544,7 @@ static size_t check_operator(size_t n, uint64_t seed, Op op) {
 done:
   for (int k = 0; k < 7; k++) hx_buf_free(buf[k]);
   free(vals);
+  free(ranges);
   return bad;
 }
 
@@ -494,8 +565,10 @@ static void test_operator(void) {
 
 /* ---- part 1 and 2: warp scans --------------------------------------------------------------- */
 
-/* The seeds' examples: [[3 1] [7 0 4] [1 6] [3]] (000, §1.3.2) and [[1 2 3 4] [6 5] [1 3 5]]
- * (002, exclusive), on one warp, every warp and block variant, and through the single pass. */
+/* The worked examples: [[3 1] [7 0 4] [1 6] [3]] (Sengupta, Harris, Garland et al., "Efficient
+ * Parallel Scan Algorithms for Many-core GPUs", §1.3.2) and [[1 2 3 4] [6 5] [1 3 5]] (the
+ * CS121 slides "CUDA 4: Prefix Sums", exclusive), on one warp, every warp and block variant, and
+ * through the single pass. */
 static void test_examples(void) {
   static const int32_t v1[8] = {3, 1, 7, 0, 4, 1, 6, 3};
   static const uint8_t f1[8] = {1, 0, 1, 0, 0, 1, 0, 1};
@@ -568,6 +641,12 @@ static void test_warp_exc(void) { sweep(SEG_WARP_EXC, false, true); }
 
 static void test_block_inc(void) { sweep(SEG_BLOCK_INC, false, true); }
 static void test_block_exc(void) { sweep(SEG_BLOCK_EXC, false, true); }
+/* The header promises that temp may be reused as soon as a block scan returns: two calls in a
+ * row on one temp, the second on the first one's results, inclusive then exclusive. */
+static void test_block_twice(void) {
+  sweep(SEG_BLOCK_INC_TWICE, false, true);
+  if (!hx_failures()) sweep(SEG_BLOCK_EXC_TWICE, false, true);
+}
 
 /* ---- part 4: the single pass --------------------------------------------------------------- */
 
@@ -617,6 +696,206 @@ static void test_repeat(void) {
     }
     if (hx_callv(NULL, "segScanGlobalRelease", "segScanGlobalRelease()", hx_end())) return;
   }
+}
+
+/* ---- the look-back alone, over several windows -------------------------------------------- */
+
+template <typename T>
+static T from_bits(uint32_t b) {
+  T v;
+  memcpy(&v, &b, 4);
+  return v;
+}
+
+/* Tiles 0 .. tile-1 publish as the test says: the nearest PREFIX at `prefix`, AGGREGATEs after
+ * it, and before it PREFIX or AGGREGATE at random (the look-back must stop at the nearest). Tile
+ * `tile` looks back from there: over (tile - prefix) / 32 windows of 32 tiles and more, which
+ * no schedule of the emu makes in the single pass. Its carry must be values[prefix] op ... op
+ * values[tile - 1] in that order, and it must publish its inclusive prefix. */
+template <typename T, typename Op>
+static size_t check_lookback(unsigned tile, unsigned prefix, bool has_head, uint64_t seed, Op op) {
+  T *vals = (T *)hx_malloc((tile + 1) * sizeof(T));
+  hx_buf *bv = hx_buf_new(tile ? tile : 1, 4), *bs = hx_buf_new(tile ? tile : 1, 4);
+  hx_buf *status = hx_buf_new(((size_t)tile + 1) * 8, 4), *out = hx_buf_new(3, 4);
+  size_t bad = 1;
+  if (vals && bv && bs && status && out) {
+    fill(vals, tile + 1, seed, op);
+    hx_rng r = hx_rng_make(seed ^ 0x100cull);
+    int32_t *states = (int32_t *)hx_buf_data(bs);
+    for (unsigned j = 0; j < tile; j++)
+      states[j] = j == prefix ? SS_FLAG_PREFIX : j > prefix ? SS_FLAG_AGGREGATE
+                                                           : (hx_rng_next(&r) & 1 ? SS_FLAG_PREFIX : SS_FLAG_AGGREGATE);
+    memcpy(hx_buf_data(bv), vals, tile * sizeof(T));
+    const T aggregate = vals[tile];
+    char ctx[300];
+    snprintf(ctx, sizeof ctx, "lookbackWarp<%s, %s>(tile %u, its first element not a head, %s; the nearest PREFIX at "
+             "tile %u, AGGREGATEs after it: %u windows of 32 tiles, seed=%llu)", type_name(T()), op_name(op), tile,
+             has_head ? "a head inside it" : "no head in it", prefix, (tile - prefix + 31) / 32,
+             (unsigned long long)seed);
+    long long err = 0;
+    bad = HX_CALL_RET(&err, "segLookbackProbe", ctx, hx_in(bv), hx_in(bs), hx_out(status), hx_out(out),
+                      hx_i64(tile), hx_i64(has_head), hx_i64(kind_of(T(), op)), hx_bytes(&aggregate, sizeof aggregate));
+    if (!bad && err) {
+      HX_FAIL("%s: the launch returned CUDA error %lld", ctx, err);
+      bad = 1;
+    }
+    if (!bad) {
+      T carry = vals[prefix];
+      for (unsigned j = prefix + 1; j < tile; j++) carry = op(carry, vals[j]);
+      const T published = has_head ? aggregate : op(carry, aggregate);
+      const uint32_t *o = (const uint32_t *)hx_buf_data(out);
+      const Tolerance exact = {0, 0};
+      char e[96], g[96];
+      const T got_carry = from_bits<T>(o[0]), got_pub = from_bits<T>(o[1]);
+      if (!same(carry, got_carry, exact)) {
+        show(e, sizeof e, carry);
+        show(g, sizeof g, got_carry);
+        HX_FAIL("%s: returned the carry %s, expected %s: the windows' values combined in order, tile %u's on the left, "
+                "each farther window on the left of the nearer ones", ctx, g, e, prefix);
+      } else if (o[2] != SS_FLAG_PREFIX || !same(published, got_pub, exact)) {
+        show(e, sizeof e, published);
+        show(g, sizeof g, got_pub);
+        HX_FAIL("%s: the carry is right, but tile %u then holds %s with the value %s; expected a PREFIX of %s (%s)",
+                ctx, tile, o[2] == SS_FLAG_PREFIX ? "a PREFIX" : o[2] == SS_FLAG_AGGREGATE ? "an AGGREGATE" : "nothing",
+                g, e, has_head ? "a tile with a head publishes its own value at once" : "op(carry, aggregate)");
+      } else {
+        bad = 0;
+      }
+      bad = hx_failures() ? 1 : 0;
+    }
+  }
+  hx_buf_free(bv);
+  hx_buf_free(bs);
+  hx_buf_free(status);
+  hx_buf_free(out);
+  free(vals);
+  return bad;
+}
+
+static void test_lookback_windows(void) {
+  long long tiles[MAX_LIST], prefixes[MAX_LIST];
+  const int nt = hx_param_int_list("tiles", tiles, MAX_LIST), np = hx_param_int_list("prefixes", prefixes, MAX_LIST);
+  Words ops;
+  words("ops", &ops);
+  if (hx_failures() || nt < 0 || np < 0 || ops.n < 0) return;
+  if (nt != np) HX_FAIL("manifest error: 'tiles' and 'prefixes' must have as many values (%d and %d)", nt, np);
+  for (int k = 0; k < nt && !hx_failures(); k++) {
+    if (prefixes[k] < 0 || prefixes[k] >= tiles[k]) {
+      HX_FAIL("manifest error: prefix %lld is not a tile before tile %lld", prefixes[k], tiles[k]);
+      return;
+    }
+    for (int o = 0; o < ops.n; o++)
+      for (int h = 0; h < 2; h++) {
+        const uint64_t seed = hx_seed() + (uint64_t)(k * 131 + o * 17 + h);
+        size_t bad;
+        if (!strcmp(ops.w[o], "add")) bad = check_lookback<int32_t>((unsigned)tiles[k], (unsigned)prefixes[k], h, seed, Add());
+        else if (!strcmp(ops.w[o], "compose"))
+          bad = check_lookback<Affine16>((unsigned)tiles[k], (unsigned)prefixes[k], h, seed, Compose16());
+        else {
+          HX_FAIL("manifest error: the look-back probe runs add and compose, not '%s'", ops.w[o]);
+          return;
+        }
+        if (bad) return;
+      }
+  }
+}
+
+/* ---- indices past 2^31 and 2^32, cheaply ---------------------------------------------------- */
+
+/* The single pass over the last `len` elements of an array of start + len: the kit's
+ * segScanGlobalTail runs the kernel with the tile counter at start / tile, the tile before
+ * published as a PREFIX of `carry`, and the arrays offset back by `start`, so the kernel indexes
+ * elements start .. start + len - 1 with no more memory than len elements. A kernel that keeps an
+ * element offset in 32 bits reads and writes 8 or 16 GiB away from them. */
+template <typename T, typename Op>
+static size_t check_tail(size_t start, size_t len, bool exclusive, uint64_t seed, Op op) {
+  T *in = (T *)hx_malloc(len * sizeof(T)), *expect = (T *)hx_malloc(len * sizeof(T));
+  uint8_t *f = (uint8_t *)hx_malloc(len);
+  hx_buf *bin = hx_buf_new(len, 4), *bout = hx_buf_new(len, 4), *bflags = NULL;
+  size_t bad = 1;
+  if (in && expect && f && bin && bout) {
+    T carry[1];
+    fill(in, len, seed, op);
+    fill(carry, 1, seed ^ 0xca77ull, op);
+    const Layout whole = {WHOLE, 0};
+    make_flags(f, len, "r32", whole, 0, seed);
+    f[0] = 0; /* the segment open before `start` goes on into the tail */
+    const T id = identity_of(T(), op);
+    T acc = carry[0];
+    for (size_t j = 0; j < len; j++) {
+      if (f[j]) acc = id;
+      if (!exclusive) acc = op(acc, in[j]);
+      expect[j] = acc;
+      if (exclusive) acc = op(acc, in[j]);
+    }
+    if (exclusive) /* a head's exclusive result is the identity */
+      for (size_t j = 0; j < len; j++)
+        if (f[j]) expect[j] = id;
+    memcpy(hx_buf_data(bin), in, len * sizeof(T));
+    bflags = flags_buf(f, len);
+    char ctx[300], cs[96];
+    show(cs, sizeof cs, carry[0]);
+    snprintf(ctx, sizeof ctx, "%s<%s, %s>(n=%zu: elements [%zu, %zu), past 2^%d; the open segment before them "
+             "carries %s; flags r32, seed=%llu)", exclusive ? "segScanExcGlobal" : "segScanIncGlobal", type_name(T()),
+             op_name(op), start + len, start, start + len, start + len > ((size_t)1 << 32) ? 32 : 31, cs,
+             (unsigned long long)seed);
+    if (bflags &&
+        !HX_CALL("segScanGlobalTail", ctx, hx_in(bin), hx_out(bout), hx_in(bflags), hx_i64((long long)start),
+                 hx_i64((long long)(start + len)), hx_i64(exclusive), hx_i64(kind_of(T(), op)), hx_bytes(&id, sizeof id),
+                 hx_bytes(carry, sizeof(T)))) {
+      const T *got = (const T *)hx_buf_data(bout);
+      const Tolerance exact = {0, 0};
+      size_t wrong = 0, first = 0;
+      for (size_t j = 0; j < len; j++)
+        if (!same(expect[j], got[j], exact) && wrong++ == 0) first = j;
+      bad = wrong;
+      if (wrong) {
+        char e[96], g[96];
+        show(e, sizeof e, expect[first]);
+        show(g, sizeof g, got[first]);
+        HX_FAIL("%s: first mismatch at [%zu] (%zu past 2^%d): expected %s, got %s (%zu mismatch%s): are the element "
+                "offsets 64-bit (size_t) everywhere, tile * SS_GLOBAL_TILE included?", ctx, start + first,
+                start + first - ((start + first) >= ((size_t)1 << 32) ? ((size_t)1 << 32) : ((size_t)1 << 31)),
+                (start + first) >= ((size_t)1 << 32) ? 32 : 31, e, g, wrong, wrong == 1 ? "" : "es");
+      }
+    }
+  }
+  hx_buf_free(bin);
+  hx_buf_free(bout);
+  hx_buf_free(bflags);
+  free(in);
+  free(expect);
+  free(f);
+  return bad;
+}
+
+static void test_offsets_64(void) {
+  long long starts[MAX_LIST];
+  const int ns = hx_param_int_list("starts", starts, MAX_LIST);
+  const long long len = hx_param_int("len"), tile = hx_param_int("tile");
+  Words ops;
+  words("ops", &ops);
+  if (hx_failures() || ns < 0 || ops.n < 0) return;
+  for (int k = 0; k < ns; k++)
+    if (starts[k] <= 0 || starts[k] % tile || len <= 0) {
+      HX_FAIL("manifest error: start %lld is not a positive multiple of the tile (%lld), or len %lld is not above 0",
+              starts[k], tile, len);
+      return;
+    }
+  for (int k = 0; k < ns; k++)
+    for (int o = 0; o < ops.n; o++)
+      for (int x = 0; x < 2; x++) {
+        const uint64_t seed = hx_seed() + (uint64_t)(k * 131 + o * 17 + x);
+        size_t bad;
+        if (!strcmp(ops.w[o], "add")) bad = check_tail<int32_t>((size_t)starts[k], (size_t)len, x, seed, Add());
+        else if (!strcmp(ops.w[o], "compose"))
+          bad = check_tail<Affine16>((size_t)starts[k], (size_t)len, x, seed, Compose16());
+        else {
+          HX_FAIL("manifest error: the tail runs add and compose, not '%s'", ops.w[o]);
+          return;
+        }
+        if (bad) return;
+      }
 }
 
 /* ---- more than 2^31 elements ---------------------------------------------------------------- */
@@ -892,13 +1171,16 @@ static const hx_test TESTS[] = {
     {"warp_exc", test_warp_exc},
     {"block_inc", test_block_inc},
     {"block_exc", test_block_exc},
+    {"block_twice", test_block_twice},
     {"global_inc", test_global_inc},
     {"global_exc", test_global_exc},
     {"global_flags", test_global_flags},
     {"global_long", test_global_long},
+    {"lookback_windows", test_lookback_windows},
     {"in_place", test_in_place},
     {"repeat", test_repeat},
     {"huge", test_huge},
+    {"offsets_64", test_offsets_64},
     {"emu_traffic", test_emu_traffic},
     {"timing_global", test_timing_global},
     {"timing_flat", test_timing_flat},

@@ -20,6 +20,9 @@
  *     strCompareBatch(a, off_a, b, off_b, result, pairs)
  *     firstDiffApply(a, b, ab, ba, n)           ab[i] = FirstDiff()(a[i], b[i]), ba[i] = FirstDiff()(b[i], a[i])
  *     appRelease()
+ *     appScanExc(in, out, n)                   the toolkit's exclusive sum (given code)
+ *     appSelectTail(in, out, start, n, pivot, kept_before, kept_total, partition)
+ *                                              in, out: elements [start, n) only
  */
 #include <stdint.h>
 
@@ -87,9 +90,19 @@ static int64_t call_first_diff(drv_call *c) {
   return 0;
 }
 static int64_t call_release(drv_call *c) { return (void)c, appRelease(), 0; }
+static int64_t call_app_scan(drv_call *c) {
+  appScanExc((const uint32_t *)drv_ptr(c, 0), (uint32_t *)drv_ptr(c, 1), drv_size(c, 2));
+  return 0;
+}
+static int64_t call_select_tail(drv_call *c) {
+  return (int64_t)appSelectTail((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                                drv_size(c, 3), (int32_t)drv_i64(c, 4), drv_size(c, 5), drv_size(c, 6),
+                                (int)drv_i64(c, 7));
+}
 
 DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
           {"partitionStable", call_partition}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
           {"radixSortKeys", call_sort_keys}, {"radixSortPairs", call_sort_pairs}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
           {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str}, {"strCompareBatch", call_str_batch},
-          {"firstDiffApply", call_first_diff}, {"appRelease", call_release});
+          {"firstDiffApply", call_first_diff}, {"appRelease", call_release},
+          {"appSelectTail", call_select_tail}, {"appScanExc", call_app_scan});

@@ -103,7 +103,8 @@ static void test_compact_scan(void) { sweep("compactScan", run_select); }
 static void test_compact_single(void) { sweep("compactSinglePass", run_select); }
 static void test_partition(void) { sweep("partitionStable", run_select); }
 
-/* The seeds' example: keep the odd numbers of {1 3 2 4 8 6 5 4 9 7 3} (002): here x > pivot
+/* The example of the CS121 slides "CUDA 4: Prefix Sums": keep the odd numbers of
+ * {1 3 2 4 8 6 5 4 9 7 3}; here x > pivot
  * on the same values after x -> x odd ? x : -x, pivot 0, so the kept ones are {1 3 5 9 7 3}. */
 static void test_compact_example(void) {
   static const int32_t A[11] = {1, 3, 2, 4, 8, 6, 5, 4, 9, 7, 3};
@@ -167,11 +168,11 @@ static void test_huge(void) {
     size_t bad = 0;
     if (hx_verify_select(hx_source_gen(seed, 0, 999), out, n, 499, f == 1, &r)) {
       if (r.where < r.extra)
-        HX_FAIL("%s: element %zu (kept as number %lld): expected %d, got %d", ctx, r.first, (long long)r.where,
-                (int)r.expected, (int)r.got);
+        HX_FAIL("%s: element %zu (kept as number %lld): expected %d, got %d%s", ctx, r.first, (long long)r.where,
+                (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
       else
-        HX_FAIL("%s: element %zu (not kept, at %lld): expected %d, got %d", ctx, r.first, (long long)r.where,
-                (int)r.expected, (int)r.got);
+        HX_FAIL("%s: element %zu (not kept, at %lld): expected %d, got %d%s", ctx, r.first, (long long)r.where,
+                (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
       bad = 1;
     }
     if (!bad && !HX_CHECK(got == (long long)r.extra, "%s: returned %lld, expected %lld", ctx, got,
@@ -179,6 +180,64 @@ static void test_huge(void) {
       bad = 1;
     if (bad) break;
   }
+  hx_buf_free(in);
+  hx_buf_free(out);
+}
+
+/* Indices past 2^31 and 2^32, cheaply: the one-pass compaction and the partition's look-back
+ * pass over the last `len` elements of an array of start + len, with only those in memory (the
+ * kit's appSelectTail: the tile counter at start / APP_TILE, the tile before a PREFIX of the
+ * count kept before, the pointers offset back). Half the elements before `start` count as
+ * kept, and the partition's first group is given the tail's kept count as its size, so the
+ * tail's two groups meet in its output. A kernel that keeps an element offset in 32 bits reads
+ * and writes gigabytes away from them. */
+static void test_offsets_64(void) {
+  long long starts[MAX_LIST];
+  const int ns = hx_param_int_list("starts", starts, MAX_LIST);
+  const long long len = hx_param_int("len"), tile = hx_param_int("tile");
+  if (hx_failures() || ns < 0) return;
+  for (int k = 0; k < ns; k++)
+    if (starts[k] <= 0 || starts[k] % (2 * tile) || len <= 0) {
+      HX_FAIL("manifest error: start %lld is not a positive multiple of twice the tile (%lld), or len %lld is not "
+              "above 0", starts[k], tile, len);
+      return;
+    }
+  const size_t m = (size_t)len;
+  hx_buf *in = hx_buf_new(m, 4), *out = hx_buf_new(m, 4);
+  std::vector<int32_t> exp(m);
+  for (int k = 0; in && out && k < ns; k++)
+    for (int part = 0; part < 2; part++) {
+      const size_t start = (size_t)starts[k], kept_before = start / 2;
+      const uint64_t seed = hx_seed() + (uint64_t)(k * 131 + part);
+      int32_t *v = (int32_t *)hx_buf_data(in);
+      for (size_t i = 0; i < m; i++) v[i] = hx_gen_i32(seed, i, 0, 999);
+      const size_t kept = expect_select(v, m, 499, part == 1, exp.data());
+      const int bit = start + m > ((size_t)1 << 32) ? 32 : 31;
+      char ctx[300];
+      snprintf(ctx, sizeof ctx, "%s(n=%zu: elements [%zu, %zu), past 2^%d, with %zu kept before them; keep x > 499, "
+               "seed=%llu)", part ? "partitionStable" : "compactSinglePass", start + m, start, start + m, bit,
+               kept_before, (unsigned long long)seed);
+      long long got = -1;
+      if (HX_CALL_RET(&got, "appSelectTail", ctx, hx_in(in), hx_out(out), hx_i64((long long)start),
+                      hx_i64((long long)(start + m)), hx_i64(499), hx_i64((long long)kept_before),
+                      hx_i64((long long)kept), hx_i64(part)))
+        goto done;
+      if (!part && !HX_CHECK(got == (long long)(kept_before + kept), "%s: returned %lld, expected %zu (%zu before the "
+                             "tail, %zu in it)", ctx, got, kept_before + kept, kept_before, kept))
+        goto done;
+      const int32_t *o = (const int32_t *)hx_buf_data(out);
+      const size_t count = part ? m : kept;
+      for (size_t i = 0; i < count; i++)
+        if (o[i] != exp[i]) {
+          size_t wrong = 0;
+          for (size_t j = i; j < count; j++) wrong += o[j] != exp[j];
+          HX_FAIL("%s: the tail's output element %zu (%s) is %d%s, expected %d (%zu wrong): are the element offsets "
+                  "64-bit (size_t) everywhere, tile * APP_TILE included?", ctx, i, i < kept ? "kept" : "not kept",
+                  o[i], hx_poison_note(&o[i], 4, i), exp[i], wrong);
+          goto done;
+        }
+    }
+done:
   hx_buf_free(in);
   hx_buf_free(out);
 }
@@ -434,9 +493,10 @@ static size_t check_y(const char *ctx, const Csr &m, const std::vector<double> &
     if (!ok && bad++ == 0) first = (size_t)i;
   }
   if (bad)
-    HX_FAIL("%s: first wrong row %zu (non-zeros %d .. %d, %d of them): expected %.9g, got %.9g (tolerance %.1e + "
+    HX_FAIL("%s: first wrong row %zu (non-zeros %d .. %d, %d of them): expected %.9g, got %.9g%s (tolerance %.1e + "
             "%.1e * sum|a*x|; %zu wrong rows)", ctx, first, m.ptr[first], m.ptr[first + 1] - 1,
-            m.ptr[first + 1] - m.ptr[first], y[first], (double)got[first], atol, rtol, bad);
+            m.ptr[first + 1] - m.ptr[first], y[first], (double)got[first], hx_poison_note(&got[first], 4, first), atol,
+            rtol, bad);
   return bad;
 }
 
@@ -566,7 +626,7 @@ static void test_strings(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
   if (hx_failures() || ns < 0) return;
-  /* the seed's example: parallax < parallel */
+  /* the CS121 slides' example: parallax < parallel */
   {
     hx_buf *ba = byte_buf(8), *bb = byte_buf(8);
     if (!ba || !bb) return;
@@ -649,8 +709,8 @@ static size_t run_batch(const char *kind, uint32_t pairs, uint32_t mean, uint64_
     const int32_t *got = (const int32_t *)hx_buf_data(bres);
     for (uint32_t p = 0; !bad && p < pairs; p++)
       if (got[p] != exp[p]) {
-        HX_FAIL("%s: pair %u (a: %u bytes at %u, b: %u bytes at %u): expected %d, got %d", ctx, p, la[p], oa[p], lb[p],
-                ob[p], exp[p], got[p]);
+        HX_FAIL("%s: pair %u (a: %u bytes at %u, b: %u bytes at %u): expected %d, got %d%s", ctx, p, la[p], oa[p],
+                lb[p], ob[p], exp[p], got[p], hx_poison_note(&got[p], 4, p));
         bad = 1;
       }
   }
@@ -694,8 +754,8 @@ static size_t check_compact_timed(const hx_timed *t, uint64_t seed, hx_buf *out,
   const int32_t pivot = ((const SelectTimed *)t->user)->pivot;
   hxv_result r;
   if (hx_verify_select(hx_source_gen(seed, t->lo, t->hi), out, t->n, pivot, 0, &r))
-    HX_FAIL("%s: a timed call's output is wrong: element %zu (kept as number %lld) expected %d, got %d", ctx, r.first,
-            (long long)r.where, (int)r.expected, (int)r.got);
+    HX_FAIL("%s: a timed call's output is wrong: element %zu (kept as number %lld) expected %d, got %d%s", ctx,
+            r.first, (long long)r.where, (int)r.expected, (int)r.got, hx_poison_note(&r.got, 4, 0));
   return r.count;
 }
 
@@ -724,9 +784,11 @@ static void test_timing_compact(void) {
 
 static size_t check_sight_timed(const hx_timed *t, uint64_t seed, hx_buf *out, const char *ctx) {
   hxv_result r;
-  if (hx_verify_sight(hx_source_gen(seed, t->lo, t->hi), out, t->n, &r))
-    HX_FAIL("%s: a timed call's output is wrong at point %zu: expected %d, got %d", ctx, r.first, (int)r.expected,
-            (int)r.got);
+  if (hx_verify_sight(hx_source_gen(seed, t->lo, t->hi), out, t->n, &r)) {
+    const uint8_t g = (uint8_t)r.got;
+    HX_FAIL("%s: a timed call's output is wrong at point %zu: expected %d, got %d%s", ctx, r.first, (int)r.expected,
+            (int)r.got, hx_poison_note(&g, 1, r.first));
+  }
   return r.count;
 }
 
@@ -776,9 +838,10 @@ static size_t check_spmv_timed(const hx_timed *t, uint64_t seed, hx_buf *out, co
   if (hx_verify_spmv(t->extra[0].buf, t->extra[1].buf, t->extra[2].buf, hx_source_gen(seed, t->lo, t->hi), out,
                      m.rows, st->rtol, st->atol, &r)) {
     const size_t f = r.first;
-    HX_FAIL("%s: first wrong row %zu (non-zeros %d .. %d, %d of them): expected %.9g, got %.9g (tolerance %.1e + "
+    const float g = (float)r.fgot;
+    HX_FAIL("%s: first wrong row %zu (non-zeros %d .. %d, %d of them): expected %.9g, got %.9g%s (tolerance %.1e + "
             "%.1e * sum|a*x|; %zu wrong rows)", ctx, f, m.ptr[f], m.ptr[f + 1] - 1, m.ptr[f + 1] - m.ptr[f],
-            r.fexpected, r.fgot, st->atol, st->rtol, r.count);
+            r.fexpected, r.fgot, hx_poison_note(&g, 4, 0), st->atol, st->rtol, r.count);
   }
   return r.count;
 }
@@ -924,6 +987,18 @@ static void test_emu_compact(void) {
   if (!run_select("compactScan", "r2", n, hx_seed())) {
     hx_note("compactScan(n=%zu, keep x > 499): %.2f bytes moved per element (three passes)", n, moved_per((double)n));
   }
+  { /* the toolkit's own exclusive sum, which the three passes use: given code, held to what the lab teaches */
+    hx_buf *in = hx_buf_new(n, 4), *out = hx_buf_new(n, 4);
+    hxv_result r;
+    const char *ctx = hx_ctx("appScanExc(n=%zu, the toolkit's exclusive sum)", n);
+    if (in && out && !HX_CALL("appScanExc", ctx, hx_in_generated(in, hx_seed(), 0, 1), hx_out(out), hx_i64((long long)n))) {
+      const double given = moved_per((double)n);
+      if (hx_verify_scan(hx_source_gen(hx_seed(), 0, 1), out, n, 1, 0, 0, NULL, &r)) hx_report_i32(ctx, &r);
+      else hx_note("%s: %.2f bytes moved per element (given code: 4 read, 4 written)", ctx, given);
+    }
+    hx_buf_free(in);
+    hx_buf_free(out);
+  }
   hx_note("compactSinglePass(n=%zu, keep x > 499, %zu kept): %.2f bytes moved per element (4 read and 4 per kept "
           "element: %.2f; at most %.2f)", n, kept, single, ideal, max_bytes);
   HX_CHECK(single >= ideal - 0.5,
@@ -960,7 +1035,7 @@ static void test_emu_sight(void) {
     const uint8_t *got = (const uint8_t *)hx_buf_data(vis);
     for (size_t i = 0; i < n && !bad; i++)
       if (got[i] != exp[i]) {
-        HX_FAIL("%s: first wrong point [%zu]: expected %d, got %d", ctx, i, exp[i], got[i]);
+        HX_FAIL("%s: first wrong point [%zu]: expected %d, got %d%s", ctx, i, exp[i], got[i], hx_poison_note(&got[i], 1, i));
         bad = 1;
       }
   }
@@ -989,6 +1064,7 @@ static const hx_test TESTS[] = {
     {"sort_pairs", test_sort_pairs},
     {"repeat", test_repeat},
     {"huge", test_huge},
+    {"offsets_64", test_offsets_64},
     {"sight", test_sight},
     {"spmv", test_spmv},
     {"first_diff", test_first_diff},

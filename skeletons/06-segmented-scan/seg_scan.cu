@@ -7,7 +7,9 @@
  * Your code goes between the STUDENT-BEGIN(lab06) and STUDENT-END(lab06) markers. Everything
  * else is given: lab 04's warp scan, the shuffle helpers, the status words, the scratch memory,
  * the host functions of the single pass, and the kernels the tests launch with their
- * instantiations. Leave it as it is.
+ * instantiations. Leave it as it is. The figures cited as [Sengupta et al., fig 1.N] are those of
+ * S. Sengupta, M. Harris, M. Garland et al., *Efficient Parallel Scan Algorithms for Many-core
+ * GPUs* (2011).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -66,7 +68,7 @@ template <typename Op>
 template <typename T>
 __host__ __device__ FlagValue<T> Segmented<Op>::operator()(FlagValue<T> a, FlagValue<T> b) const {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the segmented operator [000 fig 1.9]. The result's flag is a.flag | b.flag
+  /* TODO(lab06): the segmented operator [Sengupta et al., fig 1.9]. The result's flag is a.flag | b.flag
    * (a segment starts in a or in b); its value is b.value when b.flag is set (a segment starts
    * in b: nothing of a reaches past that head), otherwise op(a.value, b.value) (a's last
    * segment goes on into b; a, the earlier range, on the left). Flags are any non-zero value.
@@ -116,7 +118,7 @@ __device__ unsigned segHeadLane(bool head, unsigned mask) {
 template <typename T, typename Op>
 __device__ T segScanIncWarp(T x, bool head, Op op, unsigned mask) {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the direct form [000 fig 1.11]: mindex = segHeadLane(head, mask); then for
+  /* TODO(lab06): the direct form [Sengupta et al., fig 1.11]: mindex = segHeadLane(head, mask); then for
    * d = 1, 2, 4, 8, 16: y = shflUpAny(mask, x, d) in every lane of mask, and x = op(y, x) only
    * where lane >= mindex + d (lane - d is still in my segment).
    * Until then: x, unscanned. */
@@ -141,7 +143,7 @@ __device__ T segScanExcWarp(T x, bool head, Op op, T identity, unsigned mask) {
 template <typename T, typename Op>
 __device__ T segScanIncBlock(T x, bool head, Op op, SegBlockTemp<T> *temp) {
   /* STUDENT-BEGIN(lab06) */
-  /* TODO(lab06): the block scan [000 fig 1.14], with shuffles instead of shared arrays:
+  /* TODO(lab06): the block scan [Sengupta et al., fig 1.14], with shuffles instead of shared arrays:
    *   1. heads = __ballot_sync(FULL_MASK, head); this lane is in its warp's first segment when
    *      no lane at or below it has a head; v = segScanIncWarp(x, head, op);
    *   2. lane 31 writes the warp's total v and its flag (heads != 0) to temp->value[warp] and
@@ -237,11 +239,12 @@ static size_t l2Bytes(void) {
  * Publishes: tile 0 and a tile with a head publish their PREFIX at once (the value of their
  * last segment needs nothing from before them); any other tile publishes its AGGREGATE. Then,
  * when @p need_carry (the tile's first element is not a head, so its first segment continues
- * from the tiles before), looks back: lane l reads the status of tile `end - l`, nearest
- * first; while a tile between this one and the nearest PREFIX of the window is INVALID, read
+ * from the tiles before), looks back a window of 32 tiles at a time, nearest first: in the
+ * first window lane l reads the status of tile `tile - 1 - l`, in the next `tile - 33 - l`, and
+ * so on; while a tile between this one and the nearest PREFIX of the window is INVALID, read
  * again; then combine the values of the lanes up to that PREFIX in order (the farther tile on
  * the left: @p op need not be commutative); with no PREFIX in the window, move 32 tiles back
- * and go on. A tile without a head publishes its PREFIX after the look-back.
+ * and go on, each farther window's combination on the left of what came before. A tile without a head publishes its PREFIX after the look-back.
  *
  * Returns, in every lane, the tile's carry: the inclusive result just before its first element
  * (meaningful when tile > 0 and @p need_carry).
@@ -363,15 +366,17 @@ __global__ void segScanBatchKernel(SegScanVariant variant, const T *in, const ui
                                    size_t n, Op op, T identity) {
   __shared__ SegBlockTemp<T> temp;
   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (variant == SEG_BLOCK_INC || variant == SEG_BLOCK_EXC) {
+  if (variant >= SEG_BLOCK_INC) {
     /* Every thread of the block takes part; those past n are heads whose results are dropped. */
     const bool live = i < n;
     T x;
     memset(&x, 0, sizeof x);
     if (live) x = in[i];
     const bool head = live ? flags[i] != 0 : true;
-    const T y = variant == SEG_BLOCK_INC ? segScanIncBlock(x, head, op, &temp)
-                                         : segScanExcBlock(x, head, op, identity, &temp);
+    const bool inc = variant == SEG_BLOCK_INC || variant == SEG_BLOCK_INC_TWICE;
+    T y = inc ? segScanIncBlock(x, head, op, &temp) : segScanExcBlock(x, head, op, identity, &temp);
+    if (variant >= SEG_BLOCK_INC_TWICE) /* at once, on the same temp: the header says it is free */
+      y = inc ? segScanIncBlock(y, head, op, &temp) : segScanExcBlock(y, head, op, identity, &temp);
     if (live) out[i] = y;
     return;
   }
@@ -431,6 +436,71 @@ cudaError_t segOpApply(const FlagValue<T> *d_a, const FlagValue<T> *d_b, FlagVal
   return cudaGetLastError();
 }
 
+/* The look-back on chosen status words (segLookbackProbe): one warp. */
+template <typename T, typename Op>
+__global__ void segLookbackProbeKernel(const T *values, const int32_t *states, ss_status *status, uint32_t *out,
+                                       unsigned tile, bool has_head, T aggregate, Op op) {
+  const unsigned epoch = 1;
+  for (unsigned j = threadIdx.x; j < tile; j += WARP_SIZE)
+    statusStore(&status[j], epoch, states[j] == (int32_t)SS_FLAG_PREFIX ? SS_FLAG_PREFIX : SS_FLAG_AGGREGATE,
+                values[j]);
+  __syncthreads();
+  const T carry = lookbackWarp(status, tile, has_head, aggregate, true, epoch, op);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned long long word = statusLoad(&status[tile]);
+    out[0] = toBits(carry);
+    out[1] = toBits(statusValue<T>(word));
+    out[2] = statusFlag(word, epoch);
+  }
+}
+
+template <typename T, typename Op>
+cudaError_t segLookbackProbe(const T *d_values, const int32_t *d_states, void *d_status, uint32_t *d_out,
+                             unsigned tile, bool has_head, T aggregate, Op op) {
+  segLookbackProbeKernel<T, Op><<<1, WARP_SIZE>>>(d_values, d_states, (ss_status *)d_status, d_out, tile, has_head,
+                                                  aggregate, op);
+  return cudaGetLastError();
+}
+
+/* The tile counter at @p first, and the tile before it published as a PREFIX of @p carry. */
+template <typename T>
+__global__ void segTailStartKernel(unsigned *counter, ss_status *status, unsigned first, unsigned epoch, T carry) {
+  *counter = first;
+  statusStore(&status[first - 1], epoch, SS_FLAG_PREFIX, carry);
+}
+
+template <typename T, typename Op>
+void segScanGlobalTail(const T *d_in, const uint8_t *d_flags, T *d_out, size_t start, size_t n, Op op, T identity,
+                       T carry, bool exclusive) {
+  if (n <= start || start % SS_GLOBAL_TILE != 0 || start == 0) return;
+  const size_t first = start / SS_GLOBAL_TILE, tiles = (n + SS_GLOBAL_TILE - 1) / SS_GLOBAL_TILE;
+  /* status words for tiles first-1 .. tiles-1 only: the pointer is offset back to tile 0 */
+  const size_t bytes = (tiles - first + 2) * sizeof(ss_status);
+  if (bytes > g_status_bytes || g_epoch == SS_EPOCH_MAX) {
+    if (g_status_ptr) CUDA_CHECK(cudaFree(g_status_ptr));
+    g_status_ptr = NULL;
+    g_status_bytes = 0;
+    CUDA_CHECK(cudaMalloc(&g_status_ptr, bytes));
+    g_status_bytes = bytes;
+    CUDA_CHECK(cudaMemsetAsync(g_status_ptr, 0, bytes, 0));
+    g_epoch = 0;
+  }
+  g_epoch++;
+  ss_status *scratch = (ss_status *)g_status_ptr;
+  ss_status *status = scratch + 1 - (first - 1); /* status[first - 1] is scratch[1] */
+  segTailStartKernel<T><<<1, 1>>>((unsigned *)scratch, status, (unsigned)first, g_epoch, carry);
+  CUDA_CHECK_LAUNCH();
+  const bool stream = false;
+  if (exclusive)
+    segScanGlobalKernel<T, Op, true><<<(unsigned)(tiles - first), SS_GLOBAL_THREADS>>>(
+        d_in - start, d_flags - start, d_out - start, n, op, identity, status, (unsigned *)scratch, g_epoch, stream);
+  else
+    segScanGlobalKernel<T, Op, false><<<(unsigned)(tiles - first), SS_GLOBAL_THREADS>>>(
+        d_in - start, d_flags - start, d_out - start, n, op, identity, status, (unsigned *)scratch, g_epoch, stream);
+  CUDA_CHECK_LAUNCH();
+}
+
 /* The element types and operators the tests use. */
 #define SS_INSTANTIATE(T, Op)                                                                     \
   template cudaError_t segScanBatch<T, Op>(SegScanVariant, const T *, const uint8_t *, T *, size_t, \
@@ -444,3 +514,10 @@ SS_INSTANTIATE(int32_t, Max)
 SS_INSTANTIATE(int32_t, Min)
 SS_INSTANTIATE(float, Add)
 SS_INSTANTIATE(Affine16, Compose16)
+/* The look-back alone and the tail of a long array: int Add, and Compose16 (not commutative). */
+#define SS_INSTANTIATE_PROBES(T, Op)                                                              \
+  template cudaError_t segLookbackProbe<T, Op>(const T *, const int32_t *, void *, uint32_t *, unsigned, \
+                                               bool, T, Op);                                      \
+  template void segScanGlobalTail<T, Op>(const T *, const uint8_t *, T *, size_t, size_t, Op, T, T, bool);
+SS_INSTANTIATE_PROBES(int32_t, Add)
+SS_INSTANTIATE_PROBES(Affine16, Compose16)

@@ -321,9 +321,17 @@ static __global__ void __launch_bounds__(APP_THREADS)
   loadTile(in, base, valid, 0u, x);
   const uint32_t total = blockScanExc(x, AddU(), 0u, &temp);
   const uint32_t prefix = tileLookback(status, tile, total, AddU(), 0u, epoch, &s_prefix);
+  if (valid == APP_TILE && ((uintptr_t)out & 15u) == 0) { /* a row of a warp: one 16-byte store a lane */
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++)
-    if (tilePos(k) < valid) out[base + tilePos(k)] = prefix + x[k];
+    for (int r = 0; r < APP_ROWS; r++) {
+      const uint4 w = {prefix + x[4 * r], prefix + x[4 * r + 1], prefix + x[4 * r + 2], prefix + x[4 * r + 3]};
+      __stcs((uint4 *)(out + base + tilePos(4 * r)), w);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < APP_ITEMS; k++)
+      if (tilePos(k) < valid) out[base + tilePos(k)] = prefix + x[k];
+  }
 }
 
 void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
@@ -340,7 +348,8 @@ void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
 static __global__ void compactFlagsKernel(const int32_t *in, uint32_t *flags, size_t n, int32_t pivot) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): a grid-stride loop (i from blockIdx.x * blockDim.x + threadIdx.x, step
-   * gridDim.x * blockDim.x) writing flags[i] = 1 when in[i] > pivot, else 0 [002: the filter].
+   * gridDim.x * blockDim.x) writing flags[i] = 1 when in[i] > pivot, else 0 (the filter of the
+   * lecture slides "CUDA 4: Prefix Sums", CS121 Parallel Computing).
    * Until then: nothing is written. */
   (void)in, (void)flags, (void)n, (void)pivot;
   /* STUDENT-END(lab07) */
@@ -432,8 +441,9 @@ static unsigned gridFor(size_t n) {
 
 size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
   if (n == 0) return 0;
-  uint32_t *flags = (uint32_t *)appReserve(&g_temp, 2 * n * sizeof(uint32_t));
-  uint32_t *offsets = flags + n;
+  const size_t n4 = (n + 3) & ~(size_t)3; /* offsets 16-byte aligned: appScanExc stores 16 bytes a lane */
+  uint32_t *flags = (uint32_t *)appReserve(&g_temp, (n4 + n) * sizeof(uint32_t));
+  uint32_t *offsets = flags + n4;
   unsigned long long *count = appWord();
   compactFlagsKernel<<<gridFor(n), APP_THREADS>>>(d_in, flags, n, pivot);
   CUDA_CHECK_LAUNCH();
@@ -469,6 +479,39 @@ size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pi
   unsigned long long *count = appWord();
   const KeepAbove keep = {pivot};
   partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+/** The tile counter at @p first, the tile before it a PREFIX of @p before, *count = @p total. */
+static __global__ void appTailStartKernel(unsigned *counter, app_status *status, unsigned first, unsigned epoch,
+                                          uint32_t before, unsigned long long *count, unsigned long long total) {
+  *counter = first;
+  statusStore(&status[first - 1], epoch, APP_PREFIX, before);
+  *count = total;
+}
+
+size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n, int32_t pivot,
+                     size_t kept_before, size_t kept_total, int partition) {
+  if (n <= start || start % APP_TILE != 0 || start == 0) return 0;
+  const size_t first = start / APP_TILE, tiles = (n + APP_TILE - 1) / APP_TILE;
+  unsigned *counter, epoch;
+  /* status words for tiles first-1 .. tiles-1 only: the pointer is offset back to tile 0 */
+  app_status *words = appLaunchState(tiles - first + 1, &counter, &epoch);
+  app_status *status = words - (first - 1);
+  unsigned long long *count = appWord();
+  /* partition: the first group's size on the device, as partitionCountKernel() leaves it */
+  appTailStartKernel<<<1, 1>>>(counter, status, (unsigned)first, epoch, (uint32_t)kept_before, count,
+                               partition ? (unsigned long long)kept_total : 0ull);
+  CUDA_CHECK_LAUNCH();
+  const unsigned grid = (unsigned)(tiles - first);
+  if (partition) {
+    const KeepAbove keep = {pivot};
+    partitionKernel<<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, keep, count, status, counter,
+                                          epoch);
+  } else {
+    compactKernel<<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, pivot, status, counter, epoch, count);
+  }
+  CUDA_CHECK_LAUNCH();
   return (size_t)appReadWord(count);
 }
 
@@ -698,8 +741,8 @@ void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val,
 
 __host__ __device__ int32_t FirstDiff::operator()(int32_t a, int32_t b) const {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): a decides unless it is 0; then b does [002: compact away the zeros and take
-   * the first].
+  /* TODO(lab07): a decides unless it is 0; then b does (the lecture slides "CUDA 4: Prefix
+   * Sums" of CS121 Parallel Computing compact away the zeros and take the first).
    * Until then: 0, as if every position were equal. */
   (void)a, (void)b;
   return 0;

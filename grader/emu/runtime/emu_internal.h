@@ -39,6 +39,7 @@ struct Config {
   ScheduleKind schedule;
   unsigned long long seed;
   double watchdog_s;
+  double hang_s;   /* seconds a launch may go without progress before it is named a hang (0: never) */
   size_t stack_bytes;
 };
 const Config &config();
@@ -65,6 +66,7 @@ struct Fiber {
   void *probe_cur;
   void *probe_end;
   uint32_t probe_phase;
+  uint32_t probe_sync; /* of those, the __syncwarp calls: what orders memory between lanes */
   uint32_t probe_ctx;
   int tid;
   ::uint3 tidx;
@@ -207,10 +209,12 @@ void probe_launch_begin(const LaunchInfo *in);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
-void probe_collective(Worker *w, int tid);
+void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p);
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();
+unsigned long long probe_store_count(const std::vector<Worker *> &workers); /* the hang detector's */
+bool probe_last_access(Worker *w, int tid, std::string *what);
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
 
 /* assert() inside a kernel (libc.cpp calls it) */

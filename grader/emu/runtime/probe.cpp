@@ -22,8 +22,9 @@
  *    adjacent 4-byte shared accesses that nvcc would make as one 8- or 16-byte access are
  *    counted as one (vector_run, merge_runs);
  * 2. every address touched by two threads, at least one writing, is checked for an order
- *    between them: within an epoch only a warp collective (`__syncwarp`, shuffles, votes)
- *    orders two lanes of one warp, and nothing orders threads of different warps. Only the
+ *    between them: within an epoch only `__syncwarp` orders the memory accesses of two lanes
+ *    of one warp (a shuffle, vote or match exchanges values, not memory: CUDA's memory model
+ *    gives them no ordering), and nothing orders threads of different warps. Only the
  *    8-byte granules that hold a word the summary marked are checked; in a correct kernel that
  *    is almost always none, and the epoch is done without reading the logs a second time.
  *
@@ -60,6 +61,7 @@ struct Access {
   uint8_t write;
   uint8_t vol;      /* VOLATILE: a volatile access (status words polled in a spin loop, ...);
                        PIECE: a piece of a struct copy (record_range), FIRST_PIECE its first */
+  uint32_t sync;    /* __syncwarp calls this thread had passed (the race detector's order) */
 };
 
 struct Range {
@@ -91,6 +93,10 @@ const char *const METRIC_NAMES[N_METRICS] = {
 enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
+/* Room for the logs of one worker's block, all its threads together: a warp that spins for
+ * seconds between two barriers (a look-back waiting for a tile that never publishes) would
+ * otherwise fill the memory the sandbox allows before anything names the hang. */
+const size_t LOG_BUDGET = (size_t)768 << 20;
 const size_t VOL_SLACK = (size_t)1 << 20; /* Probe::vol grows this far past its unique size */
 
 /* One thread's log: its accesses of the epoch, in its order. Where the next one goes and the
@@ -111,12 +117,13 @@ struct WordSlot {
 };
 
 /* The race check's record of one suspect 8-byte granule. */
-struct Who {       /* 16 bytes */
+struct Who {       /* 24 bytes */
   uintptr_t pc;
-  uint32_t phase;
+  uint32_t phase;  /* the thread's __syncwarp count at the access (Access::sync): its order */
   uint16_t tid;
   uint8_t mask;    /* bytes of the 8-byte granule */
   uint8_t write;
+  uint32_t coll;   /* its count of warp collectives of every kind (Access::phase), for the message */
 };
 struct Cell {
   uint8_t nw, nr;  /* slots used */
@@ -154,6 +161,11 @@ struct Probe {
   uintptr_t sh_next = 0;       /* next free offset in the shared window */
   unsigned long long counts[N_COUNTS];
   bool truncated = false;
+  bool over_budget = false;    /* the logs reached LOG_BUDGET: later accesses of the epoch not kept */
+  size_t log_bytes = 0;        /* the logs' room, all threads */
+  /* stores of the running launch: read by the hang detector (sched.cpp's watchdog) on another
+   * thread, written here alone (a relaxed load and store: no locked instruction per store) */
+  std::atomic<unsigned long long> stores{0};
   std::vector<uintptr_t> vol;  /* the sectors volatile loads read in this launch (repeats
                                   allowed; sorted and made unique when it reaches vol_limit) */
   size_t vol_limit = VOL_SLACK;
@@ -313,11 +325,13 @@ __attribute__((noinline)) Access *log_room(Probe *pr, Fiber *f) {
   }
   if (used == l.cap) {
     const size_t cap = l.cap ? 2 * l.cap : 64;
-    Access *p = (Access *)realloc(l.base, cap * sizeof(Access));
-    if (!p) {
-      diag("emu: out of memory for the memory probes' log (%zu accesses)", cap);
-      abort();
+    Access *p = pr->log_bytes + (cap - l.cap) * sizeof(Access) > LOG_BUDGET
+                    ? nullptr : (Access *)realloc(l.base, cap * sizeof(Access));
+    if (!p) { /* over the budget, or no memory: the rest of the epoch goes uncounted, as past LOG_CAP */
+      pr->truncated = pr->over_budget = true;
+      return nullptr;
     }
+    pr->log_bytes += (cap - l.cap) * sizeof(Access);
     l.base = p;
     l.cap = cap;
   }
@@ -348,6 +362,11 @@ inline bool shared_offset(Probe *pr, uintptr_t a, uintptr_t *va, uintptr_t *hi) 
   return false;
 }
 
+/* A store to shared or device memory, kept or not: the hang detector's sign of progress. */
+inline void tick_store(Probe *pr) {
+  pr->stores.store(pr->stores.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 /* The log entry and the word summaries of an access that is to be kept. */
 inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
                  unsigned vol, uint8_t sh) {
@@ -358,6 +377,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->addr = a;
   y->vaddr = va;
   y->phase = f->probe_phase;
+  y->sync = f->probe_sync;
   y->ctx = f->probe_ctx;
   y->size = (uint8_t)size;
   y->shared = sh;
@@ -387,6 +407,7 @@ __attribute__((noinline)) void record_rare(const volatile void *p, unsigned size
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
   if (sh && a + size > hi) end_direct(pr);
   if (!sh && !is_device(a)) return;
+  if (write) tick_store(pr);
   Access *y = (Access *)f->probe_cur;
   if (y == f->probe_end && !(y = log_room(pr, f))) return;
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
@@ -411,6 +432,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   }
   Access *y = (Access *)f->probe_cur;
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
+  if (write) tick_store(pr);
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
 }
 
@@ -1138,6 +1160,7 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
   }
   Cell *const cells = pr->cells;
   uint32_t ncells = 0;
+  bool found = false; /* a race between two lanes of one warp, in *race */
   for (int t = 0; t < w->nthreads; t++) {
     for (const Access *xp = pr->tb[(size_t)t], *xe = pr->te[(size_t)t]; xp != xe; xp++) {
       const Access &x = *xp;
@@ -1161,43 +1184,39 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
           sl->cell = ncells;
           Cell &c = cells[ncells++];
           Who &o = x.write ? c.w[0] : c.r[0];
-          o = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
+          o = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
           c.nw = x.write;
           c.nr = !x.write;
           continue;
         }
         Cell *c = &cells[sl->cell];
-        for (int i = 0; i < c->nw; i++) {
-          const Who &o = c->w[i];
-          if ((o.mask & mask) && !ordered(o, t, x.phase)) {
-            *race = Race{o, Who{x.pc, x.phase, (uint16_t)t, mask, x.write}, gaddr + __builtin_ctz(o.mask & mask),
-                         x.shared != 0};
-            return true;
-          }
-        }
-        if (x.write)
-          for (int i = 0; i < c->nr; i++) {
-            const Who &o = c->r[i];
-            if ((o.mask & mask) && !ordered(o, t, x.phase)) {
-              *race = Race{o, Who{x.pc, x.phase, (uint16_t)t, mask, x.write}, gaddr + __builtin_ctz(o.mask & mask),
-                           x.shared != 0};
+        for (int i = 0; i < c->nw + (x.write ? c->nr : 0); i++) {
+          const Who &o = i < c->nw ? c->w[i] : c->r[i - c->nw];
+          if ((o.mask & mask) && !ordered(o, t, x.sync)) {
+            const Race here{o, Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase}, gaddr + __builtin_ctz(o.mask & mask),
+                            x.shared != 0};
+            if ((o.tid >> 5) != (t >> 5)) { /* between warps: the barrier that fixes it fixes every pair */
+              *race = here;
               return true;
             }
+            if (!found) *race = here; /* in one warp: reported unless a pair of two warps turns up */
+            found = true;
           }
+        }
         Who *ws = x.write ? c->w : c->r;
         uint8_t &used = x.write ? c->nw : c->nr;
         const int room = x.write ? 2 : 3;
         int k = 0;
-        while (k < used && !(ws[k].tid == t && ws[k].phase == x.phase)) k++;
+        while (k < used && !(ws[k].tid == t && ws[k].phase == x.sync)) k++;
         if (k < used) ws[k].mask |= mask;
         else if (k < room) {
-          ws[k] = Who{x.pc, x.phase, (uint16_t)t, mask, x.write};
+          ws[k] = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
           used++;
         }
       }
     }
   }
-  return false;
+  return found;
 }
 
 void describe_race(Worker *w, Probe *pr, const Race &r) {
@@ -1230,8 +1249,15 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
   msg += head;
   msg += tidx(r.a.tid) + (r.a.write ? " writes it at " : " reads it at ") + where(r.a.pc) + " and " + tidx(r.b.tid) +
          (r.b.write ? " writes it at " : " reads it at ") + where(r.b.pc);
-  msg += same_warp ? ", in one warp with no __syncwarp (or other warp collective) between them"
-                   : ", in different warps with no __syncthreads between them";
+  if (!same_warp)
+    msg += ", in different warps with no __syncthreads between them: __syncthreads() between the two accesses "
+           "orders them";
+  else if (r.a.coll != r.b.coll)
+    msg += ", in one warp: a shuffle, vote or match between them exchanges values, not memory; __syncwarp() "
+           "between the two accesses orders them (so does __syncthreads())";
+  else
+    msg += ", in one warp with no __syncwarp between them: __syncwarp() between the two accesses orders them (so "
+           "does __syncthreads())";
   std::lock_guard<std::mutex> g(g_race_mutex);
   if (g_race_msg.empty()) g_race_msg = msg;
 }
@@ -1261,7 +1287,7 @@ void probe_worker_reset(Worker *w) {
   }
   pr->vused = 0;
   pr->voverflow = false;
-  pr->truncated = false;
+  pr->truncated = pr->over_budget = false;
   pr->vol.clear();
   pr->vol_limit = VOL_SLACK;
 }
@@ -1276,6 +1302,7 @@ void probe_block_begin(Worker *w) {
     f.probe_cur = pr->logs[t].base;
     f.probe_end = pr->logs[t].base + std::min(pr->logs[t].cap, LOG_CAP);
     f.probe_phase = 0;
+    f.probe_sync = 0;
     f.probe_ctx = 0;
   }
   pr->shared.clear();
@@ -1300,8 +1327,11 @@ void probe_atomic(Worker *w, const volatile void *p) {
   pr->counts[shared_offset(pr, (uintptr_t)p, &va, &hi) ? S_ATOM : G_ATOM]++;
 }
 
-void probe_collective(Worker *w, int tid) {
-  if (w->probe) w->fibers[(size_t)tid].probe_phase++;
+void probe_collective(Worker *w, int tid, bool orders_memory) {
+  if (!w->probe) return;
+  Fiber &f = w->fibers[(size_t)tid];
+  f.probe_phase++;
+  f.probe_sync += orders_memory;
 }
 
 bool probe_epoch(Worker *w) {
@@ -1329,6 +1359,48 @@ void loop_ctx_set(unsigned ctx) {
 }
 
 const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_msg.c_str(); }
+
+/* ---------------------------------------------------------------- for the hang detector */
+
+/* Stores the launch's threads made so far on every worker (read while they run: a count that
+ * does not move means nothing was written). */
+unsigned long long probe_store_count(const std::vector<Worker *> &workers) {
+  unsigned long long n = 0;
+  for (Worker *w : workers)
+    if (w->probe) n += ((Probe *)w->probe)->stores.load(std::memory_order_relaxed);
+  return n;
+}
+
+/* The last access a thread of the running block logged, in words: "a volatile load of global
+ * memory at byte offset 64 of a device allocation of 8224 bytes (seg_scan.cu:212)". False when
+ * there is none to tell (no probes, nothing logged in this stretch). */
+bool probe_last_access(Worker *w, int tid, std::string *what) {
+  if (!w->probe || tid < 0 || (size_t)tid >= w->fibers.size()) return false;
+  Probe *pr = (Probe *)w->probe;
+  const Fiber &f = w->fibers[(size_t)tid];
+  if ((size_t)tid >= pr->logs.size() || !f.probe_cur || f.probe_cur <= (void *)pr->logs[(size_t)tid].base)
+    return false;
+  const Access a = *((const Access *)f.probe_cur - 1);
+  char buf[200];
+  std::string place;
+  if (a.shared) {
+    place = "shared memory";
+  } else {
+    place = "global memory";
+    auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(a.addr, ~(uintptr_t)0));
+    if (it != g_dev.begin()) {
+      --it;
+      if (a.addr < it->second) {
+        snprintf(buf, sizeof buf, " at byte offset %lu of a device allocation of %lu bytes",
+                 (unsigned long)(a.addr - it->first), (unsigned long)(it->second - it->first));
+        place += buf;
+      }
+    }
+  }
+  *what = std::string(a.write ? "a store to " : (a.vol & VOLATILE) ? "a volatile load of " : "a load of ") + place +
+          " (" + where(a.pc) + ")";
+  return true;
+}
 
 /* Every probed launch's counts added up since the process began (read by the kit's driver
  * around a student's call: scanlab_emu_probe_counters). */
@@ -1377,9 +1449,14 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   merge_runs(workers, c);
   for (Worker *w : workers)
     if (w->probe && ((Probe *)w->probe)->truncated) {
-      diag("emu: kernel %s: a thread made more than %zu memory accesses between two barriers; the memory "
-           "probes kept the first %zu, so the counters are low and its later accesses unchecked for races",
-           in.name, LOG_CAP, LOG_CAP);
+      if (((Probe *)w->probe)->over_budget)
+        diag("emu: kernel %s: the threads of a block made more memory accesses between two barriers than the "
+             "memory probes keep (%zu MiB of log); the later ones are not counted and not checked for races",
+             in.name, LOG_BUDGET >> 20);
+      else
+        diag("emu: kernel %s: a thread made more than %zu memory accesses between two barriers; the memory "
+             "probes kept the first %zu, so the counters are low and its later accesses unchecked for races",
+             in.name, LOG_CAP, LOG_CAP);
       break;
     }
   { /* volatile loads: only what read a sector again is polling (G_LD_VOL_REREAD) */

@@ -55,6 +55,7 @@ static Config load_config() {
   c.schedule = SCHED_FORWARD;
   c.seed = 1;
   c.watchdog_s = 60.0;
+  c.hang_s = 5.0;
   c.stack_bytes = (size_t)g_default_stack_kb * 1024;
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
@@ -78,6 +79,12 @@ static Config load_config() {
     double v = strtod(s, &end);
     if (end != s && v >= 0) c.watchdog_s = v;
     else diag("emu: ignoring SCANLAB_EMU_WATCHDOG_S=%s (expected seconds, 0 for none)", s);
+  }
+  if (const char *s = getenv("SCANLAB_EMU_HANG_S")) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end != s && v >= 0) c.hang_s = v;
+    else diag("emu: ignoring SCANLAB_EMU_HANG_S=%s (expected seconds, 0 for none)", s);
   }
   if (const char *s = getenv("SCANLAB_EMU_STACK_KB")) {
     long v = atol(s);
@@ -568,7 +575,7 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
     return value;
   }
   const int lane = f->tid & 31, warp = f->tid >> 5;
-  if (g_probe_on) probe_collective(w, f->tid);
+  if (g_probe_on) probe_collective(w, f->tid, kind == COLL_SYNCWARP);
   int src = lane;
   if (kind <= COLL_SHFL_XOR) {
     if (width < 1 || width > 32 || (width & (width - 1))) {
@@ -1038,11 +1045,97 @@ static void helper_main(Worker *w) {
 static std::mutex g_wd_mutex;
 static LaunchState *g_wd_launch = nullptr;
 
+/* A launch that can no longer end: in a build with the memory probes, no block has started or
+ * finished and no thread has stored anything for config().hang_s seconds, while blocks run (a
+ * look-back waiting for a tile that never publishes, a thread spinning on a flag no one will
+ * set). Says which blocks run and what each warp does (spins, and what it read last, or waits at
+ * a barrier), then ends the process as the watchdog does: a spinning block cannot be stopped. */
+static void hang_check(LaunchState *L) {
+  static unsigned long long serial = ~0ull, last = 0;
+  static double since = 0;
+  const double limit = config().hang_s;
+  if (!g_probe_on || limit <= 0) return;
+  const std::vector<Worker *> &workers = pool().workers;
+  const unsigned long long progress = (unsigned long long)L->next_block.load() + probe_store_count(workers);
+  const double t = now_s();
+  if (L->serial != serial || progress != last) {
+    serial = L->serial;
+    last = progress;
+    since = t;
+    return;
+  }
+  if (t - since < limit) return;
+  Buf b;
+  b.add("emu: hang: ");
+  describe_launch(b, L->info);
+  b.add(" cannot end: for %g s no block has started or finished and no thread has stored anything "
+        "(SCANLAB_EMU_HANG_S sets the time)", limit);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < workers.size() && i < L->current_block.size(); i++) {
+    const long long blk = L->current_block[i].load();
+    Worker *w = workers[i];
+    if (blk < 0 || w->launch != L) continue;
+    const unsigned long long gx = L->info.grid.x, gy = L->info.grid.y;
+    Buf l;
+    l.add("emu: hang: block (%llu,%llu,%llu):", (unsigned long long)blk % gx, ((unsigned long long)blk / gx) % gy,
+          (unsigned long long)blk / (gx * gy));
+    const int nwarps = (w->nthreads + 31) / 32;
+    std::vector<std::string> what((size_t)nwarps); /* each warp's state; "" when it is done */
+    for (int wp = 0; wp < nwarps; wp++) {
+      int at_bar = 0, busy = 0, done = 0, lanes = 0, spin_tid = -1;
+      const Fiber *bar = nullptr;
+      for (int t2 = wp * 32; t2 < w->nthreads && t2 < (wp + 1) * 32; t2++) {
+        const Fiber &f = w->fibers[(size_t)t2];
+        lanes++;
+        if (f.state == F_EXITED) done++;
+        else if (f.state == F_BARRIER) { at_bar++; if (!bar) bar = &f; }
+        else { busy++; if (spin_tid < 0) spin_tid = t2; }
+      }
+      Buf d; /* after the verb, which the warps' count decides */
+      if (busy) {
+        std::string last_access;
+        d.add("spin (%d of its threads run without end%s)", busy, at_bar ? ", the others wait at a barrier" : "");
+        if (probe_last_access(w, spin_tid, &last_access))
+          d.add(": the last access of thread (%u,%u,%u) is %s", w->fibers[(size_t)spin_tid].tidx.x,
+                w->fibers[(size_t)spin_tid].tidx.y, w->fibers[(size_t)spin_tid].tidx.z, last_access.c_str());
+      } else if (bar) {
+        d.add("wait at %s (%s:%d)", wait_name(bar), base_name(bar->file), bar->line);
+      }
+      what[(size_t)wp] = done == lanes ? "" : d.s;
+    }
+    const char *sep = "";
+    for (int wp = 0; wp < nwarps;) { /* warps in a row that do the same, together */
+      int end = wp + 1;
+      while (end < nwarps && what[(size_t)end] == what[(size_t)wp]) end++;
+      const std::string &d = what[(size_t)wp];
+      if (!d.empty()) {
+        const size_t sp = d.find(' ');
+        if (end - wp > 1) l.add("%s warps %d-%d %s", sep, wp, end - 1, d.c_str());
+        else l.add("%s warp %d %ss%s", sep, wp, d.substr(0, sp).c_str(), d.substr(sp).c_str());
+        sep = ";";
+      }
+      wp = end;
+    }
+    lines.emplace_back(l.s);
+  }
+  if (ftrylockfile(stdout) == 0) {
+    fflush_unlocked(stdout);
+    funlockfile(stdout);
+  }
+  fprintf(stderr, "%s\n", b.s);
+  for (const std::string &s : lines) fprintf(stderr, "%s\n", s.c_str());
+  fprintf(stderr, "emu: hang: a block that waits for what no running thread will write (a look-back waiting for a "
+          "tile that never publishes, a flag never set) spins so; the process ends here\n");
+  fflush(stderr);
+  _exit(124);
+}
+
 static void watchdog_main() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::lock_guard<std::mutex> g(g_wd_mutex);
     LaunchState *L = g_wd_launch;
+    if (L) hang_check(L);
     const double limit = config().watchdog_s;
     if (!L || limit <= 0 || now_s() - L->start_s < limit) continue;
     Buf b;

@@ -6,7 +6,7 @@
 // emu-test: schedules forward reverse random:1
 // emu-test: stderr emu: race on a __shared__ array's shared memory at byte offset 128 in kernel legacyWarpScanKernel, block (0,0,0): thread (0,0,0) writes it at
 // emu-test: stderr :16 and thread (1,0,0) reads it at
-// emu-test: stderr :18, in one warp with no __syncwarp (or other warp collective) between them
+// emu-test: stderr :18, in one warp with no __syncwarp between them: __syncwarp() between the two accesses orders them (so does __syncthreads())
 #include "emu_test.h"
 
 __global__ void legacyWarpScanKernel(int *data) {
