@@ -291,7 +291,7 @@ def trusted_checks(backend="emu", large=None):
     return last
 
 
-def confinement():
+def call_thread_confined():
     """The driver's call thread confines itself (grader/driver/confine.c): every system call a
     student's code could answer the test with, or escape by, fails there and on the threads it
     starts; what the labs and the runtimes need still works."""
@@ -867,7 +867,7 @@ def gpu_quotes():
 
 def gpu_checks():
     """`make check-gpu`: the checks that need a GPU."""
-    out = [("the driver's call thread is confined", confinement),
+    out = [("the driver's call thread is confined", call_thread_confined),
            ("the trusted side's checks agree, host and device (cuda)",
             lambda: trusted_checks("cuda", large=(1 << 24) + 13))]
     ms = grade.all_manifests()
@@ -908,7 +908,7 @@ def checks():
     import isolation  # noqa: E402  (grader/selftest/isolation.py)
     for name, fn in isolation.CASES:
         out.append((f"sandbox holds: {name}", fn))
-    out.append(("the driver's call thread is confined", confinement))
+    out.append(("the driver's call thread is confined", call_thread_confined))
     out.append(("the trusted side's checks agree, host and device (emu)", trusted_checks))
     for name, fn in bad_submissions.CASES:
         out.append((f"grader survives: {name}", fn))
