@@ -834,6 +834,7 @@ class Result:
 
 
 EVENTS_MAX = 1 << 20
+WRAP_SLOWDOWN = 3  # a test's time limit under a sanitizer (--wrap): racecheck runs a kernel far slower
 
 
 def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sandbox_opts, backend,
@@ -1357,6 +1358,8 @@ def main(argv=None):
                         return
                     driver = g["driver"]
                 timeout, params = run_settings(m, t, backend, args.sizes_of)
+                if args.wrap:
+                    timeout *= WRAP_SLOWDOWN
                 if args.max_timeout:
                     timeout = min(timeout, args.max_timeout)
                 log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", f"{t['name']}.log")
@@ -1368,7 +1371,10 @@ def main(argv=None):
             # several at once (the device has room; the host's checks are the slow part). A timing
             # test, or one the manifest marks `alone` (it needs most of the device's memory), runs
             # with nothing beside it. Results print in the manifest's order either way.
-            jobs = args.test_jobs or (min(8, max(1, (os.cpu_count() or 2) // 2)) if lb == "cuda" else 1)
+            # Under a sanitizer (the kit's GPU checks), one at a time: each sanitizer keeps host
+            # cores busy, and eight at once ran past their tests' time limits.
+            jobs = args.test_jobs or (min(8, max(1, (os.cpu_count() or 2) // 2))
+                                      if lb == "cuda" and not args.wrap else 1)
             shared = [i for i, t in enumerate(tests) if jobs > 1 and not t.get("timing") and not t.get("alone")]
             pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs) if shared else None
             futures = {i: pool.submit(run_one, tests[i], results[i]) for i in shared} if pool else {}

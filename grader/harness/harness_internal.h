@@ -30,10 +30,10 @@ ssize_t hx_internal_write(int fd, const void *buf, size_t len);
 void hx_internal_configure(const char *driver, const char *clean_driver, const char *sandbox,
                            const char *backend, double timeout_s);
 /** One more option for the sandbox (limits, from the manifest). */
-void hx_internal_sandbox_option(const char *opt);
+int hx_internal_sandbox_option(const char *opt); /* -1: the list is full */
 /** One more word of the command the student's driver runs under (`compute-sanitizer --tool
  *  racecheck`, for the kit's own GPU checks). */
-void hx_internal_wrap_driver(const char *arg);
+int hx_internal_wrap_driver(const char *arg); /* -1: the list is full */
 /** Bytes the student's code may copy between host and device during one call. */
 void hx_internal_set_host_copy_allowance(unsigned long long bytes);
 /** Ends the drivers (after each test). */

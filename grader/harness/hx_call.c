@@ -42,14 +42,20 @@
 
 /* ---- configuration (main.c fills it from the command line) ------------------------------ */
 
-#define MAX_OPTS 64
+/* The sandbox's options for a driver: on cuda they name every library and device file of its
+ * root view (about a hundred and fifty on an H100 machine), so the list is long; one that does
+ * not fit is refused (main.c stops with a message) rather than cut, which would leave an option
+ * without its value. */
+#define MAX_OPTS 1024
+#define MAX_WRAP 64
+#define MAX_ENV 64
 static struct {
   const char *driver, *clean_driver, *sandbox, *backend;
   const char *opts[MAX_OPTS];
   int nopts;
   double deadline; /* monotonic seconds: the test's time is up */
   unsigned long long host_copy_allowance;
-  const char *wrap[MAX_OPTS]; /* a program the student's driver runs under (the self-test's sanitizer) */
+  const char *wrap[MAX_WRAP]; /* a program the student's driver runs under (the self-test's sanitizer) */
   int nwrap;
 } cfg = {NULL, NULL, NULL, "cpu", {NULL}, 0, 0, 0, {NULL}, 0};
 
@@ -63,12 +69,16 @@ void hx_internal_configure(const char *driver, const char *clean_driver, const c
   cfg.deadline = timeout_s > 0 ? hx_now() + (timeout_s > 3 ? timeout_s - 1.0 : timeout_s * 0.8) : 0;
 }
 
-void hx_internal_sandbox_option(const char *opt) {
-  if (cfg.nopts < MAX_OPTS) cfg.opts[cfg.nopts++] = opt;
+int hx_internal_sandbox_option(const char *opt) {
+  if (cfg.nopts == MAX_OPTS) return -1;
+  cfg.opts[cfg.nopts++] = opt;
+  return 0;
 }
 
-void hx_internal_wrap_driver(const char *arg) {
-  if (cfg.nwrap < MAX_OPTS) cfg.wrap[cfg.nwrap++] = arg;
+int hx_internal_wrap_driver(const char *arg) {
+  if (cfg.nwrap == MAX_WRAP) return -1;
+  cfg.wrap[cfg.nwrap++] = arg;
+  return 0;
 }
 
 const char *hx_backend(void) { return cfg.backend; }
@@ -257,7 +267,7 @@ static int spawn(proc *p, const char *binary) {
     hx_fail_at(__FILE__, __LINE__, "harness: cannot make the driver's channel: %s", strerror(errno));
     hx_internal_abort_test();
   }
-  const char *argv[3 * MAX_OPTS + 8];
+  const char *argv[MAX_OPTS + 2 * MAX_ENV + MAX_WRAP + 8];
   int a = 0;
   argv[a++] = cfg.sandbox;
   for (int i = 0; i < cfg.nopts; i++) argv[a++] = cfg.opts[i];
@@ -266,9 +276,15 @@ static int spawn(proc *p, const char *binary) {
    * kit's self-test: the call thread left unconfined, to prove the control channel's other
    * defences; only the grader's own environment can set it). */
   extern char **environ;
-  for (char **e = environ; *e && a < 2 * MAX_OPTS; e++)
+  int nenv = 0;
+  for (char **e = environ; *e; e++)
     if (strncmp(*e, "SCANLAB_EMU_", 12) == 0 || strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
         strncmp(*e, "SCANLAB_UNCONFINED=", 19) == 0) {
+      if (nenv++ == MAX_ENV) {
+        hx_fail_at(__FILE__, __LINE__, "harness: more than %d SCANLAB_EMU_ settings in the environment",
+                   MAX_ENV);
+        hx_internal_abort_test();
+      }
       argv[a++] = "--env";
       argv[a++] = *e;
     }

@@ -99,13 +99,19 @@ int main(int argc, char **argv) {
     } else if (strcmp(a, "--sandbox") == 0 && more) {
       sandbox = argv[++i];
     } else if (strcmp(a, "--sandbox-opt") == 0 && more) {
-      hx_internal_sandbox_option(argv[++i]);
+      if (hx_internal_sandbox_option(argv[++i]) != 0) {
+        fprintf(stderr, "%s: too many --sandbox-opt (at %s)\n", argv[0], argv[i]);
+        return 2;
+      }
     } else if (strcmp(a, "--backend") == 0 && more) {
       backend = argv[++i];
     } else if (strcmp(a, "--timeout") == 0 && more) {
       timeout = atof(argv[++i]);
     } else if (strcmp(a, "--wrap") == 0 && more) {
-      hx_internal_wrap_driver(argv[++i]);
+      if (hx_internal_wrap_driver(argv[++i]) != 0) {
+        fprintf(stderr, "%s: too many --wrap (at %s)\n", argv[0], argv[i]);
+        return 2;
+      }
     } else if (strcmp(a, "--host-copy-bytes") == 0 && more) {
       hx_internal_set_host_copy_allowance(strtoull(argv[++i], NULL, 10));
     } else if (strcmp(a, "--help") == 0) {

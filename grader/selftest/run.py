@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -289,6 +290,32 @@ def trusted_checks(backend="emu", large=None):
     if code or not re.match(r"verify: \d+ cases, 0 disagreements", last):
         raise CheckFailed("host and device checks disagree:\n    " + "\n    ".join(out.strip().splitlines()[-15:]))
     return last
+
+
+def long_sandbox_view():
+    """A driver's root view on a GPU machine names a hundred files and more (the driver's
+    libraries, /dev/nvidia*): every one of those sandbox options reaches the sandbox whole (a
+    list cut at a fixed length once left `--view-ro` without its value, and no driver started
+    on cuda), and a list too long for the harness is refused with a message."""
+    code, out, data = run_grader("solutions", ["02"], tests=["ks_example"], tag="long-view")
+    log = os.path.join(ROOT, "build", "grade", "emu", "solutions", "logs", "lab02", "ks_example.log")
+    if code or not os.path.exists(log):
+        raise CheckFailed(f"lab 02 ks_example did not pass on emu: {out[-1500:]}")
+    cmd = shlex.split(open(log, errors="replace").readline()[2:])
+    pad = ["--sandbox-opt", "--cpu", "--sandbox-opt", "60"]  # repeated; the grader's own comes last
+    env = dict(os.environ, SCANLAB_EMU_SCHEDULE="forward")
+    env.pop("SCANLAB_RESULT_FD", None)
+    found = []
+    for pairs, want in ((150, 0), (600, 2)):
+        c = cmd[:1] + pad * pairs + cmd[1:]
+        p = subprocess.run(c, capture_output=True, text=True, env=env, timeout=120)
+        text = p.stdout + p.stderr
+        if p.returncode != want or (want == 0 and "ks_example: OK" not in text) or \
+                (want and "too many --sandbox-opt" not in text):
+            raise CheckFailed(f"{2 * pairs} more sandbox options: exit {p.returncode} (wanted {want}):\n"
+                              f"    {text[-1200:]}")
+        found.append(f"{2 * pairs} more options: " + ("passed" if not want else "refused"))
+    return "; ".join(found)
 
 
 def call_thread_confined():
@@ -909,6 +936,7 @@ def checks():
     for name, fn in isolation.CASES:
         out.append((f"sandbox holds: {name}", fn))
     out.append(("the driver's call thread is confined", call_thread_confined))
+    out.append(("a long sandbox view reaches the sandbox whole", long_sandbox_view))
     out.append(("the trusted side's checks agree, host and device (emu)", trusted_checks))
     for name, fn in bad_submissions.CASES:
         out.append((f"grader survives: {name}", fn))
