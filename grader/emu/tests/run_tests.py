@@ -225,6 +225,18 @@ def main():
                 continue
             ratio = probed / plain
             what = '%.2fx: %.0f ms probed, %.0f ms plain, best of %d on one worker' % (ratio, probed, plain, rounds)
+            if ratio >= limit:
+                # A ratio of wall times on a shared machine: a busy neighbour (another build, the
+                # CI runner's own work) can slow one side for a whole round. Measure once more;
+                # a real regression is over the limit both times.
+                try:
+                    plain2, probed2 = probe_cost.bench_ratio(opt, os.path.join(HERE, n + '.cu'), rounds)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    record(False, n + ' [probe cost]', time.time() - t0, str(e).strip().splitlines()[-1][:200],
+                           str(e))
+                    continue
+                what += '; again: %.2fx: %.0f ms probed, %.0f ms plain' % (probed2 / plain2, probed2, plain2)
+                ratio = min(ratio, probed2 / plain2)
             if ratio < limit:
                 print('%s [probe cost]: OK (%.2fs) %s' % (n, time.time() - t0, what), flush=True)
                 passed += 1
