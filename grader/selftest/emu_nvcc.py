@@ -220,11 +220,11 @@ def corpus_native():
     for name, r in native.items():
         e = emu[name]["run_s"]
         ratios.append(e / max(r["run_s"], 1e-3))
-        rows.append(f"{name}: native {r['run_s']:.3f}s, emu {e:.3f}s, emu/native {ratios[-1]:.1f}")
+        rows.append(f"{name}: native {r['run_s']:.3f}s, emu {e:.3f}s, emu/native {ratios[-1]:.2f}")
     ratios.sort()
     print("    " + "\n    ".join(rows), flush=True)
-    return (f"{n} programs pass natively; emu/native wall time: median {ratios[len(ratios) // 2]:.1f}, "
-            f"from {ratios[0]:.1f} to {ratios[-1]:.1f} (build/emu-corpus/native/results.json)")
+    return (f"{n} programs pass natively; emu/native wall time: median {ratios[len(ratios) // 2]:.2f}, "
+            f"from {ratios[0]:.2f} to {ratios[-1]:.2f} (build/emu-corpus/native/results.json)")
 
 
 def corpus_table():
