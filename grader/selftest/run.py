@@ -10,6 +10,7 @@ and work. Ends with a line `N passed, N failed`.
     run.py [--only NAME]... [--list]
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -897,37 +899,39 @@ def gpu_quotes():
 
 
 def gpu_checks():
-    """`make check-gpu`: the checks that need a GPU."""
-    out = [("the driver's call thread is confined", call_thread_confined),
-           ("the trusted side's checks agree, host and device (cuda)",
-            lambda: trusted_checks("cuda", large=(1 << 24) + 13))]
-    ms = grade.all_manifests()
-    for m in ms:
+    """`make check-gpu`: the checks that need a GPU, as (name, function) pairs, in two phases.
+    First, one at a time, everything that times the GPU or reads a timed figure (a timing test
+    beside other work would measure the other work). Then, as lanes that run side by side,
+    what only needs the GPU to answer: each lab's skeletons and sanitizers (one lane a lab, as
+    a lab's runs share its log folder), and the emu's corpus, the race comparison and the
+    sandbox's cases. Returned as (sequential list, list of lanes)."""
+    alone = [("the driver's call thread is confined", call_thread_confined)]
+    lanes = [[("the trusted side's checks agree, host and device (cuda)",
+               lambda: trusted_checks("cuda", large=(1 << 24) + 13))]]
+    for m in grade.all_manifests():
         if m.get("backend") == "cpu":
             continue
         lab = m["lab"]
-        out.append((f"lab {lab} solutions pass (cuda)", lambda lab=lab: solutions_pass(lab, "-", "cuda")))
-        out.append((f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda")))
+        alone.append((f"lab {lab} solutions pass (cuda)", lambda lab=lab: solutions_pass(lab, "-", "cuda")))
+        lane = [(f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda"))]
         for tool in ("racecheck", "synccheck", "memcheck"):
-            out.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
-    out.append(("quoted GPU output matches real runs", gpu_quotes))
+            lane.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
+        lanes.append(lane)
+    alone.append(("quoted GPU output matches real runs", gpu_quotes))
+    import course_run  # noqa: E402
+    alone += course_run.GPU_CHECKS
+    import bad_submissions  # noqa: E402
+    alone += [(f"grader survives on the GPU: {name}", fn) for name, fn in bad_submissions.GPU_CASES]
     import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
-    out.append(("emu corpus: every program built with nvcc passes on the GPU", emu_nvcc.corpus_native))
     sys.modules.setdefault("run", sys.modules[__name__])
     import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
-    out.append(("race detector agrees with racecheck", race_compare.check))
-    import course_run  # noqa: E402
-    out += course_run.GPU_CHECKS
-    import bad_submissions  # noqa: E402
-    for name, fn in bad_submissions.GPU_CASES:
-        out.append((f"grader survives on the GPU: {name}", fn))
     import confinement  # noqa: E402
-    for name, fn in confinement.GPU_CASES:
-        out.append((f"grader confines on the GPU: {name}", fn))
     import isolation  # noqa: E402
-    for name, fn in isolation.GPU_CASES:
-        out.append((f"sandbox holds on the GPU: {name}", fn))
-    return out
+    lanes.append([("emu corpus: every program built with nvcc passes on the GPU", emu_nvcc.corpus_native),
+                  ("race detector agrees with racecheck", race_compare.check)] +
+                 [(f"grader confines on the GPU: {name}", fn) for name, fn in confinement.GPU_CASES] +
+                 [(f"sandbox holds on the GPU: {name}", fn) for name, fn in isolation.GPU_CASES])
+    return alone, lanes
 
 
 # ---- the list ----------------------------------------------------------------------------
@@ -989,27 +993,40 @@ def main():
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     os.makedirs(BUILD, exist_ok=True)
-    todo = gpu_checks() if args.gpu else checks()
-    if args.only:
-        todo = [(n, f) for n, f in todo if any(o in n for o in args.only)]
+    todo, lanes = gpu_checks() if args.gpu else (checks(), [])
+
+    def chosen(items):
+        return [(n, f) for n, f in items if not args.only or any(o in n for o in args.only)]
+    todo = chosen(todo)
+    lanes = [lane for lane in (chosen(x) for x in lanes) if lane]
     if args.list:
-        for n, _ in todo:
+        for n, _ in todo + [c for lane in lanes for c in lane]:
             print(n)
         return 0
-    passed = failed = 0
-    t_all = time.monotonic()
-    for name, fn in todo:
+    counts = {"passed": 0, "failed": 0}
+    lock = threading.Lock()
+
+    def run_check(name, fn):
         t0 = time.monotonic()
         try:
             detail = fn()
-            passed += 1
-            print(f"{name}: OK ({time.monotonic() - t0:.1f}s) {detail or ''}", flush=True)
+            line, key = f"{name}: OK ({time.monotonic() - t0:.1f}s) {detail or ''}", "passed"
         except CheckFailed as e:
-            failed += 1
-            print(f"{name}: FAIL ({time.monotonic() - t0:.1f}s)\n    {e}", flush=True)
+            line, key = f"{name}: FAIL ({time.monotonic() - t0:.1f}s)\n    {e}", "failed"
         except Exception as e:  # a bug in the self-test itself is a failure too, never a crash
-            failed += 1
-            print(f"{name}: FAIL (self-test error: {type(e).__name__}: {e})", flush=True)
+            line, key = f"{name}: FAIL (self-test error: {type(e).__name__}: {e})", "failed"
+        with lock:
+            counts[key] += 1
+            print(line, flush=True)
+
+    t_all = time.monotonic()
+    for name, fn in todo:
+        run_check(name, fn)
+    if lanes:  # make check-gpu's second phase: the lanes side by side, each in its order
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(lanes)) as pool:
+            for f in [pool.submit(lambda lane=lane: [run_check(n, fn) for n, fn in lane]) for lane in lanes]:
+                f.result()
+    passed, failed = counts["passed"], counts["failed"]
     print(f"\nself-test took {time.monotonic() - t_all:.0f}s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
