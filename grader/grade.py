@@ -1119,7 +1119,12 @@ def driver_view(backend):
     this machine is left out (by the sandbox)."""
     if backend in _VIEWS:
         return _VIEWS[backend]
-    libs = _libraries(os.path.join(KIT, backend, "scanlab-clean-driver"))
+    driver = os.path.join(KIT, backend, "scanlab-clean-driver")
+    if not os.path.exists(driver):
+        # the kit is built before any driver runs; a view made without it would show the host
+        raise FileNotFoundError(f"{os.path.relpath(driver, ROOT)}: not built, so the driver's view "
+                                f"cannot be listed (build the kit first)")
+    libs = _libraries(driver)
     if not libs:
         _VIEWS[backend] = None  # without its libraries the driver could not start in a root of its own
         return None

@@ -36,12 +36,14 @@ SECRET = "SCANLAB-SECRET-7d41c9"
 
 class Secret:
     """A world-readable file outside the kit, as another student's checkout would be: next to
-    the kit when its folder is writable, else in the temporary folder."""
+    the kit when its folder is writable, else in /var/tmp. Never in /tmp: every sandbox has a
+    /tmp of its own, so a secret there is hidden with or without a root of its own, and a case
+    reading it would pass whatever the sandbox shows."""
 
     def __enter__(self):
         parent = os.path.dirname(ROOT)
         self.dir = tempfile.mkdtemp(prefix="scanlab-other-checkout-",
-                                    dir=parent if os.access(parent, os.W_OK) else None)
+                                    dir=parent if os.access(parent, os.W_OK) else "/var/tmp")
         os.chmod(self.dir, 0o755)
         self.path = os.path.join(self.dir, "answer.h")
         with open(self.path, "w") as f:
