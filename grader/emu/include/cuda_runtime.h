@@ -31,6 +31,7 @@
 #include "host_defines.h"
 #include "builtin_types.h"
 #include "cuda_runtime_api.h"
+#include "driver_functions.h"
 #include "vector_functions.h"
 /// @endcond
 

@@ -146,31 +146,46 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                         size_t sharedMem SCANLAB_EMU_DEFAULT(0),
                                         cudaStream_t stream SCANLAB_EMU_DEFAULT(0));
 
+/* ---- CUDA arrays, texture and surface objects (1D, 2D, 3D) ---- */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f);
+cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
+                            size_t height SCANLAB_EMU_DEFAULT(0), unsigned int flags SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
+                              struct cudaExtent extent, unsigned int flags SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaFreeArray(cudaArray_t array);
+cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *extent, unsigned int *flags,
+                             cudaArray_t array);
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
+                                size_t width, size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                     size_t spitch, size_t width, size_t height, cudaMemcpyKind kind,
+                                     cudaStream_t stream SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                  size_t width, size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                       size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind,
+                                       cudaStream_t stream SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+                              cudaMemcpyKind kind);
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
+                                cudaMemcpyKind kind);
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent);
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent);
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc,
+                                    const struct cudaTextureDesc *pTexDesc,
+                                    const struct cudaResourceViewDesc *pResViewDesc);
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
+cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject);
+cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject);
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
+
 /* ---- not emulated: a use does not compile ---- */
 cudaError_t cudaLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices,
                                                    unsigned int flags SCANLAB_EMU_DEFAULT(0))
     SCANLAB_EMU_UNSUPPORTED("multi-device cooperative launches");
-cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc,
-                                    const struct cudaTextureDesc *pTexDesc,
-                                    const struct cudaResourceViewDesc *pResViewDesc)
-    SCANLAB_EMU_UNSUPPORTED("texture objects");
-cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) SCANLAB_EMU_UNSUPPORTED("texture objects");
-cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
-    SCANLAB_EMU_UNSUPPORTED("surface objects");
-cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) SCANLAB_EMU_UNSUPPORTED("surface objects");
-cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc, size_t width,
-                            size_t height SCANLAB_EMU_DEFAULT(0), unsigned int flags SCANLAB_EMU_DEFAULT(0))
-    SCANLAB_EMU_UNSUPPORTED("CUDA arrays");
-cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChannelFormatDesc *desc,
-                              struct cudaExtent extent, unsigned int flags SCANLAB_EMU_DEFAULT(0))
-    SCANLAB_EMU_UNSUPPORTED("CUDA arrays");
-cudaError_t cudaFreeArray(cudaArray_t array) SCANLAB_EMU_UNSUPPORTED("CUDA arrays");
-cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
-                                size_t width, size_t height, cudaMemcpyKind kind)
-    SCANLAB_EMU_UNSUPPORTED("CUDA arrays");
-cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
-    SCANLAB_EMU_UNSUPPORTED("3D allocations (cudaMalloc3D)");
-cudaError_t cudaMemcpy3D(const void *p) SCANLAB_EMU_UNSUPPORTED("3D copies (cudaMemcpy3D)");
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
                                  unsigned long long flags SCANLAB_EMU_DEFAULT(0))

@@ -356,16 +356,85 @@ struct cudaPointerAttributes {
   void *hostPointer;
 };
 
-/* Not emulated: their types exist so that declarations compile; every function that uses
- * them is marked unavailable in cuda_runtime_api.h. */
-struct cudaResourceDesc;
-struct cudaTextureDesc;
-struct cudaResourceViewDesc;
-struct cudaChannelFormatDesc;
-typedef unsigned long long cudaTextureObject_t;
-typedef unsigned long long cudaSurfaceObject_t;
+/* ---- CUDA arrays, texture and surface objects (1D, 2D and 3D; no layers, cubemaps or
+ * mipmaps: their functions are unavailable) ---- */
+enum cudaChannelFormatKind {
+  cudaChannelFormatKindSigned = 0,
+  cudaChannelFormatKindUnsigned = 1,
+  cudaChannelFormatKindFloat = 2,
+  cudaChannelFormatKindNone = 3
+};
+struct cudaChannelFormatDesc {
+  int x, y, z, w; /* bits per component */
+  enum cudaChannelFormatKind f;
+};
 typedef struct cudaArray *cudaArray_t;
 typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayLayered 0x01
+#define cudaArrayTextureGather 0x08
+enum cudaResourceType {
+  cudaResourceTypeArray = 0,
+  cudaResourceTypeMipmappedArray = 1,
+  cudaResourceTypeLinear = 2,
+  cudaResourceTypePitch2D = 3
+};
+struct cudaResourceDesc {
+  enum cudaResourceType resType;
+  union {
+    struct { cudaArray_t array; } array;
+    struct { cudaMipmappedArray_t mipmap; } mipmap;
+    struct { void *devPtr; struct cudaChannelFormatDesc desc; size_t sizeInBytes; } linear;
+    struct {
+      void *devPtr;
+      struct cudaChannelFormatDesc desc;
+      size_t width;
+      size_t height;
+      size_t pitchInBytes;
+    } pitch2D;
+  } res;
+};
+enum cudaTextureAddressMode {
+  cudaAddressModeWrap = 0,
+  cudaAddressModeClamp = 1,
+  cudaAddressModeMirror = 2,
+  cudaAddressModeBorder = 3
+};
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+struct cudaTextureDesc {
+  enum cudaTextureAddressMode addressMode[3];
+  enum cudaTextureFilterMode filterMode;
+  enum cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned int maxAnisotropy;
+  enum cudaTextureFilterMode mipmapFilterMode;
+  float mipmapLevelBias;
+  float minMipmapLevelClamp;
+  float maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int seamlessCubemap;
+};
+struct cudaResourceViewDesc;
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+struct cudaMemcpy3DParms {
+  cudaArray_t srcArray;
+  struct cudaPos srcPos;
+  struct cudaPitchedPtr srcPtr;
+  cudaArray_t dstArray;
+  struct cudaPos dstPos;
+  struct cudaPitchedPtr dstPtr;
+  struct cudaExtent extent;
+  enum cudaMemcpyKind kind;
+};
+
+/* Not emulated: their types exist so that declarations compile; every function that uses
+ * them is marked unavailable in cuda_runtime_api.h. */
 typedef struct CUgraph_st *cudaGraph_t;
 typedef struct CUgraphExec_st *cudaGraphExec_t;
 typedef struct CUgraphNode_st *cudaGraphNode_t;

@@ -211,7 +211,7 @@ inline unsigned long long to_bits(const T &v) {
 template <class T>
 inline T from_bits(unsigned long long b) {
   T v;
-  __builtin_memcpy(&v, &b, sizeof(T));
+  __builtin_memcpy(static_cast<void *>(&v), &b, sizeof(T));
   return v;
 }
 
@@ -572,7 +572,143 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 void scanlab_emu_inline_ptx_asm()
     SCANLAB_EMU_UNSUPPORTED("inline PTX assembly (asm): write it with CUDA C++ intrinsics for the emu");
 
-/* ---- not emulated: textures and surfaces (a use does not compile) ---- */
+/* ---- texture and surface objects (runtime/texture.cpp) ---- */
+namespace scanlab_emu {
+/* A fetch's result: float components (f) where the texture returns floats (linear filtering,
+ * cudaReadModeNormalizedFloat, half components), else the texel's bytes (raw). */
+struct TexSample {
+  float f[4];
+  unsigned char raw[16];
+  size_t elem;
+  int comps;
+  int floats;
+};
+void tex_sample(unsigned long long tex, int dims, bool fetch, float x, float y, float z, TexSample *r, const char *fn,
+                const char *file, int line);
+void *surf_address(unsigned long long surf, int dims, long long xb, long long y, long long z, size_t bytes, int mode,
+                   const char *fn, const char *file, int line);
+[[noreturn]] void device_fault(const char *what, const char *file, int line);
+template <class T>
+struct is_float_vector
+    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, float1>::value ||
+                                       std::is_same<T, float2>::value || std::is_same<T, float4>::value> {};
+template <class T>
+inline T tex_value(const TexSample &r, const char *fn, const char *file, int line) {
+  T v;
+  __builtin_memset(static_cast<void *>(&v), 0, sizeof v);
+  if (r.floats) {
+    if (!is_float_vector<T>::value)
+      device_fault(fn, file, line); /* a float-returning texture read as a non-float type */
+    __builtin_memcpy(static_cast<void *>(&v), r.f, sizeof(T) < sizeof r.f ? sizeof(T) : sizeof r.f);
+    return v;
+  }
+  if (sizeof(T) != r.elem) device_fault(fn, file, line); /* the type's size is not the texel's */
+  __builtin_memcpy(static_cast<void *>(&v), r.raw, sizeof(T));
+  return v;
+}
+}  // namespace scanlab_emu
+template <class T>
+inline T tex1Dfetch(cudaTextureObject_t t, int x, SCANLAB_EMU_SITE) {
+  ::scanlab_emu::TexSample r;
+  ::scanlab_emu::tex_sample(t, 1, true, (float)x, 0, 0, &r, "tex1Dfetch", SCANLAB_EMU_AT);
+  return ::scanlab_emu::tex_value<T>(r, "tex1Dfetch<T>: T does not match what the texture returns", SCANLAB_EMU_AT);
+}
+template <class T>
+inline void tex1Dfetch(T *out, cudaTextureObject_t t, int x, SCANLAB_EMU_SITE) {
+  *out = tex1Dfetch<T>(t, x, SCANLAB_EMU_AT);
+}
+template <class T>
+inline T tex1D(cudaTextureObject_t t, float x, SCANLAB_EMU_SITE) {
+  ::scanlab_emu::TexSample r;
+  ::scanlab_emu::tex_sample(t, 1, false, x, 0, 0, &r, "tex1D", SCANLAB_EMU_AT);
+  return ::scanlab_emu::tex_value<T>(r, "tex1D<T>: T does not match what the texture returns", SCANLAB_EMU_AT);
+}
+template <class T>
+inline void tex1D(T *out, cudaTextureObject_t t, float x, SCANLAB_EMU_SITE) {
+  *out = tex1D<T>(t, x, SCANLAB_EMU_AT);
+}
+template <class T>
+inline T tex2D(cudaTextureObject_t t, float x, float y, SCANLAB_EMU_SITE) {
+  ::scanlab_emu::TexSample r;
+  ::scanlab_emu::tex_sample(t, 2, false, x, y, 0, &r, "tex2D", SCANLAB_EMU_AT);
+  return ::scanlab_emu::tex_value<T>(r, "tex2D<T>: T does not match what the texture returns", SCANLAB_EMU_AT);
+}
+template <class T>
+inline void tex2D(T *out, cudaTextureObject_t t, float x, float y, SCANLAB_EMU_SITE) {
+  *out = tex2D<T>(t, x, y, SCANLAB_EMU_AT);
+}
+template <class T>
+inline T tex3D(cudaTextureObject_t t, float x, float y, float z, SCANLAB_EMU_SITE) {
+  ::scanlab_emu::TexSample r;
+  ::scanlab_emu::tex_sample(t, 3, false, x, y, z, &r, "tex3D", SCANLAB_EMU_AT);
+  return ::scanlab_emu::tex_value<T>(r, "tex3D<T>: T does not match what the texture returns", SCANLAB_EMU_AT);
+}
+template <class T>
+inline void tex3D(T *out, cudaTextureObject_t t, float x, float y, float z, SCANLAB_EMU_SITE) {
+  *out = tex3D<T>(t, x, y, z, SCANLAB_EMU_AT);
+}
+/* Surfaces: x in bytes; the boundary mode as on the GPU (trap: the launch fails). */
+template <class T>
+inline void surf1Dwrite(T v, cudaSurfaceObject_t s, int x, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                        SCANLAB_EMU_SITE) {
+  void *p = ::scanlab_emu::surf_address(s, 1, x, 0, 0, sizeof(T), m, "surf1Dwrite", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(p, static_cast<const void *>(&v), sizeof(T));
+}
+template <class T>
+inline void surf2Dwrite(T v, cudaSurfaceObject_t s, int x, int y, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                        SCANLAB_EMU_SITE) {
+  void *p = ::scanlab_emu::surf_address(s, 2, x, y, 0, sizeof(T), m, "surf2Dwrite", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(p, static_cast<const void *>(&v), sizeof(T));
+}
+template <class T>
+inline void surf3Dwrite(T v, cudaSurfaceObject_t s, int x, int y, int z,
+                        cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap, SCANLAB_EMU_SITE) {
+  void *p = ::scanlab_emu::surf_address(s, 3, x, y, z, sizeof(T), m, "surf3Dwrite", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(p, static_cast<const void *>(&v), sizeof(T));
+}
+template <class T>
+inline T surf1Dread(cudaSurfaceObject_t s, int x, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap, SCANLAB_EMU_SITE) {
+  T v;
+  __builtin_memset(static_cast<void *>(&v), 0, sizeof v);
+  const void *p = ::scanlab_emu::surf_address(s, 1, x, 0, 0, sizeof(T), m, "surf1Dread", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(static_cast<void *>(&v), p, sizeof(T));
+  return v;
+}
+template <class T>
+inline T surf2Dread(cudaSurfaceObject_t s, int x, int y, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                    SCANLAB_EMU_SITE) {
+  T v;
+  __builtin_memset(static_cast<void *>(&v), 0, sizeof v);
+  const void *p = ::scanlab_emu::surf_address(s, 2, x, y, 0, sizeof(T), m, "surf2Dread", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(static_cast<void *>(&v), p, sizeof(T));
+  return v;
+}
+template <class T>
+inline T surf3Dread(cudaSurfaceObject_t s, int x, int y, int z, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                    SCANLAB_EMU_SITE) {
+  T v;
+  __builtin_memset(static_cast<void *>(&v), 0, sizeof v);
+  const void *p = ::scanlab_emu::surf_address(s, 3, x, y, z, sizeof(T), m, "surf3Dread", SCANLAB_EMU_AT);
+  if (p) __builtin_memcpy(static_cast<void *>(&v), p, sizeof(T));
+  return v;
+}
+template <class T>
+inline void surf1Dread(T *out, cudaSurfaceObject_t s, int x, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                       SCANLAB_EMU_SITE) {
+  *out = surf1Dread<T>(s, x, m, SCANLAB_EMU_AT);
+}
+template <class T>
+inline void surf2Dread(T *out, cudaSurfaceObject_t s, int x, int y, cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap,
+                       SCANLAB_EMU_SITE) {
+  *out = surf2Dread<T>(s, x, y, m, SCANLAB_EMU_AT);
+}
+template <class T>
+inline void surf3Dread(T *out, cudaSurfaceObject_t s, int x, int y, int z,
+                       cudaSurfaceBoundaryMode m = cudaBoundaryModeTrap, SCANLAB_EMU_SITE) {
+  *out = surf3Dread<T>(s, x, y, z, m, SCANLAB_EMU_AT);
+}
+
+/* ---- not emulated: layered and cubemap textures (a use does not compile) ---- */
 namespace scanlab_emu {
 template <class T>
 struct unsupported_type : std::false_type {};
@@ -584,24 +720,50 @@ struct unsupported_type : std::false_type {};
                   #fn ": " what " are not supported by the ScanLab CPU emulator (emu)");                 \
     return T();                                                                                          \
   }
-SCANLAB_EMU_NO_TEXTURE(tex1Dfetch, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(tex1D, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(tex2D, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(tex3D, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(tex1DLayered, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(tex2DLayered, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(texCubemap, "texture fetches")
-SCANLAB_EMU_NO_TEXTURE(surf1Dread, "surface accesses")
-SCANLAB_EMU_NO_TEXTURE(surf2Dread, "surface accesses")
-SCANLAB_EMU_NO_TEXTURE(surf3Dread, "surface accesses")
-SCANLAB_EMU_NO_TEXTURE(surf1Dwrite, "surface accesses")
-SCANLAB_EMU_NO_TEXTURE(surf2Dwrite, "surface accesses")
-SCANLAB_EMU_NO_TEXTURE(surf3Dwrite, "surface accesses")
+SCANLAB_EMU_NO_TEXTURE(tex1DLayered, "layered textures")
+SCANLAB_EMU_NO_TEXTURE(tex2DLayered, "layered textures")
+SCANLAB_EMU_NO_TEXTURE(texCubemap, "cubemap textures")
+SCANLAB_EMU_NO_TEXTURE(tex2DLod, "mipmapped textures")
+SCANLAB_EMU_NO_TEXTURE(tex2DGrad, "mipmapped textures")
+SCANLAB_EMU_NO_TEXTURE(tex2Dgather, "texture gathers")
 #undef SCANLAB_EMU_NO_TEXTURE
 
 #endif /* __CUDACC__ || SCANLAB_EMU_RUNTIME */
 
 /* ---- host API pieces that need C++ ---- */
+/* The channel format of an element type (channel_descriptor.h in the toolkit). */
+template <class T>
+inline cudaChannelFormatDesc cudaCreateChannelDesc() {
+  return ::cudaCreateChannelDesc(0, 0, 0, 0, cudaChannelFormatKindNone);
+}
+#define SCANLAB_EMU_CHANNEL(T, B, N, K)                                                                \
+  template <>                                                                                          \
+  inline cudaChannelFormatDesc cudaCreateChannelDesc<T>() {                                            \
+    return ::cudaCreateChannelDesc(B, N > 1 ? B : 0, N > 2 ? B : 0, N > 3 ? B : 0, K);                 \
+  }
+#define SCANLAB_EMU_CHANNELS(S, V, B, K) \
+  SCANLAB_EMU_CHANNEL(S, B, 1, K) SCANLAB_EMU_CHANNEL(V##1, B, 1, K) SCANLAB_EMU_CHANNEL(V##2, B, 2, K) \
+  SCANLAB_EMU_CHANNEL(V##4, B, 4, K)
+SCANLAB_EMU_CHANNEL(char, 8, 1, (char)-1 < 0 ? cudaChannelFormatKindSigned : cudaChannelFormatKindUnsigned)
+SCANLAB_EMU_CHANNELS(signed char, char, 8, cudaChannelFormatKindSigned)
+SCANLAB_EMU_CHANNELS(unsigned char, uchar, 8, cudaChannelFormatKindUnsigned)
+SCANLAB_EMU_CHANNELS(short, short, 16, cudaChannelFormatKindSigned)
+SCANLAB_EMU_CHANNELS(unsigned short, ushort, 16, cudaChannelFormatKindUnsigned)
+SCANLAB_EMU_CHANNELS(int, int, 32, cudaChannelFormatKindSigned)
+SCANLAB_EMU_CHANNELS(unsigned int, uint, 32, cudaChannelFormatKindUnsigned)
+SCANLAB_EMU_CHANNELS(float, float, 32, cudaChannelFormatKindFloat)
+#undef SCANLAB_EMU_CHANNELS
+#undef SCANLAB_EMU_CHANNEL
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf() {
+  return ::cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf1() { return cudaCreateChannelDescHalf(); }
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf2() {
+  return ::cudaCreateChannelDesc(16, 16, 0, 0, cudaChannelFormatKindFloat);
+}
+inline cudaChannelFormatDesc cudaCreateChannelDescHalf4() {
+  return ::cudaCreateChannelDesc(16, 16, 16, 16, cudaChannelFormatKindFloat);
+}
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
@@ -644,6 +806,14 @@ inline cudaError_t cudaMallocHost(T **ptr, size_t size) {
 template <class T>
 inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned flags) {
   return ::cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned flags) {
+  return ::cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned flags) {
+  return ::cudaHostGetDevicePointer(reinterpret_cast<void **>(pDevice), pHost, flags);
 }
 template <class T>
 inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height) {

@@ -842,6 +842,23 @@ unsigned coalesced_mask(const char *file, int line) {
   abort(); /* not reached */
 }
 
+/* A fault of device code the runtime finds (a texture or surface access out of its rules):
+ * the launch fails with the message, naming the block and thread. */
+[[noreturn]] void device_fault(const char *what, const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  Buf b;
+  b.add("emu: %s at %s:%d", what, base_name(file), line);
+  if (f) {
+    b.add(" (");
+    add_block(b, w);
+    b.add(", thread (%u,%u,%u))", f->tidx.x, f->tidx.y, f->tidx.z);
+    fail_in_fiber(w, b);
+  }
+  diag("%s", b.s);
+  exit(1);
+}
+
 [[noreturn]] void unsupported_at_run_time(const char *what, const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Buf b;

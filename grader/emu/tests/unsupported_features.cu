@@ -1,8 +1,8 @@
 // What the emu does not emulate fails when compiling, and the message names the feature:
-// inline PTX, texture fetches, CUDA graphs, cluster groups. (nvcc builds all of this.)
+// inline PTX, layered textures, CUDA graphs, cluster groups. (nvcc builds all of this.)
 // emu-test: expect compile-error
 // emu-test: stderr inline PTX assembly (asm)
-// emu-test: stderr tex1Dfetch: texture fetches are not supported by the ScanLab CPU emulator
+// emu-test: stderr tex2DLayered: layered textures are not supported by the ScanLab CPU emulator
 // emu-test: stderr CUDA graphs
 // emu-test: stderr thread block clusters are not supported
 #include <cooperative_groups.h>
@@ -16,7 +16,7 @@ __device__ unsigned laneId() {
 }
 
 __global__ void fetchKernel(cudaTextureObject_t tex, float *out) {
-  out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x) + laneId();
+  out[threadIdx.x] = tex2DLayered<float>(tex, threadIdx.x, 0.5f, 0) + laneId();
   cg::this_cluster();
 }
 
