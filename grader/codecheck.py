@@ -584,9 +584,10 @@ ALWAYS_ALLOWED = {
              "__cudaRegisterLinkedBinary*", "__cudaInitModule", "__cudaPushCallConfiguration",
              "__cudaPopCallConfiguration", "__cudaLaunchKernel*", "__cudaGetKernel", "cudaLaunchKernel",
              "atexit", "exit"],
-    # the emulator: its runtime (launches, barriers, shuffles, shared memory) and the memory
+    # the emulator: its runtime (launches, barriers, shuffles, shared memory), the built-in
+    # variables it defines (gridDim and blockDim, as the toolkit declares them) and the memory
     # probes' instrumentation
-    "emu": ["scanlab_emu::*", "__tsan_*"],
+    "emu": ["scanlab_emu::*", "__tsan_*", "gridDim", "blockDim"],
 }
 
 

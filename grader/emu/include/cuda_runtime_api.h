@@ -182,21 +182,63 @@ cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cu
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc);
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 
+/* ---- graphs and stream capture (run in program order, as the rest of the work is) ---- */
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                   size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams);
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams);
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *pNodeParams);
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                   size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams);
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                     size_t numDependencies, void *dst, const void *src, size_t count,
+                                     cudaMemcpyKind kind);
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                   size_t numDependencies, const struct cudaMemsetParams *pMemsetParams);
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                 size_t numDependencies, const struct cudaHostNodeParams *pNodeParams);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                  size_t numDependencies);
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                       size_t numDependencies, cudaGraph_t childGraph);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     size_t numDependencies);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes);
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes, size_t *pNumRootNodes);
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+                                         size_t *pNumDependencies);
+cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t originalGraph);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                 unsigned long long flags SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+                                          unsigned long long flags SCANLAB_EMU_DEFAULT(0));
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *pNodeParams);
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                struct cudaGraphExecUpdateResultInfo *resultInfo);
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *pCaptureStatus);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                        size_t numDependencies, cudaEvent_t event)
+    SCANLAB_EMU_UNSUPPORTED("event nodes of CUDA graphs");
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                      size_t numDependencies, cudaEvent_t event)
+    SCANLAB_EMU_UNSUPPORTED("event nodes of CUDA graphs");
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                     size_t numDependencies, void *nodeParams)
+    SCANLAB_EMU_UNSUPPORTED("memory nodes of CUDA graphs");
+
 /* ---- not emulated: a use does not compile ---- */
 cudaError_t cudaLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices,
                                                    unsigned int flags SCANLAB_EMU_DEFAULT(0))
     SCANLAB_EMU_UNSUPPORTED("multi-device cooperative launches");
-cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags) SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
-                                 unsigned long long flags SCANLAB_EMU_DEFAULT(0))
-    SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
-cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) SCANLAB_EMU_UNSUPPORTED("CUDA graphs");
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
-    SCANLAB_EMU_UNSUPPORTED("stream capture (CUDA graphs)");
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
-    SCANLAB_EMU_UNSUPPORTED("stream capture (CUDA graphs)");
 cudaError_t cudaIpcGetMemHandle(void *handle, void *devPtr) SCANLAB_EMU_UNSUPPORTED("inter-process memory");
 cudaError_t cudaIpcOpenMemHandle(void **devPtr, ...) SCANLAB_EMU_UNSUPPORTED("inter-process memory");
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "host_defines.h"
+#include "vector_types.h"
 
 #define CUDART_CB
 #define cudaHostAllocDefault 0x00
@@ -444,6 +445,82 @@ enum cudaStreamCaptureMode {
   cudaStreamCaptureModeThreadLocal = 1,
   cudaStreamCaptureModeRelaxed = 2
 };
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+enum cudaGraphNodeType {
+  cudaGraphNodeTypeKernel = 0x00,
+  cudaGraphNodeTypeMemcpy = 0x01,
+  cudaGraphNodeTypeMemset = 0x02,
+  cudaGraphNodeTypeHost = 0x03,
+  cudaGraphNodeTypeGraph = 0x04,
+  cudaGraphNodeTypeEmpty = 0x05,
+  cudaGraphNodeTypeWaitEvent = 0x06,
+  cudaGraphNodeTypeEventRecord = 0x07
+};
+enum cudaGraphExecUpdateResult {
+  cudaGraphExecUpdateSuccess = 0x0,
+  cudaGraphExecUpdateError = 0x1,
+  cudaGraphExecUpdateErrorTopologyChanged = 0x2,
+  cudaGraphExecUpdateErrorNodeTypeChanged = 0x3,
+  cudaGraphExecUpdateErrorFunctionChanged = 0x4,
+  cudaGraphExecUpdateErrorParametersChanged = 0x5,
+  cudaGraphExecUpdateErrorNotSupported = 0x6
+};
+struct cudaGraphExecUpdateResultInfo {
+  enum cudaGraphExecUpdateResult result;
+  cudaGraphNode_t errorNode;
+  cudaGraphNode_t errorFromNode;
+};
+enum cudaGraphInstantiateFlags {
+  cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
+  cudaGraphInstantiateFlagUpload = 2,
+  cudaGraphInstantiateFlagDeviceLaunch = 4,
+  cudaGraphInstantiateFlagUseNodePriority = 8
+};
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim;
+  dim3 blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+};
+struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void *userData;
+};
+typedef enum cudaStreamCaptureMode cudaStreamCaptureMode;
+typedef enum cudaStreamCaptureStatus cudaStreamCaptureStatus;
+typedef enum cudaGraphNodeType cudaGraphNodeType;
+typedef enum cudaGraphExecUpdateResult cudaGraphExecUpdateResult;
+typedef struct cudaGraphExecUpdateResultInfo cudaGraphExecUpdateResultInfo;
+typedef struct cudaKernelNodeParams cudaKernelNodeParams;
+typedef struct cudaMemsetParams cudaMemsetParams;
+typedef struct cudaHostNodeParams cudaHostNodeParams;
+typedef struct cudaMemcpy3DParms cudaMemcpy3DParms;
+typedef struct cudaChannelFormatDesc cudaChannelFormatDesc;
+typedef struct cudaResourceDesc cudaResourceDesc;
+typedef struct cudaTextureDesc cudaTextureDesc;
+typedef enum cudaChannelFormatKind cudaChannelFormatKind;
+typedef enum cudaTextureAddressMode cudaTextureAddressMode;
+typedef enum cudaTextureFilterMode cudaTextureFilterMode;
+typedef enum cudaTextureReadMode cudaTextureReadMode;
+typedef enum cudaResourceType cudaResourceType;
+typedef enum cudaSurfaceBoundaryMode cudaSurfaceBoundaryMode;
+typedef struct cudaExtent cudaExtent;
+typedef struct cudaPos cudaPos;
+typedef struct cudaPitchedPtr cudaPitchedPtr;
 
 /* ---- device properties: every field of the real structure (CUDA 12) ---- */
 struct cudaDeviceProp {

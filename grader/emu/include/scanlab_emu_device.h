@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -139,6 +140,27 @@ struct LaunchInfo {
 /* Runs a launch; returns the launch's own error (cudaSuccess when it ran). */
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure);
 
+/* Stream capture (graph.cpp): a launch into a stream that captures becomes a node of the
+ * graph, holding a copy of the call (its arguments by value) to run when the graph does. */
+bool stream_capturing(cudaStream_t s);
+struct Deferred {
+  void (*thunk)(const void *);
+  void *closure;
+  void (*destroy)(void *);
+  void *(*clone)(const void *);
+};
+template <class C>
+inline void closure_thunk(const void *p) { (*static_cast<const C *>(p))(); }
+template <class C>
+inline void closure_destroy(void *p) { delete static_cast<C *>(p); }
+template <class C>
+inline void *closure_clone(const void *p) { return new C(*static_cast<const C *>(p)); }
+template <class C>
+inline Deferred defer(const C &c) {
+  return Deferred{&closure_thunk<C>, new C(c), &closure_destroy<C>, &closure_clone<C>};
+}
+cudaError_t capture_kernel(const LaunchInfo &info, const Deferred &d);
+
 /* What `k<<<g, b, s, st>>>(args)` becomes: launch(...)(caller, args). */
 struct Launch {
   LaunchInfo info;
@@ -147,6 +169,10 @@ struct Launch {
   template <class F, class... A>
   void operator()(F fn, const A &...args) const {
     auto call = [fn, args...]() { fn(args...); };
+    if (__builtin_expect(info.stream != nullptr, 0) && stream_capturing(info.stream)) {
+      capture_kernel(info, defer(call));
+      return;
+    }
     run_kernel(info, &invoke<decltype(call)>, &call);
   }
 };
@@ -166,7 +192,11 @@ inline const void *kernel_address(F *f) { return reinterpret_cast<const void *>(
 /* The kernels defined in the program's .cu files (cu2cpp.py registers each one that is not a
  * template): their names, and how to call one with the argument array of cudaLaunchKernel. */
 typedef void (*PackedCall)(const void *kernel, void **args);
-bool register_kernel(const void *kernel, const char *name, PackedCall call);
+/* A copy of the values an argument array points at, as an argument array of its own (a graph's
+ * kernel node keeps one), and how to free it. */
+typedef void **(*PackedCopy)(void *const *args);
+typedef void (*PackedFree)(void **copy);
+bool register_kernel(const void *kernel, const char *name, PackedCall call, PackedCopy copy, PackedFree free);
 template <class... P, size_t... I>
 inline void call_packed(void (*f)(P...), void **args, std::index_sequence<I...>) {
   f(*static_cast<typename std::remove_reference<P>::type *>(args[I])...);
@@ -176,16 +206,51 @@ inline void call_packed_thunk(const void *kernel, void **args) {
   call_packed(reinterpret_cast<void (*)(P...)>(const_cast<void *>(kernel)), args, std::index_sequence_for<P...>{});
 }
 template <class... P>
-inline bool kernel_register(void (*f)(P...), const char *name) {
-  return register_kernel(reinterpret_cast<const void *>(f), name, &call_packed_thunk<P...>);
+struct PackedArgs {
+  std::tuple<typename std::decay<P>::type...> values;
+  void *ptrs[sizeof...(P) + 1]; /* the last one points back at this object */
+};
+template <class... P, size_t... I>
+inline void **packed_copy_at(void *const *args, std::index_sequence<I...>) {
+  auto *c = new PackedArgs<P...>{
+      std::tuple<typename std::decay<P>::type...>(*static_cast<typename std::decay<P>::type *>(args[I])...), {}};
+  ((c->ptrs[I] = static_cast<void *>(&std::get<I>(c->values))), ...);
+  c->ptrs[sizeof...(P)] = c;
+  return c->ptrs;
 }
+template <class... P>
+inline void **packed_copy(void *const *args) {
+  return packed_copy_at<P...>(args, std::index_sequence_for<P...>{});
+}
+template <class... P>
+inline void packed_free(void **copy) {
+  delete static_cast<PackedArgs<P...> *>(copy[sizeof...(P)]);
+}
+template <class... P>
+inline bool kernel_register(void (*f)(P...), const char *name) {
+  return register_kernel(reinterpret_cast<const void *>(f), name, &call_packed_thunk<P...>, &packed_copy<P...>,
+                         &packed_free<P...>);
+}
+/* A kernel and its own copy of the arguments (a launch captured into a graph). */
+template <class... P>
+struct OwnedCall {
+  void (*f)(P...);
+  void **args;
+  OwnedCall(void (*f_)(P...), void *const *a) : f(f_), args(packed_copy<P...>(a)) {}
+  OwnedCall(const OwnedCall &o) : f(o.f), args(packed_copy<P...>(o.args)) {}
+  OwnedCall &operator=(const OwnedCall &) = delete;
+  ~OwnedCall() { packed_free<P...>(args); }
+  void operator()() const { call_packed(f, args, std::index_sequence_for<P...>{}); }
+};
 /* cudaLaunchKernel and cudaLaunchCooperativeKernel with the kernel's type known. */
 template <class... P>
 inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, void **args, size_t smem,
                                  cudaStream_t stream, unsigned flags, const char *file, int line) {
-  auto call = [f, args]() { call_packed(f, args, std::index_sequence_for<P...>{}); };
   LaunchInfo info{nullptr, file, line, reinterpret_cast<const void *>(f), grid, block, smem, stream,
                   flags | LAUNCH_NAME_BY_ADDRESS};
+  if (__builtin_expect(stream != nullptr, 0) && stream_capturing(stream))
+    return capture_kernel(info, defer(OwnedCall<P...>(f, args)));
+  auto call = [f, args]() { call_packed(f, args, std::index_sequence_for<P...>{}); };
   return run_kernel(info, &Launch::invoke<decltype(call)>, &call);
 }
 
@@ -227,8 +292,13 @@ inline T from_bits(unsigned long long b) {
 /* ---- built-in variables ---- */
 #define threadIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.thread_idx))
 #define blockIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.block_idx))
-#define blockDim (static_cast<const ::uint3 &>(::scanlab_emu::tls.block_dim))
-#define gridDim (static_cast<const ::uint3 &>(::scanlab_emu::tls.grid_dim))
+/* The block's and the grid's sizes are the same for every thread a worker runs in a block, so
+ * they are variables, as the toolkit declares them (a struct may have a member of that name,
+ * as cudaKernelNodeParams does); the runtime sets them when a block starts (builtins.cpp).
+ * They are not const: a const object may be assumed unchanged across stores, and GCC would then
+ * lay out some loops differently from the ones whose counters the emu matches with a GPU's. */
+extern __thread ::uint3 blockDim;
+extern __thread ::uint3 gridDim;
 constexpr int warpSize = 32;
 
 /* Fallback for code that cu2cpp.py did not rewrite (see the README). */
@@ -731,6 +801,21 @@ SCANLAB_EMU_NO_TEXTURE(tex2Dgather, "texture gathers")
 #endif /* __CUDACC__ || SCANLAB_EMU_RUNTIME */
 
 /* ---- host API pieces that need C++ ---- */
+/* CUDA 11's forms of two graph calls, as code written for it calls them. */
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphNode_t *pErrorNode,
+                                        char *pLogBuffer, size_t bufferSize) {
+  if (pErrorNode) *pErrorNode = nullptr;
+  if (pLogBuffer && bufferSize) pLogBuffer[0] = 0;
+  return ::cudaGraphInstantiate(pGraphExec, graph, 0);
+}
+inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphNode_t *hErrorNode,
+                                       cudaGraphExecUpdateResult *updateResult) {
+  cudaGraphExecUpdateResultInfo info;
+  const cudaError_t e = ::cudaGraphExecUpdate(hGraphExec, hGraph, &info);
+  if (hErrorNode) *hErrorNode = info.errorNode;
+  if (updateResult) *updateResult = info.result;
+  return e;
+}
 /* The channel format of an element type (channel_descriptor.h in the toolkit). */
 template <class T>
 inline cudaChannelFormatDesc cudaCreateChannelDesc() {

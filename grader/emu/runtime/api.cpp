@@ -729,13 +729,6 @@ using namespace scanlab_emu;
     if (s_ != cudaSuccess) return s_;          \
   } while (0)
 
-struct CUstream_st {
-  unsigned flags;
-};
-struct CUevent_st {
-  double t;
-  bool recorded;
-};
 
 /* Bytes copied between host and device through the runtime: the kit's driver reads them
  * around a student's call, where the lab's work must stay on the device. */
@@ -1007,8 +1000,15 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
   copy_bytes(dst, src, count);
   return cudaSuccess;
 }
+/* Where the stream captures, the call becomes a node of the graph (graph.cpp). */
+#define CAPTURE(stream, type, body)                                                              \
+  do {                                                                                           \
+    if ((uintptr_t)(stream) > 2 && (stream)->capture)                                            \
+      return capture_step(stream, type, make_step([=](cudaStream_t) { return body; }));          \
+  } while (0)
+
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
-  (void)stream;
+  CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpy(dst, src, count, kind));
   STICKY_CHECK();
   cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind);
   if (e != cudaSuccess) return e;
@@ -1032,7 +1032,7 @@ static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count)
 }
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) { return memset_impl("cudaMemset", devPtr, value, count); }
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
-  (void)stream;
+  CAPTURE(stream, cudaGraphNodeTypeMemset, cudaMemset(devPtr, value, count));
   return memset_impl("cudaMemsetAsync", devPtr, value, count);
 }
 
@@ -1062,12 +1062,12 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
 }
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream) {
-  (void)stream;
+  CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpyToSymbol(symbol, src, count, offset, kind));
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
-  (void)stream;
+  CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpyFromSymbol(dst, symbol, count, offset, kind));
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol) {
@@ -1091,24 +1091,24 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) 
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamDestroy");
   if ((uintptr_t)stream > 2) delete stream;
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  (void)stream;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamSynchronize");
   STICKY_CHECK();
   return cudaSuccess;
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  (void)stream;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamQuery");
   STICKY_CHECK();
   return cudaSuccess;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  (void)stream;
-  (void)event;
   (void)flags;
   STICKY_CHECK();
+  if (event && event->capture) return capture_wait(stream, event); /* joins the capture (graph.cpp) */
   return cudaSuccess;
 }
 
@@ -1121,9 +1121,10 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
   return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  (void)stream;
   STICKY_CHECK();
   if (!event) return cudaErrorInvalidResourceHandle;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_record(stream, event);
+  event->capture = nullptr;
   event->t = now_s();
   event->recorded = true;
   return cudaSuccess;
@@ -1269,11 +1270,11 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
   return do_alloc(devPtr, *pitch * height, 0, "cudaMallocPitch");
 }
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
-  (void)stream;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaMallocAsync (memory nodes)");
   return cudaMalloc(devPtr, size);
 }
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
-  (void)stream;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaFreeAsync (memory nodes)");
   return cudaFree(devPtr);
 }
 /* Host memory is the device's here: registering and mapping change nothing. */
@@ -1366,7 +1367,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 }
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
-  (void)stream;
+  CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind));
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
@@ -1397,13 +1398,14 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                                   unsigned int flags) {
   (void)flags;
   if (!callback) return cudaErrorInvalidValue;
+  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamAddCallback");
   callback(stream, sticky_error(), userData);
   return cudaSuccess;
 }
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-  (void)stream;
   STICKY_CHECK();
   if (!fn) return cudaErrorInvalidValue;
+  CAPTURE(stream, cudaGraphNodeTypeHost, (fn(userData), cudaSuccess));
   fn(userData);
   return cudaSuccess;
 }

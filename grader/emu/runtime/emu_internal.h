@@ -224,7 +224,54 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
 bool in_kernel();
 void sync_all();
 void install_fault_handler();
+/* a kernel the program's .cu files registered (not a template's instance), by its address */
+bool kernel_by_address(const void *func, const char **name, PackedCall *call, PackedCopy *copy, PackedFree *free);
+cudaError_t launch_args(const char *name, const void *func, PackedCall call, void **args, dim3 grid, dim3 block,
+                        size_t smem, cudaStream_t stream, unsigned flags);
+
+/* graphs and stream capture (graph.cpp) */
+struct Capture;
+/* What a graph's node does, on the stream the graph runs in; copied when the graph is cloned
+ * or instantiated. */
+struct GraphStep {
+  virtual ~GraphStep() {}
+  virtual cudaError_t run(cudaStream_t s) = 0;
+  virtual GraphStep *clone() const = 0;
+};
+template <class F>
+struct FnStep : GraphStep {
+  F f;
+  explicit FnStep(const F &f_) : f(f_) {}
+  cudaError_t run(cudaStream_t s) override { return f(s); }
+  GraphStep *clone() const override { return new FnStep(f); }
+};
+template <class F>
+GraphStep *make_step(const F &f) { return new FnStep<F>(f); }
+/* Adds a node doing `step` (taken over) to the graph the stream captures into. */
+cudaError_t capture_step(cudaStream_t s, int node_type, GraphStep *step);
+/* What a call that cannot be captured returns on a capturing stream (the capture is spoilt). */
+cudaError_t capture_refuse(cudaStream_t s, const char *fn);
+/* cudaEventRecord on a capturing stream, and cudaStreamWaitEvent on such an event. */
+cudaError_t capture_record(cudaStream_t s, cudaEvent_t e);
+cudaError_t capture_wait(cudaStream_t s, cudaEvent_t e);
+/* a launch by address (cudaLaunchKernel with a void pointer) on a capturing stream */
+cudaError_t capture_kernel_args(cudaStream_t s, const char *name, const void *func, PackedCall call, PackedCopy copy,
+                                PackedFree free, void **args, dim3 grid, dim3 block, size_t smem, unsigned flags);
 
 }  // namespace scanlab_emu
+
+/* Streams and events; a stream that captures points at its capture, and its last node. */
+struct CUstream_st {
+  unsigned flags;
+  scanlab_emu::Capture *capture;
+  cudaGraphNode_t last;
+  std::vector<cudaGraphNode_t> joined; /* nodes of events it waited for since its last node */
+};
+struct CUevent_st {
+  double t;
+  bool recorded;
+  scanlab_emu::Capture *capture; /* recorded in a capturing stream: where the capture stood */
+  cudaGraphNode_t node;
+};
 /// @endcond
 #endif /* SCANLAB_EMU_INTERNAL_H */

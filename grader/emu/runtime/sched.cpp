@@ -882,6 +882,8 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   tls.block_idx = w->bidx;
   tls.block_dim = ::uint3{bx, by, bz};
   tls.grid_dim = ::uint3{in.grid.x, in.grid.y, in.grid.z};
+  blockDim = tls.block_dim; /* builtins.cpp */
+  gridDim = tls.grid_dim;
   tls.dyn_smem = w->dyn;
   tls.dyn_type = nullptr;
   tls.dyn_elem = 0;
@@ -1269,6 +1271,8 @@ struct KernelRec {
   const void *addr;
   const char *name;
   PackedCall call;
+  PackedCopy copy;
+  PackedFree free;
 };
 static std::mutex g_kernels_mutex;
 static std::vector<KernelRec> &kernel_table() {
@@ -1280,12 +1284,24 @@ static const char *intern(const std::string &s) {
   return names->insert(s).first->c_str();
 }
 
-bool register_kernel(const void *kernel, const char *name, PackedCall call) {
+bool register_kernel(const void *kernel, const char *name, PackedCall call, PackedCopy copy, PackedFree free) {
   std::lock_guard<std::mutex> g(g_kernels_mutex);
   for (const KernelRec &r : kernel_table())
     if (r.addr == kernel) return true;
-  kernel_table().push_back({kernel, name, call});
+  kernel_table().push_back({kernel, name, call, copy, free});
   return true;
+}
+bool kernel_by_address(const void *func, const char **name, PackedCall *call, PackedCopy *copy, PackedFree *free) {
+  std::lock_guard<std::mutex> g(g_kernels_mutex);
+  for (const KernelRec &r : kernel_table())
+    if (r.addr == func) {
+      *name = r.name;
+      *call = r.call;
+      *copy = r.copy;
+      *free = r.free;
+      return true;
+    }
+  return false;
 }
 
 /* A demangled symbol as the profile names kernels: `scan<int, 256>`, not
@@ -1650,28 +1666,29 @@ void packed_thunk(const void *p) {
 }
 }  // namespace
 
+cudaError_t launch_args(const char *name, const void *func, PackedCall call, void **args, dim3 grid, dim3 block,
+                        size_t smem, cudaStream_t stream, unsigned flags) {
+  PackedLaunch l{call, func, args};
+  LaunchInfo info{name, "?", 0, func, grid, block, smem, stream, flags};
+  return run_kernel(info, &packed_thunk, &l);
+}
+
 static cudaError_t launch_by_address(const char *fn, const void *func, dim3 grid, dim3 block, void **args,
                                      size_t smem, cudaStream_t stream, unsigned flags) {
   PackedCall call = nullptr;
+  PackedCopy copy = nullptr;
+  PackedFree free_ = nullptr;
   const char *name = nullptr;
-  {
-    std::lock_guard<std::mutex> g(g_kernels_mutex);
-    for (const KernelRec &r : kernel_table())
-      if (r.addr == func) {
-        call = r.call;
-        name = r.name;
-      }
-  }
-  if (!call) {
+  if (!kernel_by_address(func, &name, &call, &copy, &free_)) {
     diag("emu: %s: %p is not a kernel the emulator knows: a kernel template's instance passed as a void "
          "pointer is found only when the call names it (cudaLaunchKernel(kernel<int>, ...), without a cast) "
          "(cudaErrorInvalidDeviceFunction)", fn, func);
     set_error(cudaErrorInvalidDeviceFunction);
     return cudaErrorInvalidDeviceFunction;
   }
-  PackedLaunch l{call, func, args};
-  LaunchInfo info{name, "?", 0, func, grid, block, smem, stream, flags};
-  return run_kernel(info, &packed_thunk, &l);
+  if ((uintptr_t)stream > 2 && stream->capture)
+    return capture_kernel_args(stream, name, func, call, copy, free_, args, grid, block, smem, flags);
+  return launch_args(name, func, call, args, grid, block, smem, stream, flags);
 }
 
 }  // namespace scanlab_emu

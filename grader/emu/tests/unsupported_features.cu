@@ -1,9 +1,9 @@
 // What the emu does not emulate fails when compiling, and the message names the feature:
-// inline PTX, layered textures, CUDA graphs, cluster groups. (nvcc builds all of this.)
+// inline PTX, layered textures, event nodes of CUDA graphs, cluster groups. (nvcc builds all of this.)
 // emu-test: expect compile-error
 // emu-test: stderr inline PTX assembly (asm)
 // emu-test: stderr tex2DLayered: layered textures are not supported by the ScanLab CPU emulator
-// emu-test: stderr CUDA graphs
+// emu-test: stderr event nodes of CUDA graphs
 // emu-test: stderr thread block clusters are not supported
 #include <cooperative_groups.h>
 
@@ -23,5 +23,9 @@ __global__ void fetchKernel(cudaTextureObject_t tex, float *out) {
 int main() {
   cudaGraph_t graph;
   cudaGraphCreate(&graph, 0);
+  cudaGraphNode_t node;
+  cudaEvent_t event;
+  cudaEventCreate(&event);
+  cudaGraphAddEventRecordNode(&node, graph, NULL, 0, event);
   return 0;
 }
