@@ -309,8 +309,8 @@ def page(data, skipped, warnings):
         out.append("<h2>Entries of the class folder</h2><table><tr><th>entry</th><th>what happened</th></tr>")
         for e, why in skipped:
             out.append(f"<tr><td>{esc(e)}</td><td>not graded: {esc(why)}</td></tr>")
-        for w in warnings:
-            out.append(f"<tr><td></td><td>{esc(w)}</td></tr>")
+        for e, w in warnings:
+            out.append(f"<tr><td>{esc(e)}</td><td>{esc(w)}</td></tr>")
         out.append("</table>")
     blob = json.dumps(data, sort_keys=True).replace("</", "<\\/")
     out.append(f'<script type="application/json" id="report-data">{blob}</script></body></html>')

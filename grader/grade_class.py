@@ -255,7 +255,7 @@ FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_f
 
 
 def class_entries(klass):
-    """(students {name: entry}, not graded [(entry, reason)], warnings): every entry of CLASS is
+    """(students {name: entry}, not graded [(entry, reason)], warnings [(entry, text)]): every entry of CLASS is
     a student (a folder, or a handin tarball) or is listed with the reason it is not."""
     students, skipped, warnings = {}, [], []
     for e in sorted(os.listdir(klass)):
@@ -280,7 +280,7 @@ def class_entries(klass):
             n = 2
             while alt in students:
                 alt, n = f"{re.sub(r'[^A-Za-z0-9_.@-]', '_', e)}-{n}", n + 1
-            warnings.append(f"{first} and {e} are both student '{name}': both graded, {e} as '{alt}'")
+            warnings.append((e, f"{first} and {e} are both student '{name}': both graded, {e} as '{alt}'"))
             name = alt
         students[name] = p
     return students, skipped, warnings
@@ -349,7 +349,7 @@ def main(argv=None):
     names, skipped, warnings = class_entries(args.klass)
     for e, why in skipped:
         print(f"grade-class: not graded: {e}: {why}")
-    for w in warnings:
+    for _, w in warnings:
         print(f"grade-class: warning: {w}")
     jobs = max(1, min(args.jobs, len(names) or 1))
     cap = cap_seconds(manifests, backend)
@@ -449,7 +449,7 @@ def main(argv=None):
             return code
     for e, why in skipped:
         print(f"not graded: {e}: {why}")
-    for w in warnings:
+    for _, w in warnings:
         print(f"warning: {w}")
     print(f"total {time.monotonic() - t0:.0f}s; gradebook: {os.path.relpath(path, ROOT)}")
     return 0

@@ -152,6 +152,10 @@ def check_run(out, book, expected):
             bad.append(f"{entry} was not listed as not graded, with the reason ({why})")
     if not re.search(r"warning: twin and twin\.tar\.gz are both student 'twin': both graded", out):
         bad.append("no warning that twin and twin.tar.gz are both student 'twin'")
+    report = os.path.join(CLASS_OUT, "report.html")
+    if not os.path.exists(report) or not re.search(r"<tr><td>twin\.tar\.gz</td><td>twin and twin\.tar\.gz are both",
+                                                open(report, encoding="utf-8").read()):
+        bad.append("the class report's row for twin.tar.gz does not name the entry")
     if "Traceback" in out:
         bad.append("a traceback: " + out[out.index("Traceback"):][:400])
     cells = [c for r in csv.reader(open(os.path.join(CLASS_OUT, "gradebook.csv"), newline="")) for c in r]
