@@ -70,6 +70,11 @@ int main() {
   return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
 }
 """
+# CUDA the emulator does not declare, beside a typo of the program's own
+UNDECLARED = r"""
+__global__ void k(float *x) { x[0] = cudaSomeFutureCall(x[1]) + __future_intrinsic(2.0f) + myOwnTypo(3.0f); }
+int main() { return 0; }
+"""
 RACY_MAIN = r"""
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -102,7 +107,7 @@ def driver():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
-                       ("big_locals.cu", BIG_LOCALS)):
+                       ("big_locals.cu", BIG_LOCALS), ("undeclared.cu", UNDECLARED)):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
     with open(os.path.join(work, "opts.rsp"), "w") as fh:
@@ -174,9 +179,17 @@ def driver():
     expect(["notes.txt"], 1, ["unknown file type"])
     expect(["--options-file", "nothere.rsp", "racy.cu"], 1, ["options file nothere.rsp"])
     expect(["--frobnicate", "-c", "racy.cu", "-o", "x.o"], 0, ["ignoring option --frobnicate"])
+    # a compile error on CUDA the emulator lacks says so; a typo of the program's is left to the compiler
+    code, out = _nvcc(["-c", "undeclared.cu", "-o", "undeclared.o"], work)
+    note = [ln for ln in out.splitlines() if ln.startswith("emu-nvcc: note:")]
+    if code != 1 or not note or "cudaSomeFutureCall, __future_intrinsic: not declared here" not in note[0] \
+            or "myOwnTypo" in note[0] or "What it cannot reproduce" not in note[0]:
+        bad.append("an undeclared CUDA name should get a note naming it (and not the program's typo):\n      " +
+                   (note[0] if note else out[-400:]))
     if bad:
         raise CheckFailed("\n    ".join(bad))
-    return "options, separate compilation, -dlink, -M, -E, -run, host files, the probes, and six refusals"
+    return ("options, separate compilation, -dlink, -M, -E, -run, host files, the probes, six refusals, and a note "
+            "on CUDA the emulator lacks")
 
 
 def _corpus(args, expect_passed=None):

@@ -55,7 +55,6 @@ enum BarrierKind { BAR_SYNC, BAR_COUNT, BAR_AND, BAR_OR, BAR_GRID };
 int barrier(int kind, int pred, const char *file, int line);
 unsigned long long collective(int kind, unsigned mask, unsigned long long value, int param,
                               int width, const char *file, int line);
-unsigned active_mask();
 void yield_point();
 /* After an atomic on @p address: the memory probes count it (shared or global memory); then a
  * switch point, as yield_point. */
@@ -231,6 +230,10 @@ inline bool kernel_register(void (*f)(P...), const char *name) {
   return register_kernel(reinterpret_cast<const void *>(f), name, &call_packed_thunk<P...>, &packed_copy<P...>,
                          &packed_free<P...>);
 }
+template <class Tuple, size_t... I>
+inline void point_at(Tuple &t, void **ptrs, std::index_sequence<I...>) {
+  ((ptrs[I] = static_cast<void *>(&std::get<I>(t))), ...);
+}
 /* A kernel and its own copy of the arguments (a launch captured into a graph). */
 template <class... P>
 struct OwnedCall {
@@ -393,7 +396,10 @@ inline unsigned __reduce_or_sync(unsigned mask, unsigned value, SCANLAB_EMU_SITE
 inline unsigned __reduce_xor_sync(unsigned mask, unsigned value, SCANLAB_EMU_SITE) {
   return (unsigned)::scanlab_emu::collective(::scanlab_emu::COLL_REDUCE_XOR, mask, value, 0, 32, SCANLAB_EMU_AT);
 }
-inline unsigned __activemask() { return ::scanlab_emu::active_mask(); }
+/* The lanes that reach this call together, as a GPU's converged lanes do: gathered as
+ * coalesced_threads() gathers them (the lanes of the warp waiting at this call once no thread of
+ * the block can run on), so a lane in a branch sees only the lanes that took it. */
+inline unsigned __activemask(SCANLAB_EMU_SITE) { return ::scanlab_emu::coalesced_mask(SCANLAB_EMU_AT); }
 
 /* ---- memory fences, sleeping, clocks ---- */
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
@@ -637,6 +643,8 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   for (int k = 0; k < 4; k++) r |= (unsigned)((v >> (((s >> (4 * k)) & 7) * 8)) & 0xff) << (8 * k);
   return r;
 }
+
+#include "scanlab_emu_math.h"
 
 /* ---- not emulated: inline PTX (cu2cpp.py puts this call where an asm statement was) ---- */
 void scanlab_emu_inline_ptx_asm()
@@ -955,6 +963,39 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n
   return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
       numBlocks, reinterpret_cast<const void *>(entry), blockSize, dynamicSMemSize, flags);
 }
+template <class T>
+inline cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, T *func, int numBlocks,
+                                                             int blockSize) {
+  return ::cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, reinterpret_cast<const void *>(func), numBlocks,
+                                                     blockSize);
+}
+/* CUDA 13's cudaMemPrefetchAsync and cudaMemAdvise (12.2's _v2 forms), with a memory location. */
+inline cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, cudaMemLocation location, unsigned flags,
+                                        cudaStream_t stream = 0) {
+  return ::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream);
+}
+inline cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) {
+  return ::cudaMemAdvise_v2(devPtr, count, advice, location);
+}
+/* cudaLaunchKernelEx: a launch described by a cudaLaunchConfig_t, the arguments converted to the
+ * kernel's parameter types. Of the attributes, cooperative makes a cooperative launch; a
+ * cluster dimension other than 1 is not emulated (thread block clusters). */
+template <class... P, class... A>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(P...), A &&...args) {
+  if (!config) return cudaErrorInvalidValue;
+  unsigned flags = 0;
+  for (unsigned i = 0; i < config->numAttrs; i++) {
+    const cudaLaunchAttribute &a = config->attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative && a.val.cooperative) flags |= ::scanlab_emu::LAUNCH_COOPERATIVE;
+    if (a.id == cudaLaunchAttributeClusterDimension && a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
+      return cudaErrorNotSupported;
+  }
+  std::tuple<typename std::decay<P>::type...> values(std::forward<A>(args)...);
+  void *ptrs[sizeof...(P) + 1];
+  ::scanlab_emu::point_at(values, ptrs, std::index_sequence_for<P...>{});
+  return ::scanlab_emu::launch_packed(kernel, config->gridDim, config->blockDim, ptrs, config->dynamicSmemBytes,
+                                      config->stream, flags, __builtin_FILE(), __builtin_LINE());
+}
 /* The block size with the most resident threads per multiprocessor (the largest on a tie). */
 template <class T, class F>
 inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int *minGridSize, int *blockSize, T func,
@@ -982,6 +1023,20 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
   return cudaOccupancyMaxPotentialBlockSizeVariableSMem(minGridSize, blockSize, func,
                                                         [dynamicSMemSize](int) { return dynamicSMemSize; },
                                                         blockSizeLimit);
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, T func,
+                                                               size_t dynamicSMemSize = 0, int blockSizeLimit = 0,
+                                                               unsigned flags = 0) {
+  (void)flags;
+  return cudaOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, dynamicSMemSize, blockSizeLimit);
+}
+template <class T, class F>
+inline cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int *minGridSize, int *blockSize, T func,
+                                                                           F smemForBlock, int blockSizeLimit = 0,
+                                                                           unsigned flags = 0) {
+  (void)flags;
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMem(minGridSize, blockSize, func, smemForBlock, blockSizeLimit);
 }
 /* The kernel's spelling travels with its address, so a launch the rewrite could not take
    the address of still finds the limit raised here. */

@@ -1087,7 +1087,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) { return cudaStreamCreateWith
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
   STICKY_CHECK();
   if (!stream) return cudaErrorInvalidValue;
-  *stream = new CUstream_st{flags};
+  *stream = new CUstream_st{flags, 0, {}, nullptr, nullptr, {}};
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
@@ -1114,10 +1114,9 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
-  (void)flags;
   STICKY_CHECK();
   if (!event) return cudaErrorInvalidValue;
-  *event = new CUevent_st{0.0, false};
+  *event = new CUevent_st{0.0, false, flags, nullptr, nullptr};
   return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
@@ -1141,6 +1140,12 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
   STICKY_CHECK();
   if (!ms) return cudaErrorInvalidValue;
   if (!start || !end || !start->recorded || !end->recorded) {
+    set_error(cudaErrorInvalidResourceHandle);
+    return cudaErrorInvalidResourceHandle;
+  }
+  if ((start->flags | end->flags) & cudaEventDisableTiming) {
+    diag("emu: cudaEventElapsedTime: an event made with cudaEventDisableTiming keeps no time "
+         "(cudaErrorInvalidResourceHandle)");
     set_error(cudaErrorInvalidResourceHandle);
     return cudaErrorInvalidResourceHandle;
   }
@@ -1339,6 +1344,83 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise adv
   STICKY_CHECK();
   return cudaSuccess;
 }
+cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, cudaMemLocation location, unsigned int flags,
+                                    cudaStream_t stream) {
+  (void)flags;
+  return cudaMemPrefetchAsync(devPtr, count, location.type == cudaMemLocationTypeDevice ? location.id : cudaCpuDeviceId,
+                              stream);
+}
+cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) {
+  return cudaMemAdvise(devPtr, count, advice, location.type == cudaMemLocationTypeDevice ? location.id : cudaCpuDeviceId);
+}
+
+/* Stream attributes are kept and read back; the access policy window (L2 persistence) and the
+ * synchronization policy change nothing here. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue *value) {
+  STICKY_CHECK();
+  if (!value) return cudaErrorInvalidValue;
+  if (attr == cudaLaunchAttributePriority && (uintptr_t)stream > 2)
+    stream->priority = value->priority < -5 ? -5 : value->priority > 0 ? 0 : value->priority;
+  if ((uintptr_t)stream > 2 && attr == cudaLaunchAttributeAccessPolicyWindow) stream->window = value->accessPolicyWindow;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out) {
+  STICKY_CHECK();
+  if (!value_out) return cudaErrorInvalidValue;
+  memset(value_out, 0, sizeof *value_out);
+  if (attr == cudaLaunchAttributePriority) value_out->priority = (uintptr_t)stream > 2 ? stream->priority : 0;
+  if (attr == cudaLaunchAttributeAccessPolicyWindow && (uintptr_t)stream > 2)
+    value_out->accessPolicyWindow = stream->window;
+  if (attr == cudaLaunchAttributeSynchronizationPolicy) value_out->syncPolicy = cudaSyncPolicyAuto;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags) {
+  (void)stream;
+  (void)length;
+  (void)flags;
+  STICKY_CHECK();
+  return devPtr ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return sticky_error(); }
+
+/* One memory pool, device 0's default: allocations from it are cudaMalloc's. */
+struct CUmemPoolHandle_st {
+  unsigned long long attrs[9];
+};
+static CUmemPoolHandle_st g_pool;
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
+  if (!memPool) return cudaErrorInvalidValue;
+  if (device != 0) return cudaErrorInvalidDevice;
+  *memPool = &g_pool;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device) { return cudaDeviceGetDefaultMemPool(memPool, device); }
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void *value) {
+  if (memPool != &g_pool || !value || attr < 1 || attr > 8) return cudaErrorInvalidValue;
+  g_pool.attrs[attr] = attr >= cudaMemPoolAttrReleaseThreshold ? *(unsigned long long *)value : *(int *)value;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, cudaMemPoolAttr attr, void *value) {
+  if (memPool != &g_pool || !value || attr < 1 || attr > 8) return cudaErrorInvalidValue;
+  if (attr >= cudaMemPoolAttrReleaseThreshold) *(unsigned long long *)value = g_pool.attrs[attr];
+  else *(int *)value = (int)g_pool.attrs[attr];
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep) {
+  (void)minBytesToKeep;
+  return memPool == &g_pool ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
+  if (memPool != &g_pool) return cudaErrorInvalidValue;
+  return cudaMallocAsync(ptr, size, stream);
+}
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) {
+  if (!pciBusId || len <= 0) return cudaErrorInvalidValue;
+  if (device != 0) return cudaErrorInvalidDevice;
+  snprintf(pciBusId, (size_t)len, "0000:00:00.0");
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
   if (dstDevice != 0 || srcDevice != 0) {
     set_error(cudaErrorInvalidDevice);
@@ -1372,20 +1454,27 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 }
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
   STICKY_CHECK();
+  if (width > pitch && height > 1) {
+    diag("emu: cudaMemset2D: width %zu is larger than the pitch %zu (cudaErrorInvalidPitchValue)", width, pitch);
+    set_error(cudaErrorInvalidPitchValue);
+    return cudaErrorInvalidPitchValue;
+  }
   for (size_t r = 0; r < height; r++) {
     cudaError_t e = memset_impl("cudaMemset2D", (char *)devPtr + r * pitch, value, width);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
+/* Priorities are kept and reported (clamped to the range, as the runtime does); work runs in
+ * program order whatever they say. */
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int flags, int priority) {
-  (void)priority;
-  return cudaStreamCreateWithFlags(stream, flags);
+  const cudaError_t e = cudaStreamCreateWithFlags(stream, flags);
+  if (e == cudaSuccess) (*stream)->priority = priority < -5 ? -5 : priority > 0 ? 0 : priority;
+  return e;
 }
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int *priority) {
-  (void)stream;
   if (!priority) return cudaErrorInvalidValue;
-  *priority = 0;
+  *priority = (uintptr_t)stream > 2 ? stream->priority : 0;
   return cudaSuccess;
 }
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int *flags) {

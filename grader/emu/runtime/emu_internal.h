@@ -263,6 +263,8 @@ cudaError_t capture_kernel_args(cudaStream_t s, const char *name, const void *fu
 /* Streams and events; a stream that captures points at its capture, and its last node. */
 struct CUstream_st {
   unsigned flags;
+  int priority;
+  cudaAccessPolicyWindow window;
   scanlab_emu::Capture *capture;
   cudaGraphNode_t last;
   std::vector<cudaGraphNode_t> joined; /* nodes of events it waited for since its last node */
@@ -270,6 +272,7 @@ struct CUstream_st {
 struct CUevent_st {
   double t;
   bool recorded;
+  unsigned flags;
   scanlab_emu::Capture *capture; /* recorded in a capturing stream: where the capture stood */
   cudaGraphNode_t node;
 };

@@ -29,6 +29,7 @@ struct CUgraphNode_st {
   std::vector<CUgraphNode_st *> deps;
   scanlab_emu::GraphStep *step;
   cudaKernelNodeParams kernel; /* a kernel node's parameters, its arguments pointing at its copy */
+  cudaHostNodeParams host;     /* a host node's */
 };
 struct CUgraph_st {
   std::vector<CUgraphNode_st *> nodes;
@@ -133,6 +134,36 @@ struct EmptyStep : GraphStep {
   GraphStep *clone() const override { return new EmptyStep(); }
 };
 
+static GraphStep *memcpy1d_step(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  return make_step([=](cudaStream_t) { return cudaMemcpy(dst, src, count, kind); });
+}
+static GraphStep *host_step(cudaHostFn_t fn, void *data) {
+  return make_step([fn, data](cudaStream_t) {
+    fn(data);
+    return cudaSuccess;
+  });
+}
+/* A memset node: rows of width elements of 1, 2 or 4 bytes, pitch bytes apart. */
+static GraphStep *memset_step(const cudaMemsetParams &m) {
+  return make_step([m](cudaStream_t) {
+    const size_t rows = m.height ? m.height : 1, pitch = rows > 1 ? m.pitch : 0;
+    for (size_t r = 0; r < rows; r++) {
+      unsigned char *row = (unsigned char *)m.dst + r * pitch;
+      if (m.elementSize == 1) {
+        const cudaError_t e = cudaMemset(row, (int)m.value, m.width);
+        if (e != cudaSuccess) return e;
+        continue;
+      }
+      if (!range_is_device(row, m.width * m.elementSize)) return cudaErrorInvalidValue;
+      std::vector<unsigned char> v(m.width * m.elementSize);
+      for (size_t i = 0; i < m.width; i++) memcpy(&v[i * m.elementSize], &m.value, m.elementSize);
+      const cudaError_t e = cudaMemcpy(row, v.data(), v.size(), cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  });
+}
+
 /* ---- graphs ---- */
 
 static CUgraphNode_st *add_node(CUgraph_st *g, cudaGraphNodeType type, GraphStep *step, const cudaGraphNode_t *deps,
@@ -141,7 +172,7 @@ static CUgraphNode_st *add_node(CUgraph_st *g, cudaGraphNodeType type, GraphStep
   node->type = type;
   node->graph = g;
   node->step = step;
-  memset(&node->kernel, 0, sizeof node->kernel);
+  node->kernel = cudaKernelNodeParams{};
   for (size_t i = 0; i < n; i++)
     if (deps[i] && std::find(node->deps.begin(), node->deps.end(), deps[i]) == node->deps.end())
       node->deps.push_back(deps[i]);
@@ -354,8 +385,7 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
                                      size_t n, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
   GRAPH_ARGS_CHECK("cudaGraphAddMemcpyNode1D", graph, deps, n);
-  *pGraphNode = add_node(graph, cudaGraphNodeTypeMemcpy,
-                         make_step([=](cudaStream_t) { return cudaMemcpy(dst, src, count, kind); }), deps, n);
+  *pGraphNode = add_node(graph, cudaGraphNodeTypeMemcpy, memcpy1d_step(dst, src, count, kind), deps, n);
   return cudaSuccess;
 }
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
@@ -363,38 +393,16 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
   GRAPH_ARGS_CHECK("cudaGraphAddMemsetNode", graph, deps, n);
   if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4))
     return fail(cudaErrorInvalidValue, "%s: elementSize must be 1, 2 or 4", "cudaGraphAddMemsetNode");
-  const cudaMemsetParams m = *p;
-  *pGraphNode = add_node(graph, cudaGraphNodeTypeMemset, make_step([m](cudaStream_t) {
-                           const size_t rows = m.height ? m.height : 1, pitch = rows > 1 ? m.pitch : 0;
-                           for (size_t r = 0; r < rows; r++) {
-                             unsigned char *row = (unsigned char *)m.dst + r * pitch;
-                             if (m.elementSize == 1) {
-                               const cudaError_t e = cudaMemset(row, (int)m.value, m.width);
-                               if (e != cudaSuccess) return e;
-                               continue;
-                             }
-                             if (!range_is_device(row, m.width * m.elementSize)) return cudaErrorInvalidValue;
-                             std::vector<unsigned char> v(m.width * m.elementSize);
-                             for (size_t i = 0; i < m.width; i++) memcpy(&v[i * m.elementSize], &m.value, m.elementSize);
-                             const cudaError_t e = cudaMemcpy(row, v.data(), v.size(), cudaMemcpyHostToDevice);
-                             if (e != cudaSuccess) return e;
-                           }
-                           return cudaSuccess;
-                         }),
-                         deps, n);
+  *pGraphNode = add_node(graph, cudaGraphNodeTypeMemset, memset_step(*p), deps, n);
   return cudaSuccess;
 }
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
                                  size_t n, const cudaHostNodeParams *p) {
   GRAPH_ARGS_CHECK("cudaGraphAddHostNode", graph, deps, n);
   if (!p || !p->fn) return cudaErrorInvalidValue;
-  const cudaHostFn_t fn = p->fn;
-  void *data = p->userData;
-  *pGraphNode = add_node(graph, cudaGraphNodeTypeHost, make_step([fn, data](cudaStream_t) {
-                           fn(data);
-                           return cudaSuccess;
-                         }),
-                         deps, n);
+  CUgraphNode_st *node = add_node(graph, cudaGraphNodeTypeHost, host_step(p->fn, p->userData), deps, n);
+  node->host = *p;
+  *pGraphNode = node;
   return cudaSuccess;
 }
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *deps,
@@ -501,6 +509,98 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
     const cudaError_t e = s->run(stream);
     if (e != cudaSuccess) return e;
   }
+  return cudaSuccess;
+}
+/* The step an executable graph made from `node`, or -1. */
+static long exec_index(cudaGraphExec_t x, cudaGraphNode_t node, cudaGraphNodeType type) {
+  for (size_t i = 0; i < x->from.size(); i++)
+    if (x->from[i] == node) return x->types[i] == type ? (long)i : -1;
+  return -1;
+}
+static cudaError_t exec_replace(cudaGraphExec_t x, cudaGraphNode_t node, cudaGraphNodeType type, GraphStep *step,
+                                const char *fn) {
+  const long i = x && node ? exec_index(x, node, type) : -1;
+  if (i < 0) {
+    delete step;
+    return fail(cudaErrorInvalidValue, "%s: the node is not a node of that type in the graph this was instantiated from",
+                fn);
+  }
+  delete x->steps[i];
+  x->steps[i] = step;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node, const cudaHostNodeParams *p) {
+  if (!p || !p->fn) return cudaErrorInvalidValue;
+  return exec_replace(x, node, cudaGraphNodeTypeHost, host_step(p->fn, p->userData), "cudaGraphExecHostNodeSetParams");
+}
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t x, cudaGraphNode_t node, void *dst, const void *src,
+                                               size_t count, cudaMemcpyKind kind) {
+  return exec_replace(x, node, cudaGraphNodeTypeMemcpy, memcpy1d_step(dst, src, count, kind),
+                      "cudaGraphExecMemcpyNodeSetParams1D");
+}
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node, const cudaMemsetParams *p) {
+  if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)) return cudaErrorInvalidValue;
+  return exec_replace(x, node, cudaGraphNodeTypeMemset, memset_step(*p), "cudaGraphExecMemsetNodeSetParams");
+}
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams *p) {
+  if (!node || !p || node->type != cudaGraphNodeTypeHost || !node->host.fn) return cudaErrorInvalidValue;
+  *p = node->host;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams *p) {
+  if (!node || !p || !p->fn || node->type != cudaGraphNodeTypeHost) return cudaErrorInvalidValue;
+  delete node->step;
+  node->step = host_step(p->fn, p->userData);
+  node->host = *p;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, size_t *numEdges) {
+  if (!graph || !numEdges) return cudaErrorInvalidValue;
+  std::vector<std::pair<cudaGraphNode_t, cudaGraphNode_t>> edges;
+  for (CUgraphNode_st *n : graph->nodes)
+    for (CUgraphNode_st *d : n->deps) edges.push_back({d, n});
+  if (from && to)
+    for (size_t i = 0; i < *numEdges; i++) {
+      from[i] = i < edges.size() ? edges[i].first : nullptr;
+      to[i] = i < edges.size() ? edges[i].second : nullptr;
+    }
+  if (!from || !to || *numEdges > edges.size()) *numEdges = edges.size();
+  return cudaSuccess;
+}
+/* The graph in Graphviz's DOT language: a node a line, named by its type (a kernel by name). */
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int flags) {
+  (void)flags;
+  if (!graph || !path) return cudaErrorInvalidValue;
+  FILE *f = fopen(path, "w");
+  if (!f) return fail(cudaErrorInvalidValue, "cudaGraphDebugDotPrint: cannot write %s", path);
+  static const char *const kinds[] = {"kernel", "memcpy", "memset", "host", "graph", "empty", "wait event",
+                                      "record event"};
+  fprintf(f, "digraph cudaGraph {\n");
+  for (size_t i = 0; i < graph->nodes.size(); i++) {
+    const CUgraphNode_st *n = graph->nodes[i];
+    const ArgsKernel *k = n->type == cudaGraphNodeTypeKernel ? dynamic_cast<const ArgsKernel *>(n->step) : nullptr;
+    const DeferredKernel *dk = n->type == cudaGraphNodeTypeKernel ? dynamic_cast<const DeferredKernel *>(n->step) : nullptr;
+    const char *name = k ? k->name : dk && dk->info.name ? dk->info.name : kinds[n->type <= 7 ? n->type : 5];
+    fprintf(f, "  n%zu [label=\"%zu: %s\"];\n", i, i, name ? name : "kernel");
+  }
+  for (size_t i = 0; i < graph->nodes.size(); i++)
+    for (const CUgraphNode_st *d : graph->nodes[i]->deps)
+      fprintf(f, "  n%zu -> n%zu;\n",
+              (size_t)(std::find(graph->nodes.begin(), graph->nodes.end(), d) - graph->nodes.begin()), i);
+  fprintf(f, "}\n");
+  fclose(f);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus *status, unsigned long long *id,
+                                     cudaGraph_t *graph, const cudaGraphNode_t **deps, size_t *numDeps) {
+  if (!status) return cudaErrorInvalidValue;
+  const bool on = capturing(stream);
+  *status = !on ? cudaStreamCaptureStatusNone
+           : stream->capture->spoilt ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+  if (id) *id = on ? (unsigned long long)(uintptr_t)stream->capture : 0;
+  if (graph) *graph = on ? stream->capture->graph : nullptr;
+  if (deps) *deps = on && stream->last ? &stream->last : nullptr;
+  if (numDeps) *numDeps = on && stream->last ? 1 : 0;
   return cudaSuccess;
 }
 cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,

@@ -640,13 +640,6 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
   return f->result;
 }
 
-unsigned active_mask() {
-  Worker *w = (Worker *)tls.worker;
-  Fiber *f = (Fiber *)tls.fiber;
-  if (!f) return 1u;
-  return ~w->warps[f->tid >> 5].gone;
-}
-
 void atomic_point(const volatile void *address) {
   if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address);
   yield_point();

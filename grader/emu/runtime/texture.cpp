@@ -162,18 +162,20 @@ void tex_sample(unsigned long long handle, int dims, bool fetch, float x, float 
                                                                           : "the texture is not three-dimensional",
           file, line);
   const float c[3] = {x, y, z};
-  double pos[3];
-  for (int k = 0; k < dims; k++) pos[k] = o->tex.normalizedCoords ? (double)c[k] * (double)o->dim[k] : (double)c[k];
+  /* coordinates in single precision, as the texture unit takes them: 0.06f scaled by 100 is
+   * texel 6 (in double it would be 5.9999998) */
+  volatile float pos[3];
+  for (int k = 0; k < dims; k++) pos[k] = o->tex.normalizedCoords ? c[k] * (float)o->dim[k] : c[k];
   const bool lin = o->tex.filterMode == cudaFilterModeLinear;
   long long base[3] = {0, 0, 0};
   double frac[3] = {0, 0, 0};
   for (int k = 0; k < dims; k++) {
     if (lin) {
-      const double b = pos[k] - 0.5;
-      base[k] = (long long)floor(b);
-      frac[k] = std::round((b - floor(b)) * 256.0) / 256.0; /* 8 fractional bits, as the hardware */
+      const float b = pos[k] - 0.5f;
+      base[k] = (long long)floorf(b);
+      frac[k] = std::round((double)(b - floorf(b)) * 256.0) / 256.0; /* 8 fractional bits, as the hardware */
     } else {
-      base[k] = (long long)floor(pos[k]);
+      base[k] = (long long)floorf(pos[k]);
     }
   }
   float acc[4] = {0, 0, 0, 0};
@@ -350,6 +352,18 @@ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset
   if (wOffset > src->row() || start + count > total)
     return invalid("cudaMemcpyFromArray", "the copy runs past the array");
   return cudaMemcpy(dst, src->data + start, count, kind);
+}
+
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,
+                                     size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height,
+                                     cudaMemcpyKind kind) {
+  cudaError_t e = array_rect("cudaMemcpy2DArrayToArray", dst, wOffsetDst, hOffsetDst, width, height);
+  if (e == cudaSuccess) e = array_rect("cudaMemcpy2DArrayToArray", src, wOffsetSrc, hOffsetSrc, width, height);
+  if (e != cudaSuccess) return e;
+  (void)kind;
+  return cudaMemcpy2D(dst->data + hOffsetDst * dst->row() + wOffsetDst, dst->row(),
+                      src->data + hOffsetSrc * src->row() + wOffsetSrc, src->row(), width, height,
+                      cudaMemcpyDeviceToDevice);
 }
 
 cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent extent) {
