@@ -312,6 +312,21 @@ def split_top(s):
     return parts
 
 
+def pragma_before(src, p):
+    """The `#pragma` line right before the statement at p (blank lines between allowed), or
+    None: where p does not start its line, or the line before is something else."""
+    i = src.rfind('\n', 0, p)
+    if src[i + 1:p].strip():
+        return None
+    while i > 0:
+        j = src.rfind('\n', 0, i)
+        line = src[j + 1:i].strip()
+        if line:
+            return line if re.match(r'#\s*pragma\b', line) else None
+        i = j
+    return None
+
+
 def skip_ws(m, i):
     while i < len(m) and m[i].isspace():
         i += 1
@@ -532,17 +547,29 @@ class Rewriter:
             text += nl * max(0, orig_nl - text.count('\n'))
             edits.append((start, close + 1, text))
 
-    def loop_edits(self, m, kinds, pragma_at, edits):
+    def loop_edits(self, src, m, kinds, pragma_at, edits):
         """Wraps each loop of a function body in a block that holds a LoopCtx and starts its
-        body with next() (see the module's doc): insertions only, on the loop's own lines."""
+        body with next() (see the module's doc): insertions only, on the loop's own lines. A
+        loop right after a pragma of the program's own (`#pragma omp parallel for`, `GCC ivdep`,
+        ...) is left as it is, since the pragma must stand right before it; under an OpenMP
+        pragma the loops inside it too (`collapse` needs them perfectly nested)."""
         scope = function_scopes(m, kinds)
         tails = set()  # the `while` of each do ... while
         unrolled = {skip_ws(m, e) for s, e, t in edits if t.startswith('#pragma GCC unroll')}
+        untouched = []  # (start, end) of loops under an OpenMP pragma
         for mt in re.finditer(r'\b(for|while|do)\b', m):
             p, w = mt.start(), mt.group(1)
             prag = pragma_at.pop(p, None)
             code, cx = scope(p)
-            if p in tails or p in unrolled or not code or cx:
+            if not prag and p not in unrolled and not any(a <= p < b for a, b in untouched):
+                own = pragma_before(src, p)
+                if own is not None:
+                    if re.match(r'#\s*pragma\s+omp\b', own):
+                        end = stmt_end(m, p)
+                        if end >= 0:
+                            untouched.append((p, end))
+                    continue
+            if p in tails or p in unrolled or not code or cx or any(a <= p < b for a, b in untouched):
                 if prag:
                     edits.append(prag)
                 continue
@@ -706,7 +733,7 @@ class Rewriter:
                 pragma_at[k] = (mt.start(), mt.end(), text)
             else:
                 edits.append((mt.start(), mt.end(), text))
-        self.loop_edits(m, kinds, pragma_at, edits)
+        self.loop_edits(src, m, kinds, pragma_at, edits)
         for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"]+)"|<([^>]+)>)[^\n]*', src, re.M):
             if mt.group(1):
                 if not mt.group(1).endswith(INLINE_EXT):

@@ -41,6 +41,15 @@
 #ifdef SCANLAB_EMU_STACK_KB_DEFAULT
 /* emu-nvcc defines it: each CUDA thread's stack, unless SCANLAB_EMU_STACK_KB says */
 static const int scanlab_emu_stack_kb_default_ = ::scanlab_emu::set_default_stack_kb(SCANLAB_EMU_STACK_KB_DEFAULT);
+/* An object built for the emulator, linked without its runtime (by the C++ compiler against the
+ * toolkit's libcudart, say), fails with this name first among the undefined ones, so the
+ * message says what to do. */
+namespace scanlab_emu {
+void this_object_needs_the_emulators_runtime_link_with_emu_nvcc_or_CUDA_PATH_set_to_build_emu_toolkit();
+}
+__attribute__((used)) static void scanlab_emu_link_hint_() {
+  ::scanlab_emu::this_object_needs_the_emulators_runtime_link_with_emu_nvcc_or_CUDA_PATH_set_to_build_emu_toolkit();
+}
 #endif
 /// @endcond
 #endif /* SCANLAB_EMU_H */

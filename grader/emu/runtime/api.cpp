@@ -37,6 +37,10 @@ void diag(const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Named in every object emu-nvcc builds (scanlab_emu.h), so a link without this runtime names
+ * it first among what is missing. */
+void this_object_needs_the_emulators_runtime_link_with_emu_nvcc_or_CUDA_PATH_set_to_build_emu_toolkit() {}
+
 void set_error(cudaError_t e) { g_last.store(e); }
 void set_sticky(cudaError_t e) {
   g_sticky.store(e);
