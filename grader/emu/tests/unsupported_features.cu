@@ -1,11 +1,14 @@
 // What the emu does not emulate fails when compiling, and the message names the feature:
-// inline PTX, layered textures, event nodes of CUDA graphs, cluster groups. (nvcc builds all of this.)
+// inline PTX, layered textures, event nodes of CUDA graphs, cluster groups, tensor core
+// fragments (mma.h). (nvcc builds all of this.)
 // emu-test: expect compile-error
 // emu-test: stderr inline PTX assembly (asm)
 // emu-test: stderr tex2DLayered: layered textures are not supported by the ScanLab CPU emulator
 // emu-test: stderr event nodes of CUDA graphs
 // emu-test: stderr thread block clusters are not supported
+// emu-test: stderr mma.h: warp matrix (tensor core) operations (nvcuda::wmma) are not supported
 #include <cooperative_groups.h>
+#include <mma.h>
 
 namespace cg = cooperative_groups;
 
