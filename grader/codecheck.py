@@ -591,6 +591,11 @@ ALWAYS_ALLOWED = {
 }
 
 
+# A fortified call: glibc's checked form of a function (__memcpy_chk for memcpy, __printf_chk
+# for printf), which _FORTIFY_SOURCE makes the compiler call where it knows a buffer's size.
+FORTIFIED = re.compile(r"__(\w+?)_chk")
+
+
 def allowed_matcher(manifest, backend):
     names = list(ALWAYS_ALLOWED["all"]) + list(ALWAYS_ALLOWED.get(backend, []))
     for a in manifest.get("allow", []):
@@ -652,9 +657,15 @@ def check_symbols(obj, manifest, backend, shown, forbidden, names_at=None):
     problems = []
     for sym, name in _undefined(obj):
         parts = name.split("::")
-        ok = allowed(sym) or allowed(name)
+        # glibc's checked forms, which a C library built with _FORTIFY_SOURCE (Ubuntu's GCC
+        # turns it on at -O2) calls instead: __memcpy_chk is memcpy with a bounds check, and is
+        # judged as memcpy, allowed and forbidden alike
+        plain = FORTIFIED.fullmatch(sym)
+        base = plain.group(1) if plain and sym not in ("__stack_chk_fail", "__stack_chk_guard") else None
+        ok = allowed(sym) or allowed(name) or bool(base and allowed(base))
         bad = not (sym in given or name in given) and (
-            forbidden(sym) or forbidden(name) or any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts))))
+            forbidden(sym) or forbidden(name) or bool(base and forbidden(base)) or
+            any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts))))
         if ok and not bad:
             continue
         line = (names_at or {}).get(parts[-1].replace("operator ", "").strip())

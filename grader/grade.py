@@ -1406,7 +1406,7 @@ def main(argv=None):
                 extra.append(f"timing tests not graded on the {backend} backend: "
                              f"{', '.join(t['name'] for t in not_here)}")
             if skipped:
-                extra.append(f"{skipped} points skipped on this machine")
+                extra.append(f"{skipped} point{'' if skipped == 1 else 's'} skipped on this machine")
             say(f"lab {m['lab']} score: {score}/{possible}" + (f" ({'; '.join(extra)})" if extra else ""))
             labs_results.append((m, results))
     finally:

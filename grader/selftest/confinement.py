@@ -231,6 +231,23 @@ def case_sockets_and_ipc():
         ("SysV IPC", lambda: lab01_case("sysv_ipc", sysv, REFUSED + NOT_ALLOWED.format("(shmget|msgget)"))))
 
 
+def case_fortified():
+    """A C library built with _FORTIFY_SOURCE (Ubuntu's GCC turns it on at -O2) makes the
+    compiler call glibc's checked forms: lab 01's solution then calls __memcpy_chk, which is
+    judged as memcpy and allowed (it was refused, and the solution scored 0); a direct call of
+    __read_chk is judged as read, and refused."""
+    env = {"CC": "gcc -D_FORTIFY_SOURCE=2"}
+    sol = bad.make_submission("fortified_solution", LAB01, INC_BODY, INC_BODY)
+    read = bad.make_submission("fortified_read", LAB01, INC_BODY,
+                               "  long __read_chk(int, void *, unsigned long, unsigned long);\n"
+                               "  { static char b[64]; if (n == 3) __read_chk(0, b, 8, sizeof b); }\n" + INC_BODY)
+    return cases(
+        ("__memcpy_chk", lambda: bad.expect("fortified_solution", sol, "01", ("inc_example", "edge_sizes"), {},
+                                            env=env)),
+        ("__read_chk", lambda: bad.all_fail("fortified_read", read, "01", ("inc_example",),
+                                            REFUSED + NOT_ALLOWED.format("__read_chk"), env=env)))
+
+
 # ---- code that tells the emulator from a GPU --------------------------------------------------
 
 WARP_REL = "04-warp-scan/warp_scan.cu"
@@ -301,6 +318,7 @@ CASES = [
     ("wordexp runs a shell", case_wordexp),
     ("timer_create makes a thread", case_timer_create),
     ("sockets to the host, SysV IPC left behind", case_sockets_and_ipc),
+    ("a fortified C library's __memcpy_chk allowed as memcpy, __read_chk refused as read", case_fortified),
     ("the solution under #ifdef SCANLAB_EMU", case_emu_branch),
     ("a host call hidden from nvcc under #ifndef __CUDA_ARCH__; #ifdef threadIdx", case_device_check_hidden),
     ("compile errors show the student's own lines", case_messages_own_lines),

@@ -341,9 +341,19 @@ def _lab02_class():
     folder = os.path.join(BUILD, "class-lab02")
     shutil.rmtree(folder, ignore_errors=True)
     sol = open(os.path.join(ROOT, "solutions", "02-kogge-stone", "kogge_stone.cu")).read()
-    twice = sol.replace("  if (i < n) out[i] = src[t];", "  if (i < n) out[i] = 0;\n  if (i < n) out[i] = src[t];")
-    if twice == sol:
-        raise CheckFailed("self-test fixture: lab 02's double-buffered kernel's store is not as expected")
+    # ben: slower on both backends, whatever the compiler does. Each tile is scanned by one
+    # thread (a correct scan, many times slower on a GPU), and every element is stored twice
+    # through a volatile pointer (more bytes moved on the emu; nvcc may not merge the stores).
+    loop = ("  for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {\n"
+            "    dst[t] = t >= offset ? src[t - offset] + src[t] : src[t];")
+    serial = ("  if (t == 0)\n    for (unsigned k = 1; k < blockDim.x; ++k) src[k] += src[k - 1];\n"
+              "  __syncthreads();\n"
+              "  for (unsigned offset = blockDim.x; offset < blockDim.x; offset *= 2) {\n"
+              "    dst[t] = src[t];")
+    store = "  if (i < n) out[i] = src[t];"
+    twice = sol.replace(loop, serial).replace(store, "  if (i < n) ((volatile int *)out)[i] = 0;\n" + store)
+    if sol.count(loop) != 1 or sol.count(store) != 1:
+        raise CheckFailed("self-test fixture: lab 02's double-buffered kernel is not as expected")
     for name, text in (("ana", sol), ("ben", twice), ("cai", sol),
                        ("dee", open(os.path.join(ROOT, "skeletons", "02-kogge-stone", "kogge_stone.cu")).read())):
         os.makedirs(os.path.join(folder, name))
@@ -355,7 +365,8 @@ def gpu_leaderboard():
     """`make check-gpu`: the same class of four through lab 02's timing test on the GPU: each
     results.json's leaderboard field holds the fraction of copy (higher is better), the report
     plots the class's fractions with the reference solution's marked, and the leaderboard puts
-    the solution above the one that stores every element twice."""
+    fastest first; the one that scans each tile in one thread fails the threshold and has no
+    place on it."""
     folder = _lab02_class()
     out_dir = os.path.join(BUILD, "class-gpu")
     code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
@@ -375,9 +386,17 @@ def gpu_leaderboard():
     tm = data["labs"][0]["timing"][0]
     if tm["kind"] != "timed" or not tm["reference"] or len(tm["leaderboard"]) < 2:
         bad.append(f"the report's timing data: {tm}")
-    if boards["ben"] and boards["ana"] and boards["ben"][0]["value"] >= boards["ana"][0]["value"]:
-        bad.append(f"storing every element twice ({boards['ben'][0]['value']}) is not below the solution "
-                   f"({boards['ana'][0]['value']})")
+    # ben scans each tile in one thread: far below the threshold, so a failed test and no place
+    ben = [t for t in json.load(open(os.path.join(out_dir, "ben", "results.json"))).get("tests", [])
+           if t["name"].startswith("lab02 timing")]
+    why = ben[0].get("output", "") if ben else ""
+    if boards["ben"] or not ben or ben[0]["status"] != "failed" or \
+            not re.search(r"reached 0\.\d+ of copy bandwidth; the threshold is", why):
+        bad.append(f"ben (each tile scanned in one thread): expected a failed timing test below the threshold "
+                   f"and no leaderboard entry, got {boards['ben']} and {why[:200]!r}")
+    board = [v for _, v in tm["leaderboard"]]
+    if board != sorted(board, reverse=True):
+        bad.append(f"the report's leaderboard is not fastest first: {tm['leaderboard']}")
     if bad:
         raise CheckFailed("\n    ".join(["the GPU leaderboard:"] + bad))
     return "leaderboard: " + ", ".join(f"{n} {v}" for n, v in tm["leaderboard"]) + f"; reference {tm['reference']}"
@@ -385,7 +404,7 @@ def gpu_leaderboard():
 
 def emu_leaderboard():
     """Lab 02's timing test across a class of four on the emu: the solution, the solution
-    written twice per element (more bytes moved), a copy of the solution and the skeleton (no
+    scanned in one thread and stored twice per element (more bytes moved), a copy of the solution and the skeleton (no
     figure). results.json's leaderboard and the report's show the emu's bytes moved per
     element, labelled as a model, fewest first, the reference marked."""
     folder = _lab02_class()

@@ -903,9 +903,10 @@ def gpu_checks():
     """`make check-gpu`: the checks that need a GPU, as (name, function) pairs, in two phases.
     First, one at a time, everything that times the GPU or reads a timed figure (a timing test
     beside other work would measure the other work). Then, as lanes that run side by side,
-    what only needs the GPU to answer: each lab's skeletons and sanitizers (one lane a lab, as
-    a lab's runs share its log folder), and the emu's corpus, the race comparison and the
-    sandbox's cases. Returned as (sequential list, list of lanes)."""
+    what only needs the GPU to answer: each lab's skeletons (a lane a lab), each lab's three
+    sanitizers (a lane a lab, one after another: they share the lab's solution log folder),
+    and the emu's corpus, the race comparison and the sandbox's cases. The longest lane
+    (lab 06's sanitizers) sets the second phase's length. Returned as (sequential list, list of lanes)."""
     alone = [("the driver's call thread is confined", call_thread_confined)]
     lanes = [[("the trusted side's checks agree, host and device (cuda)",
                lambda: trusted_checks("cuda", large=(1 << 24) + 13))]]
@@ -914,10 +915,9 @@ def gpu_checks():
             continue
         lab = m["lab"]
         alone.append((f"lab {lab} solutions pass (cuda)", lambda lab=lab: solutions_pass(lab, "-", "cuda")))
-        lane = [(f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda"))]
-        for tool in ("racecheck", "synccheck", "memcheck"):
-            lane.append((f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool)))
-        lanes.append(lane)
+        lanes.append([(f"lab {lab} skeletons fail (cuda)", lambda lab=lab: skeletons_fail(lab, "cuda"))])
+        lanes.append([(f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool))
+                      for tool in ("racecheck", "synccheck", "memcheck")])
     alone.append(("quoted GPU output matches real runs", gpu_quotes))
     import course_run  # noqa: E402
     alone += course_run.GPU_CHECKS
