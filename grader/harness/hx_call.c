@@ -102,10 +102,11 @@ typedef struct {
   char tail[TAIL_LINES][LINE_CAP + 1];
   int tail_next, tail_count;
   hxp_reply last;
+  int owed;          /* a request was given up on at the test's deadline: its reply may come late */
 } proc;
 
-static proc student = {"the student's code", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}};
-static proc clean = {"the copy yardstick", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}};
+static proc student = {"the student's code", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0};
+static proc clean = {"the copy yardstick", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0};
 
 /* One line of the driver's output: control characters out, length capped, logged to our
  * standard output (the grader's log file) within the per-test budget. */
@@ -168,7 +169,7 @@ static void collect(proc *p, int wait) {
  * as the driver exits), then kills it. */
 static void stop(proc *p, double grace_s) {
   if (p->pid <= 0) return;
-  if (p->ctl >= 0) { /* every reply was asked for and taken: anything left is one too many */
+  if (p->ctl >= 0 && !p->owed) { /* every reply was asked for and taken: anything left is one too many */
     unsigned char buf[sizeof(hxp_reply) + 64];
     const ssize_t got = recv(p->ctl, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
     if (got > 0)
@@ -320,6 +321,7 @@ static int spawn(proc *p, const char *binary) {
   p->ctl = sv[0];
   p->out = out[0];
   p->dead = 0;
+  p->owed = 0;
   return 0;
 }
 
@@ -411,6 +413,7 @@ static int await(proc *p, const hxp_request *q, const char *ctx) {
       char why[256];
       snprintf(why, sizeof why, "did not return within the test's %s: an endless loop, a hung kernel or "
                "a barrier that not every thread reaches", "time limit");
+      p->owed = 1; /* the reply to q, if it comes now, is late, not one too many */
       kill(p->pid, SIGKILL);
       collect(p, 1);
       fatal(p, ctx, why);
