@@ -879,16 +879,13 @@ def class_grading_slurm():
 def sanitizer(lab, tool):
     """Runs every non-timing test of a lab's solution with its driver under compute-sanitizer
     (GPU only), with the small sizes of the manifest's emu overrides: racecheck and synccheck
-    are slow. Each test must pass and its log show a clean summary."""
+    are slow. Each test must pass and its log show a clean summary; the line shows the slowest
+    test against its time limit (a sanitizer's, WRAP_SLOWDOWN times the test's own)."""
     m = [m for m in grade.all_manifests() if m["lab"] == lab][0]
     tests = [t["name"] for t in m["test"] if not t.get("timing")]
     wrap = f"compute-sanitizer --tool {tool} --error-exitcode 99 --print-limit 20"
-    # lab 06's racecheck is make check-gpu's longest lane (about 4 minutes beside the others,
-    # one test at a time): two of its tests run at once (under a sanitizer a test's time limit
-    # is 3 times its own; the check's line shows the slowest test against its limit)
-    jobs = ("--test-jobs", "2") if (lab, tool) == ("06", "racecheck") else ()
     code, out, data = run_grader("solutions", [lab], backend="cuda", tests=tests, tag=f"san{lab}-{tool}",
-                                 extra=("--wrap", wrap, "--sizes-of", "emu") + jobs)
+                                 extra=("--wrap", wrap, "--sizes-of", "emu"))
     logs = os.path.join(ROOT, "build", "grade", "cuda", "solutions", "logs", f"lab{lab}")
     bad = []
     for name, e in by_name(data).items():
