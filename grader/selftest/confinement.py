@@ -42,8 +42,9 @@ class Secret:
 
     def __enter__(self):
         parent = os.path.dirname(ROOT)
+        in_tmp = os.path.realpath(parent).split(os.sep)[1:2] == ["tmp"]  # a kit checked out under /tmp
         self.dir = tempfile.mkdtemp(prefix="scanlab-other-checkout-",
-                                    dir=parent if os.access(parent, os.W_OK) else "/var/tmp")
+                                    dir=parent if os.access(parent, os.W_OK) and not in_tmp else "/var/tmp")
         os.chmod(self.dir, 0o755)
         self.path = os.path.join(self.dir, "answer.h")
         with open(self.path, "w") as f:
