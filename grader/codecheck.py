@@ -558,7 +558,8 @@ GROUPS = {
                              "tgamma", "lgamma", "nan") for s in ("", "f", "l")] + ["abs", "labs", "llabs"],
     # bytes and strings
     "string": ["memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen", "strcmp",
-               "strncmp", "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat"],
+               "strncmp", "strchr", "strrchr", "strstr", "strcpy", "strncpy", "strcat", "strncat",
+               "stpcpy", "stpncpy"],  # GCC calls stpcpy for a strcpy whose end it then uses
     # host memory
     "memory": ["malloc", "calloc", "realloc", "free", "aligned_alloc", "operator new", "operator new[]",
                "operator delete", "operator delete[]"],
@@ -661,7 +662,7 @@ def check_symbols(obj, manifest, backend, shown, forbidden, names_at=None):
         # turns it on at -O2) calls instead: __memcpy_chk is memcpy with a bounds check, and is
         # judged as memcpy, allowed and forbidden alike
         plain = FORTIFIED.fullmatch(sym)
-        base = plain.group(1) if plain and sym not in ("__stack_chk_fail", "__stack_chk_guard") else None
+        base = plain.group(1) if plain else None
         ok = allowed(sym) or allowed(name) or bool(base and allowed(base))
         bad = not (sym in given or name in given) and (
             forbidden(sym) or forbidden(name) or bool(base and forbidden(base)) or

@@ -458,9 +458,19 @@ def poisoned_names():
     return _POISONED
 
 
+# What nm calls a global definition: text, data, bss, read-only, small data, weak (W, V), and
+# GNU's indirect functions (i: glibc's memset, strcpy, __memcpy_chk ...) and unique globals (u).
+DEFINED_TYPES = set("TDBRGSWViu")
+# The weak definitions of the C++ library and of the kit's objects are inline functions and
+# templates of headers, which a student's object defines as weakly where it uses them: not
+# reserved. The C library's weak definitions are its functions' other names, reserved like
+# the rest.
+STRONG_TYPES = DEFINED_TYPES - set("WVu")
+
+
 def reserved_symbols(backend, driver_objs):
     """Names the kit and the libraries define: a student definition of one would replace it."""
-    cache = os.path.join(KIT, backend, "reserved.txt")
+    cache = os.path.join(KIT, backend, "reserved-2.txt")  # -2: with weak and indirect symbols
     if os.path.exists(cache):
         return set(open(cache).read().split("\n"))
     names = set()
@@ -477,11 +487,12 @@ def reserved_symbols(backend, driver_objs):
         libs.append(cudart)
     for lib in libs:
         dyn = ["-D"] if lib.endswith((".so.6",)) else []
+        kinds = DEFINED_TYPES if os.path.basename(lib).startswith(("libc.so", "libm.so")) else STRONG_TYPES
         r = subprocess.run(["nm", "-P", "--defined-only", "-g"] + dyn + [lib], capture_output=True,
                            text=True, errors="replace")
         for line in r.stdout.splitlines():
             p = line.split()
-            if len(p) >= 2 and p[1] in "TDBRGS" and p[1].isupper():
+            if len(p) >= 2 and p[1] in kinds:
                 names.add(p[0].split("@")[0])
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     with open(cache + ".tmp", "w") as f:
@@ -504,7 +515,7 @@ def check_objects(objs, manifest, backend, reserved, copies):
                            errors="replace")
         for line in r.stdout.splitlines():
             p = line.split()
-            if len(p) >= 2 and p[1] in "TDBRGS" and p[0] in reserved:
+            if len(p) >= 2 and p[1] in DEFINED_TYPES and p[0] in reserved:
                 problems.append(f"{shown}: defines {p[0]}, which the kit or a library already defines")
     return list(dict.fromkeys(problems))
 

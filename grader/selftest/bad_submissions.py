@@ -290,6 +290,25 @@ def case_replace_library():
     return all_fail("replace_library", sub, "05", ("block_example",), r"does not build|not allowed|defines drv_dev_sync")
 
 
+def case_replace_libc_ifunc():
+    """Defines memset and __memcpy_chk, which glibc exports as indirect functions (nm's type i,
+    left out of the reserved names before): the kit's own calls would have gone to them, and a
+    weak definition the same way."""
+    rel = "05-global-scan/global_scan.cu"
+    strong = make_submission("replace_memset", rel, SCRATCH,
+                             "extern \"C\" void *memset(void *d, int c, size_t n) {\n"
+                             "  unsigned char *a = (unsigned char *)d;\n"
+                             "  for (size_t i = 0; i < n; i++) a[i] = (unsigned char)c;\n  return d;\n}\n" + SCRATCH)
+    weak = make_submission("replace_memcpy_chk", rel, SCRATCH,
+                           "extern \"C\" __attribute__((weak)) void *__memcpy_chk(void *d, const void *s, size_t n,"
+                           " size_t) {\n  return __builtin_memmove(d, s, n);\n}\n" + SCRATCH)
+    return "; ".join([
+        all_fail("replace_memset", strong, "05", ("block_example",),
+                 r"(?s)does not build.*defines memset, which the kit or a library already defines"),
+        all_fail("replace_memcpy_chk", weak, "05", ("block_example",),
+                 r"(?s)does not build.*defines __memcpy_chk, which the kit or a library already defines")])
+
+
 # ---- results forged, lost or corrupted --------------------------------------------------------
 
 def case_autograder_killed():
@@ -1091,6 +1110,7 @@ CASES = [
     ("reads /proc", case_proc_read),
     ("forbidden call spelt by token pasting", case_pasted_name),
     ("replaces a function of the kit", case_replace_library),
+    ("replaces the C library's memset, and weakly its __memcpy_chk", case_replace_libc_ifunc),
     ("grader killed: run_autograder writes an error result", case_autograder_killed),
     ("two handin.tar.gz, then a resubmission", case_same_basename),
     ("includes the solution", case_include_solution),
