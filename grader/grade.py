@@ -470,7 +470,7 @@ STRONG_TYPES = DEFINED_TYPES - set("WVu")
 
 def reserved_symbols(backend, driver_objs):
     """Names the kit and the libraries define: a student definition of one would replace it."""
-    cache = os.path.join(KIT, backend, "reserved-2.txt")  # -2: with weak and indirect symbols
+    cache = os.path.join(KIT, backend, "reserved-3.txt")  # -3: weak and indirect symbols, libgcc
     if os.path.exists(cache):
         return set(open(cache).read().split("\n"))
     names = set()
@@ -479,6 +479,11 @@ def reserved_symbols(backend, driver_objs):
         r = subprocess.run(["gcc", f"-print-file-name={so}"], capture_output=True, text=True)
         if r.returncode == 0 and os.path.isabs(r.stdout.strip()):
             libs.append(os.path.realpath(r.stdout.strip()))
+    # libgcc's helpers (__popcountdi2 ...), which the kit's code may call: a static archive, so a
+    # student definition would be linked in their place
+    r = subprocess.run(["gcc", "-print-libgcc-file-name"], capture_output=True, text=True)
+    if r.returncode == 0 and os.path.isabs(r.stdout.strip()):
+        libs.append(os.path.realpath(r.stdout.strip()))
     if backend == "emu":
         libs.append(os.path.join(BUILD, "emu-rt", "libscanlab_emu.a"))
     if backend == "cuda" and shutil.which("nvcc"):

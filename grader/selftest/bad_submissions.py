@@ -293,7 +293,7 @@ def case_replace_library():
 def case_replace_libc_ifunc():
     """Defines memset and __memcpy_chk, which glibc exports as indirect functions (nm's type i,
     left out of the reserved names before): the kit's own calls would have gone to them, and a
-    weak definition the same way."""
+    weak definition the same way; and libgcc's __popcountdi2 (a static archive's helper)."""
     rel = "05-global-scan/global_scan.cu"
     strong = make_submission("replace_memset", rel, SCRATCH,
                              "extern \"C\" void *memset(void *d, int c, size_t n) {\n"
@@ -302,9 +302,13 @@ def case_replace_libc_ifunc():
     weak = make_submission("replace_memcpy_chk", rel, SCRATCH,
                            "extern \"C\" __attribute__((weak)) void *__memcpy_chk(void *d, const void *s, size_t n,"
                            " size_t) {\n  return __builtin_memmove(d, s, n);\n}\n" + SCRATCH)
+    libgcc = make_submission("replace_popcount", rel, SCRATCH,
+                             "extern \"C\" int __popcountdi2(long long) { return 0; }\n" + SCRATCH)
     return "; ".join([
         all_fail("replace_memset", strong, "05", ("block_example",),
                  r"(?s)does not build.*defines memset, which the kit or a library already defines"),
+        all_fail("replace_popcount", libgcc, "05", ("block_example",),
+                 r"(?s)does not build.*defines __popcountdi2, which the kit or a library already defines"),
         all_fail("replace_memcpy_chk", weak, "05", ("block_example",),
                  r"(?s)does not build.*defines __memcpy_chk, which the kit or a library already defines")])
 
@@ -1110,7 +1114,8 @@ CASES = [
     ("reads /proc", case_proc_read),
     ("forbidden call spelt by token pasting", case_pasted_name),
     ("replaces a function of the kit", case_replace_library),
-    ("replaces the C library's memset, and weakly its __memcpy_chk", case_replace_libc_ifunc),
+    ("replaces the C library's memset, weakly its __memcpy_chk, and libgcc's __popcountdi2",
+     case_replace_libc_ifunc),
     ("grader killed: run_autograder writes an error result", case_autograder_killed),
     ("two handin.tar.gz, then a resubmission", case_same_basename),
     ("includes the solution", case_include_solution),
