@@ -921,7 +921,8 @@ def gpu_checks():
     sanitizers (a lane a lab, one after another: a test's log is named after the test, so two
     runs of one lab's solution at once would write the same files), the handouts' quoted GPU
     output, and the emu's corpus, the race comparison and the sandbox's cases. The longest
-    lane, lab 06's sanitizers, sets the second phase's length. Returned as (sequential list, list of lanes)."""
+    lane, lab 06's sanitizers, sets the second phase's length. Returned as (sequential list,
+    list of lanes)."""
     alone = [("the driver's call thread is confined", call_thread_confined)]
     lanes = [[("the trusted side's checks agree, host and device (cuda)",
                lambda: trusted_checks("cuda", large=(1 << 24) + 13))]]
