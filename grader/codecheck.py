@@ -443,7 +443,22 @@ def _check_define(problem, line, kind, macro, body, kit_words, student_macros, c
 # Attributes a region may not give: code or data in a section of its choosing (a byte array in
 # .text runs as machine code, so a raw system call needs no asm), functions without the
 # compiler's prologue.
-DENIED_ATTRIBUTES = {"section", "__section__", "naked", "__naked__"}
+# Attributes a student region may not use, each with why: machine code placed where the checks
+# do not look, a symbol named by a string (so neither the source check nor the object's
+# undefined symbols name it: a weakref to the emu's counters forged them), and code that runs
+# as the driver loads or ends, outside any test.
+_DENIED = {
+    "section": "a section of its own",
+    "naked": "a function without a prologue",
+    "alias": "a second name for a symbol, given as a string",
+    "weakref": "a reference to a symbol named by a string",
+    "symver": "a versioned symbol name, which the linker reads as another symbol",
+    "ifunc": "a function chosen by code that runs as the program loads",
+    "constructor": "code that runs as the program loads, outside any test",
+    "destructor": "code that runs as the program ends, outside any test",
+    "init_priority": "the order of code that runs as the program loads",
+}
+DENIED_ATTRIBUTES = {spelt: why for name, why in _DENIED.items() for spelt in (name, f"__{name}__")}
 
 
 def attribute_names(toks):
@@ -507,8 +522,8 @@ def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
                     names_at.setdefault(tok, line)
             for name, _ in attribute_names(toks):
                 if name in DENIED_ATTRIBUTES:
-                    problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code (a "
-                                  "section of its own, or a function without a prologue)")
+                    problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code "
+                                  f"({DENIED_ATTRIBUTES[name]})")
             for name, _ in _names(toks):
                 parts = name.split("::")
                 if parts[0] in ASM:

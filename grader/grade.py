@@ -520,8 +520,10 @@ def check_objects(objs, manifest, backend, reserved, copies):
                            errors="replace")
         for line in r.stdout.splitlines():
             p = line.split()
-            if len(p) >= 2 and p[1] in DEFINED_TYPES and p[0] in reserved:
-                problems.append(f"{shown}: defines {p[0]}, which the kit or a library already defines")
+            # a versioned definition (memset@@GLIBC_2.2.5) is one of memset to the linker
+            if len(p) >= 2 and p[1] in DEFINED_TYPES and p[0].split("@")[0] in reserved:
+                problems.append(f"{shown}: defines {p[0].split('@')[0]}, which the kit or a library already "
+                                "defines")
     return list(dict.fromkeys(problems))
 
 
@@ -751,7 +753,7 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
                                          f"{manifest['dir']}/{name}", manifest, words[name], forbidden)
     if problems:
         res["problems"] = ["does not build: student code does what this lab does not allow"] + \
-            [clean(p) for p in problems[:8]]
+            [clean(p) for p in list(dict.fromkeys(problems))[:8]]
         return res
     for f in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, f))

@@ -249,6 +249,31 @@ def case_fortified():
                                             REFUSED + NOT_ALLOWED.format("__read_chk"), env=env)))
 
 
+def case_named_by_string():
+    """Attributes that name a symbol by a string, which neither the source check nor the
+    object's undefined symbols see: a weakref to the emu's counters (a kernel then subtracted
+    its own traffic from them, and a serial scan passed emu_traffic at 8.00 bytes per element),
+    a versioned definition of memset (memset@@GLIBC_2.2.5: the kit's own calls went to it), an
+    alias; and code that runs as the driver loads, outside any test (a constructor, in GNU and
+    C++11 spelling)."""
+    rel = "05-global-scan/global_scan.cu"
+    cases_ = {
+        "weakref": "static unsigned long long tot_[1] __attribute__((weakref(\"_ZN11scanlab_emu8g_totalsE\")));\n",
+        "symver": "extern \"C\" void *my_ms(void *d, int c, size_t n) __attribute__((symver(\"memset@@GLIBC_2.2.5\")));\n"
+                  "extern \"C\" void *my_ms(void *d, int c, size_t n) {\n"
+                  "  char *p = (char *)d;\n  for (size_t i = 0; i < n; i++) p[i] = (char)c;\n  return d;\n}\n",
+        "alias": "extern \"C\" void my_f(void) {}\nextern \"C\" void my_g(void) __attribute__((alias(\"my_f\")));\n",
+        "constructor": "[[gnu::constructor]] static void early(void) {}\n",
+    }
+    out = []
+    for attr, code in cases_.items():
+        sub = bad.make_submission(f"attr_{attr}", rel, bad.SCRATCH, code + bad.SCRATCH)
+        out.append((attr, lambda sub=sub, attr=attr: bad.all_fail(
+            f"attr_{attr}", sub, "05", ("block_example",),
+            REFUSED + rf"__attribute__\(\({attr}\)\): not allowed in student code")))
+    return cases(*out)
+
+
 # ---- code that tells the emulator from a GPU --------------------------------------------------
 
 WARP_REL = "04-warp-scan/warp_scan.cu"
@@ -320,6 +345,7 @@ CASES = [
     ("timer_create makes a thread", case_timer_create),
     ("sockets to the host, SysV IPC left behind", case_sockets_and_ipc),
     ("a fortified C library's __memcpy_chk allowed as memcpy, __read_chk refused as read", case_fortified),
+    ("a symbol named by a string (weakref, symver, alias); a constructor", case_named_by_string),
     ("the solution under #ifdef SCANLAB_EMU", case_emu_branch),
     ("a host call hidden from nvcc under #ifndef __CUDA_ARCH__; #ifdef threadIdx", case_device_check_hidden),
     ("compile errors show the student's own lines", case_messages_own_lines),
