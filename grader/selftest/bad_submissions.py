@@ -236,13 +236,16 @@ SCRATCH = "/* Ints of scratch for the tile totals of one level"
 
 
 def case_constructor_forgery():
-    """A constructor (lab 05's file-scope region allows one) that forges before main(), in a lab 05
-    that allows write (it does not: case_forged_output)."""
+    """Code that runs before main() and forges, in a lab 05 that allows write (it does not:
+    case_forged_output). The constructor attribute is refused by the source check
+    (confinement.py); a C++ dynamic initializer of a file-scope variable runs at the same time,
+    and the run-time defences must hold against it."""
     rel = "05-global-scan/global_scan.cu"
     old = SCRATCH
     text = ("extern \"C\" long write(int, const void *, unsigned long);\n"
-            "__attribute__((constructor)) static void forge(void) {\n"
-            f"  for (int fd = 1; fd < 1024; fd++) (void)!write(fd, \"{FORGE_LINES}\", 80);\n}}\n" + SCRATCH)
+            "static int forge(void) {\n"
+            f"  for (int fd = 1; fd < 1024; fd++) (void)!write(fd, \"{FORGE_LINES}\", 80);\n  return 0;\n}}\n"
+            "static int forged_at_load = forge();\n" + SCRATCH)
     sub = make_submission("constructor", rel, old, text)
     # The forgery is a no-op; break the answer too, so honest grading must fail it.
     path = os.path.join(sub, rel)
