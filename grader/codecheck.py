@@ -440,13 +440,11 @@ def _check_define(problem, line, kind, macro, body, kit_words, student_macros, c
                           "student macros")
 
 
-# Attributes a region may not give: code or data in a section of its choosing (a byte array in
-# .text runs as machine code, so a raw system call needs no asm), functions without the
-# compiler's prologue.
-# Attributes a student region may not use, each with why: machine code placed where the checks
-# do not look, a symbol named by a string (so neither the source check nor the object's
-# undefined symbols name it: a weakref to the emu's counters forged them), and code that runs
-# as the driver loads or ends, outside any test.
+# Attributes a student region may not use, each with why: code or data in a section of its
+# choosing (a byte array in .text runs as machine code, so a raw system call needs no asm) or
+# without the compiler's prologue; a symbol named by a string (neither the source check nor the
+# object's undefined symbols name it: a weakref to the emu's counters forged them); code that
+# runs as the driver loads or ends, outside any test.
 _DENIED = {
     "section": "a section of its own",
     "naked": "a function without a prologue",

@@ -753,7 +753,7 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
                                          f"{manifest['dir']}/{name}", manifest, words[name], forbidden)
     if problems:
         res["problems"] = ["does not build: student code does what this lab does not allow"] + \
-            [clean(p) for p in list(dict.fromkeys(problems))[:8]]
+            [clean(p) for p in problems[:8]]
         return res
     for f in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, f))
