@@ -40,10 +40,18 @@ typedef struct {
   int used;
   uint32_t mem;             /* hxp_mem */
   uint64_t n, elem, bytes;  /* bytes: the whole region, guards included */
-  uint64_t mapped;          /* device memory: the mapping's size */
+  uint32_t map;             /* device memory: its mapping */
   unsigned char *shared;    /* host memory: the test's memfd, mapped */
   void *dev;                /* the region as the student's code sees it */
 } buffer;
+
+/* Device memory the test exported, mapped here. A mapping outlives its buffer: the test hands
+ * it to the next buffer of about its size without a new import, and says when to unmap it. */
+typedef struct {
+  int used;
+  uint64_t bytes;
+  void *va;
+} mapping;
 
 struct drv_call {
   char fn[HXP_NAME_MAX];
@@ -53,6 +61,7 @@ struct drv_call {
 };
 
 static buffer bufs[MAX_BUFS];
+static mapping maps[MAX_BUFS];
 static drv_call slots[HXP_MAX_SLOTS];
 static const int control = HXP_CONTROL_FD;
 static uint32_t current_type, current_seq; /* the request being answered */
@@ -188,42 +197,68 @@ const void *drv_bytes(drv_call *c, int k, size_t *len) {
 
 /* ---- buffers -------------------------------------------------------------------------------- */
 
+static void map_free(uint32_t id) {
+  if (id >= MAX_BUFS || !maps[id].used) return;
+  for (uint32_t k = 0; k < MAX_BUFS; k++)
+    if (bufs[k].used && bufs[k].mem == HXM_DEVICE && bufs[k].map == id) memset(&bufs[k], 0, sizeof bufs[k]);
+  drv_dev_unmap(maps[id].va, maps[id].bytes);
+  memset(&maps[id], 0, sizeof maps[id]);
+}
+
+static int bad_request(const hxp_request *q, int fd, char *err, const char *why) {
+  snprintf(err, ERR_CAP, "bad buffer request (id %u%s%s)", q->id, why ? ": " : "", why ? why : "");
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
 static int buf_new(const hxp_request *q, int fd, char *err) {
-  if (fd < 0 || q->id >= MAX_BUFS || bufs[q->id].used || q->elem == 0 || q->elem > 4096 ||
-      q->n > ((uint64_t)1 << 40) / q->elem || (q->mem != HXM_HOST && q->mem != HXM_DEVICE)) {
-    snprintf(err, ERR_CAP, "bad buffer request (id %u)", q->id);
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  buffer *b = &bufs[q->id];
-  b->n = q->n;
-  b->elem = q->elem;
-  b->bytes = q->n * q->elem + 2 * HXP_GUARD_BYTES;
-  b->mem = q->mem;
+  if (q->id >= MAX_BUFS || bufs[q->id].used || q->elem == 0 || q->elem > 4096 ||
+      q->n > ((uint64_t)1 << 40) / q->elem || (q->mem != HXM_HOST && q->mem != HXM_DEVICE))
+    return bad_request(q, fd, err, NULL);
+  const uint64_t bytes = q->n * q->elem + 2 * HXP_GUARD_BYTES;
   if (q->mem == HXM_DEVICE) {
-    if (q->mapped < b->bytes) {
-      snprintf(err, ERR_CAP, "bad buffer request (id %u: a mapping smaller than its region)", q->id);
+    if (q->map >= MAX_BUFS || q->mapped < bytes)
+      return bad_request(q, fd, err, "a mapping smaller than its region");
+    mapping *m = &maps[q->map];
+    if (fd >= 0) { /* a new mapping (any old one of that number is stale) */
+      map_free(q->map);
+      const int rc = drv_dev_import(fd, q->mapped, &m->va, err, ERR_CAP);
       close(fd);
-      return -1;
+      if (rc != 0) return -1;
+      m->used = 1;
+      m->bytes = q->mapped;
+    } else if (!m->used || m->bytes != q->mapped) {
+      return bad_request(q, fd, err, "no such mapping here");
     }
-    b->mapped = q->mapped;
-    const int rc = drv_dev_import(fd, b->mapped, &b->dev, err, ERR_CAP);
-    close(fd);
-    if (rc != 0) return -1;
+    buffer *b = &bufs[q->id];
+    b->n = q->n;
+    b->elem = q->elem;
+    b->bytes = bytes;
+    b->mem = HXM_DEVICE;
+    b->map = q->map;
+    b->dev = m->va;
     b->used = 1;
     return 0;
   }
+  if (fd < 0) return bad_request(q, fd, err, "no memory attached");
+  buffer *b = &bufs[q->id];
+  b->n = q->n;
+  b->elem = q->elem;
+  b->bytes = bytes;
+  b->mem = HXM_HOST;
   b->shared = (unsigned char *)mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (b->shared == MAP_FAILED) {
     snprintf(err, ERR_CAP, "cannot map a shared buffer of %llu bytes: %s",
              (unsigned long long)b->bytes, strerror(errno));
+    memset(b, 0, sizeof *b);
     return -1;
   }
   if (drv_dev_is_host()) {
     b->dev = b->shared;
   } else if (drv_dev_alloc(&b->dev, b->bytes, err, ERR_CAP) != 0) {
     munmap(b->shared, b->bytes);
+    memset(b, 0, sizeof *b);
     return -1;
   }
   b->used = 1;
@@ -233,12 +268,10 @@ static int buf_new(const hxp_request *q, int fd, char *err) {
 static void buf_free(uint32_t id) {
   if (id >= MAX_BUFS || !bufs[id].used) return;
   buffer *b = &bufs[id];
-  if (b->mem == HXM_DEVICE) {
-    drv_dev_unmap(b->dev, b->mapped);
-  } else {
+  if (b->mem == HXM_HOST) {
     if (!drv_dev_is_host()) drv_dev_free(b->dev);
     munmap(b->shared, b->bytes);
-  }
+  } /* device memory: the mapping stays until HXP_UNMAP */
   memset(b, 0, sizeof *b);
 }
 
@@ -415,6 +448,10 @@ int main(void) {
         break;
       case HXP_BUF_FREE:
         buf_free(q.id);
+        reply_status(HXS_OK, NULL);
+        break;
+      case HXP_UNMAP:
+        map_free(q.map);
         reply_status(HXS_OK, NULL);
         break;
       case HXP_PREP: {

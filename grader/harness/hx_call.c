@@ -103,10 +103,11 @@ typedef struct {
   int tail_next, tail_count;
   hxp_reply last;
   int owed;          /* a request was given up on at the test's deadline: its reply may come late */
+  unsigned gen;      /* how many times this driver was started: a mapping held by an earlier one is gone */
 } proc;
 
-static proc student = {"the student's code", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0};
-static proc clean = {"the copy yardstick", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0};
+static proc student = {"the student's code", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0, 0};
+static proc clean = {"the copy yardstick", -1, -1, -1, 0, 0, "", 0, 0, 0, 0, {""}, 0, 0, {0}, 0, 0};
 
 /* One line of the driver's output: control characters out, length capped, logged to our
  * standard output (the grader's log file) within the per-test budget. */
@@ -198,10 +199,13 @@ static void stop(proc *p, double grace_s) {
   p->pid = -1;
 }
 
+static void pool_drain(void);
+
 void hx_internal_stop_drivers(void) {
   const double grace = cfg.nwrap ? 120.0 : 1.0;
   stop(&student, grace);
   stop(&clean, grace);
+  pool_drain(); /* the next test starts with the device's memory as this one found it */
   if (student.dropped) {
     printf("(output of the student's code: %zu more bytes not kept; its last lines were:)\n", student.dropped);
     for (int k = 0; k < student.tail_count; k++)
@@ -322,6 +326,7 @@ static int spawn(proc *p, const char *binary) {
   p->out = out[0];
   p->dead = 0;
   p->owed = 0;
+  p->gen++;
   return 0;
 }
 
@@ -366,7 +371,7 @@ static int send_request(proc *p, const hxp_request *q, int fd) {
 }
 
 static const char *type_name(uint32_t t) {
-  static const char *names[] = {"?", "hello", "new buffer", "free buffer", "prepare", "run", "finish", "exit"};
+  static const char *names[] = {"?", "hello", "new buffer", "free buffer", "prepare", "run", "finish", "exit", "unmap"};
   return t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 
@@ -452,8 +457,11 @@ static int await(proc *p, const hxp_request *q, const char *ctx) {
 
 /* Sends a request and waits for its reply; on a dead driver or a fatal reply, fails and ends
  * the test naming @p ctx. Returns the reply's status (HXS_OK or HXS_ERROR). */
+static void revoke_stale(proc *p);
+
 static uint32_t exchange(proc *p, hxp_request *q, int fd, const char *ctx) {
   char why[HXP_TEXT_MAX + 128];
+  if (q->type == HXP_RUN) revoke_stale(p); /* before any code of the driver's process runs */
   if (send_request(p, q, fd) != 0 || await(p, q, ctx) != 0) {
     /* The channel closed: the driver is ending (the sandbox reports how once it has cleaned
      * up). Wait for that a few seconds, then stop it. */
@@ -600,6 +608,7 @@ struct hx_buf {
   int mirror_fresh;    /* the mirror holds what the device holds */
   int mirror_lent;     /* hx_buf_data() handed it out since the last upload: the test may have written */
   void *dsnap;         /* device memory: a copy of an input's elements, for the unchanged check */
+  int slot;            /* device memory: its entry in pool[] */
   unsigned registered; /* 1: with the student's driver, 2: with the yardstick's */
   unsigned char *snapshot;
   uint64_t hash;
@@ -619,6 +628,151 @@ static void dev_poison(hx_buf *b, size_t from, size_t bytes) {
   if (bytes && D.fill(b->dptr + from, bytes / 4, HXP_POISON) != 0) device_failed("poisoning a buffer");
 }
 
+/* Device memory, kept for the next buffer of about its size. Making a buffer costs an
+ * allocation, a mapping and an export here and an import and a mapping in each driver; a test
+ * that makes 1000 small buffers spent most of its time there. An entry's memory stays mapped in
+ * the drivers that had it, so that a buffer taken from the pool needs no new import. The rule
+ * that keeps this safe: before any call runs in a driver (revoke_stale()), that driver holds
+ * no mapping of a live buffer it was not given. What it holds besides is memory no buffer uses,
+ * which the next buffer poisons before use. */
+#define POOL_SLOTS 256                       /* one per buffer id: the drivers' tables' size */
+#define POOL_KEEP_ONE ((size_t)64 << 20)     /* larger buffers go back at once */
+#define POOL_KEEP_ALL ((size_t)1 << 30)      /* free memory kept, at most */
+#define POOL_KEEP_COUNT 32                   /* free entries kept, at most */
+
+typedef struct {
+  unsigned char *dptr; /* NULL: the entry is empty */
+  size_t mapped;
+  int fd;              /* the exported handle, for drivers that do not hold the mapping */
+  void *dsnap;         /* a copy of an input's elements (check_unchanged()), of `mapped` bytes */
+  hx_buf *owner;       /* the live buffer on it; NULL: free */
+  unsigned held[2];    /* the generation of the student's [0] and the yardstick's [1] driver that
+                          mapped it; 0: neither */
+  unsigned long stamp; /* when it was last freed */
+} pool_entry;
+
+static pool_entry pool[POOL_SLOTS];
+static unsigned long pool_clock;
+
+static proc *proc_of(int k) { return k ? &clean : &student; }
+static int holds(const pool_entry *e, int k) {
+  const proc *p = proc_of(k);
+  return e->held[k] && e->held[k] == p->gen && p->pid > 0 && !p->dead;
+}
+
+/* Tells driver @p k to unmap entry @p slot. */
+static void unmap_in(int slot, int k) {
+  pool_entry *e = &pool[slot];
+  if (!holds(e, k)) {
+    e->held[k] = 0;
+    return;
+  }
+  e->held[k] = 0;
+  hxp_request q = request(HXP_UNMAP);
+  q.map = (uint32_t)slot;
+  exchange(proc_of(k), &q, -1, "unmapping a buffer");
+}
+
+/* Gives an entry's memory back: unmapped in the drivers, then here. */
+static void pool_release(int slot) {
+  pool_entry *e = &pool[slot];
+  if (!e->dptr) return;
+  for (int k = 0; k < 2; k++) unmap_in(slot, k);
+  pool_entry gone = *e;
+  memset(e, 0, sizeof *e);
+  e->fd = -1;
+  D.free_shared(gone.dptr, gone.mapped);
+  if (gone.dsnap) D.free(gone.dsnap);
+  if (gone.fd >= 0) close(gone.fd);
+}
+
+/* Every free entry given back (a test's end; out of device memory). */
+static void pool_drain(void) {
+  if (D.state != 1) return;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].dptr && !pool[i].owner) pool_release(i);
+}
+
+/* Before a run in @p p: its mappings of live buffers it was not given, taken away. */
+static void revoke_stale(proc *p) {
+  const int k = p == &clean;
+  for (int i = 0; i < POOL_SLOTS; i++) {
+    pool_entry *e = &pool[i];
+    if (e->dptr && e->owner && holds(e, k) && !(e->owner->registered & (1u << k))) unmap_in(i, k);
+  }
+}
+
+/* An entry for a buffer of @p bytes: a free one of about that size, or new memory. -1: out of
+ * memory (the test has failed). */
+static int pool_take(size_t bytes, hx_buf *owner) {
+  int best = -1, empty = -1;
+  for (int i = 0; i < POOL_SLOTS; i++) {
+    const pool_entry *e = &pool[i];
+    if (!e->dptr) {
+      if (empty < 0) empty = i;
+    } else if (!e->owner && e->mapped >= bytes && e->mapped - bytes <= (bytes > ((size_t)2 << 20) ? bytes : (size_t)2 << 20) &&
+               (best < 0 || e->mapped < pool[best].mapped)) {
+      best = i;
+    }
+  }
+  if (best >= 0) {
+    pool[best].owner = owner;
+    return best;
+  }
+  if (empty < 0) { /* every entry holds memory: give back the free one freed longest ago */
+    for (int i = 0; i < POOL_SLOTS; i++)
+      if (!pool[i].owner && (empty < 0 || pool[i].stamp < pool[empty].stamp)) empty = i;
+    if (empty < 0) {
+      hx_fail_at(__FILE__, __LINE__, "harness: more than %d device buffers at once", POOL_SLOTS);
+      return -1;
+    }
+    pool_release(empty);
+  }
+  pool_entry *e = &pool[empty];
+  void *d = NULL;
+  size_t mapped = 0;
+  int fd = -1;
+  if (D.alloc_shared(bytes, &d, &mapped, &fd) != 0) {
+    pool_drain(); /* what the pool kept may be what is missing */
+    if (D.alloc_shared(bytes, &d, &mapped, &fd) != 0) {
+      hx_fail_at(__FILE__, __LINE__, "out of device memory for a buffer of %zu bytes: %s", bytes, D.error());
+      return -1;
+    }
+  }
+  memset(e, 0, sizeof *e);
+  e->dptr = (unsigned char *)d;
+  e->mapped = mapped;
+  e->fd = fd;
+  e->owner = owner;
+  return empty;
+}
+
+/* A buffer's entry back to the pool, or its memory given back when the pool is full. */
+static void pool_put(int slot) {
+  pool_entry *e = &pool[slot];
+  e->owner = NULL;
+  e->stamp = ++pool_clock;
+  size_t kept = 0;
+  int count = 0;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].dptr && !pool[i].owner) {
+      kept += pool[i].mapped;
+      count++;
+    }
+  if (e->mapped > POOL_KEEP_ONE) {
+    pool_release(slot);
+    return;
+  }
+  while (kept > POOL_KEEP_ALL || count > POOL_KEEP_COUNT) { /* the oldest free entries go first */
+    int old = -1;
+    for (int i = 0; i < POOL_SLOTS; i++)
+      if (pool[i].dptr && !pool[i].owner && (old < 0 || pool[i].stamp < pool[old].stamp)) old = i;
+    kept -= pool[old].mapped;
+    count--;
+    pool_release(old);
+  }
+}
+
 hx_buf *hx_buf_new(size_t n, size_t elem) {
   if (elem == 0 || elem % 4 != 0 || elem > 4096) {
     hx_fail_at(__FILE__, __LINE__, "harness: buffers hold elements of 4 to 4096 bytes (a multiple of 4), "
@@ -632,17 +786,20 @@ hx_buf *hx_buf_new(size_t n, size_t elem) {
   b->elem = elem;
   b->bytes = n * elem + 2 * HXP_GUARD_BYTES;
   b->fd = -1;
+  b->slot = -1;
   if (on_device()) {
     device_load();
-    void *d = NULL;
-    if (D.alloc_shared(b->bytes, &d, &b->mapped, &b->fd) != 0) {
-      hx_fail_at(__FILE__, __LINE__, "out of device memory for a buffer of %zu bytes: %s", b->bytes, D.error());
+    b->slot = pool_take(b->bytes, b);
+    if (b->slot < 0) {
       free(b);
       return NULL;
     }
+    const pool_entry *e = &pool[b->slot];
     b->dev = 1;
-    b->dptr = (unsigned char *)d;
-    dev_poison(b, 0, b->bytes);
+    b->dptr = e->dptr;
+    b->mapped = e->mapped;
+    b->fd = e->fd;
+    dev_poison(b, 0, b->bytes); /* a pooled entry holds the last buffer's elements */
     return b;
   }
   b->fd = memfd_create("scanlab-buffer", MFD_CLOEXEC);
@@ -704,13 +861,12 @@ void hx_buf_free(hx_buf *b) {
   unregister(b, &student, 1);
   unregister(b, &clean, 2);
   if (b->dev) {
-    D.free_shared(b->dptr, b->mapped);
-    if (b->dsnap) D.free(b->dsnap);
     free(b->mirror);
+    pool_put(b->slot); /* the descriptor and the snapshot's memory stay with the entry */
   } else {
     munmap(b->map, b->bytes);
+    if (b->fd >= 0) close(b->fd);
   }
-  if (b->fd >= 0) close(b->fd);
   free(b->snapshot);
   free(b);
 }
@@ -723,11 +879,19 @@ static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
   q.elem = b->elem;
   q.mem = b->dev ? HXM_DEVICE : HXM_HOST;
   q.mapped = b->mapped;
-  if (exchange(p, &q, b->fd, "sharing a buffer") != HXS_OK) {
+  int fd = b->fd;
+  const int k = bit == 2;
+  if (b->dev) {
+    q.map = (uint32_t)b->slot;
+    if (holds(&pool[b->slot], k)) fd = -1; /* the driver still has it mapped */
+    pool[b->slot].held[k] = 0;            /* until it answers: a failed import holds nothing */
+  }
+  if (exchange(p, &q, fd, "sharing a buffer") != HXS_OK) {
     hx_fail_at(__FILE__, __LINE__, "harness: the driver could not take a buffer of %zu bytes: %s",
                b->bytes, p->last.text);
     hx_internal_abort_test();
   }
+  if (b->dev) pool[b->slot].held[k] = p->gen;
   b->registered |= bit;
 }
 
@@ -882,7 +1046,9 @@ static int check_guards(hx_buf *b, const char *ctx, const char *role) {
 static void snapshot(hx_buf *b) {
   const size_t len = b->n * b->elem;
   if (b->dev) {
-    if (!b->dsnap && D.alloc(&b->dsnap, len) != 0) device_failed("a copy of an input");
+    pool_entry *e = &pool[b->slot];
+    if (!e->dsnap && D.alloc(&e->dsnap, e->mapped) != 0) device_failed("a copy of an input");
+    b->dsnap = e->dsnap;
     if (len && D.copy(b->dsnap, data_dev(b), len) != 0) device_failed("a copy of an input");
     return;
   }

@@ -30,7 +30,7 @@
 /** First word of every message ("SCAN"). */
 #define HXP_MAGIC 0x5343414Eu
 /** Version of this format. */
-#define HXP_VERSION 2u
+#define HXP_VERSION 3u
 /** Most arguments of a call. */
 #define HXP_MAX_ARGS 12
 /** Longest name in a call table, with its terminating zero. */
@@ -49,12 +49,15 @@
 /** Requests, test to driver. */
 enum hxp_type {
   HXP_HELLO = 1,   /**< reply: backend, device name, L2 and free memory; also a ping */
-  HXP_BUF_NEW,     /**< a buffer (descriptor attached): id, elements, element size, memory kind */
-  HXP_BUF_FREE,    /**< forget buffer id */
+  HXP_BUF_NEW,     /**< a buffer: id, elements, element size, memory kind; host memory: its memfd
+                        attached; device memory: mapping `map`, its descriptor attached unless the
+                        driver still holds that mapping */
+  HXP_BUF_FREE,    /**< forget buffer id (device memory: its mapping stays, for the next buffer) */
   HXP_PREP,        /**< prepare call slot `slot`: copy in (host memory); nothing of the student's runs */
   HXP_RUN,         /**< call slots [slot, slot + count) back to back, then wait for the device */
   HXP_FINISH,      /**< copy slot `slot`'s buffers back to the shared mappings (host memory) */
-  HXP_EXIT         /**< end the driver (no reply) */
+  HXP_EXIT,        /**< end the driver (no reply) */
+  HXP_UNMAP        /**< device memory: unmap mapping `map` (and forget any buffer on it) */
 };
 
 /** Argument kinds. */
@@ -101,6 +104,8 @@ typedef struct {
   uint64_t elem;       /**< HXP_BUF_NEW: bytes per element */
   uint64_t mapped;     /**< HXP_BUF_NEW, device memory: bytes to map (the region, rounded up to the
                             allocation granularity) */
+  uint32_t map;        /**< HXP_BUF_NEW (device memory), HXP_UNMAP: the mapping's number */
+  uint32_t pad;        /**< zero */
   uint32_t slot;       /**< HXP_PREP, HXP_FINISH: the call slot; HXP_RUN: the first slot */
   uint32_t count;      /**< HXP_RUN: slots to run */
   uint32_t spin;       /**< poll, do not sleep, while waiting for the next request (timing) */
