@@ -457,11 +457,11 @@ static int await(proc *p, const hxp_request *q, const char *ctx) {
 
 /* Sends a request and waits for its reply; on a dead driver or a fatal reply, fails and ends
  * the test naming @p ctx. Returns the reply's status (HXS_OK or HXS_ERROR). */
-static void revoke_stale(proc *p);
+static void guard_run(proc *p);
 
 static uint32_t exchange(proc *p, hxp_request *q, int fd, const char *ctx) {
   char why[HXP_TEXT_MAX + 128];
-  if (q->type == HXP_RUN) revoke_stale(p); /* before any code of the driver's process runs */
+  if (q->type == HXP_RUN) guard_run(p); /* before any code of the driver's process runs */
   if (send_request(p, q, fd) != 0 || await(p, q, ctx) != 0) {
     /* The channel closed: the driver is ending (the sandbox reports how once it has cleaned
      * up). Wait for that a few seconds, then stop it. */
@@ -631,13 +631,17 @@ static void dev_poison(hx_buf *b, size_t from, size_t bytes) {
 /* Device memory, kept for the next buffer of about its size. Making a buffer costs an
  * allocation, a mapping and an export here and an import and a mapping in each driver; a test
  * that makes 1000 small buffers spent most of its time there. An entry's memory stays mapped in
- * the drivers that had it, so that a buffer taken from the pool needs no new import. The rule
- * that keeps this safe: before any call runs in a driver (revoke_stale()), that driver holds
- * no mapping of a live buffer it was not given. What it holds besides is memory no buffer uses,
- * which the next buffer poisons before use. */
+ * the drivers that had it, so that a buffer taken from the pool needs no new import.
+ *
+ * What keeps this safe does not rest on the student's driver doing as it is told: code in its
+ * process could keep a mapping whatever an unmap request says. So memory that process ever
+ * mapped stays marked (`tainted`) until the process ends, and before any run in it
+ * (guard_run()), a live buffer on such memory that it was not given moves to fresh memory. It
+ * can then write only into buffers it was given and into free entries, which the next buffer
+ * poisons before use. The yardstick's driver runs only the kit's code. */
 #define POOL_SLOTS 256                       /* one per buffer id: the drivers' tables' size */
 #define POOL_KEEP_ONE ((size_t)64 << 20)     /* larger buffers go back at once */
-#define POOL_KEEP_ALL ((size_t)1 << 30)      /* free memory kept, at most */
+#define POOL_KEEP_ALL ((size_t)1 << 30)      /* free memory kept (and its snapshots), at most */
 #define POOL_KEEP_COUNT 32                   /* free entries kept, at most */
 
 typedef struct {
@@ -647,7 +651,8 @@ typedef struct {
   void *dsnap;         /* a copy of an input's elements (check_unchanged()), of `mapped` bytes */
   hx_buf *owner;       /* the live buffer on it; NULL: free */
   unsigned held[2];    /* the generation of the student's [0] and the yardstick's [1] driver that
-                          mapped it; 0: neither */
+                          has it mapped (as far as the protocol goes); 0: neither */
+  unsigned tainted;    /* the generation of the student's driver that ever mapped it; 0: none */
   unsigned long stamp; /* when it was last freed */
 } pool_entry;
 
@@ -655,25 +660,22 @@ static pool_entry pool[POOL_SLOTS];
 static unsigned long pool_clock;
 
 static proc *proc_of(int k) { return k ? &clean : &student; }
-static int holds(const pool_entry *e, int k) {
-  const proc *p = proc_of(k);
-  return e->held[k] && e->held[k] == p->gen && p->pid > 0 && !p->dead;
-}
+static int alive_gen(const proc *p, unsigned gen) { return gen && gen == p->gen && p->pid > 0 && !p->dead; }
+static int holds(const pool_entry *e, int k) { return alive_gen(proc_of(k), e->held[k]); }
 
-/* Tells driver @p k to unmap entry @p slot. */
+/* Tells driver @p k to unmap entry @p slot (for the student's, a request: the taint stays). */
 static void unmap_in(int slot, int k) {
   pool_entry *e = &pool[slot];
-  if (!holds(e, k)) {
-    e->held[k] = 0;
-    return;
-  }
+  const int held = holds(e, k);
   e->held[k] = 0;
+  if (!held) return;
   hxp_request q = request(HXP_UNMAP);
   q.map = (uint32_t)slot;
   exchange(proc_of(k), &q, -1, "unmapping a buffer");
 }
 
-/* Gives an entry's memory back: unmapped in the drivers, then here. */
+/* Gives an entry's memory back: unmapped in the drivers, then here (what a driver kept mapped
+ * stays its own until it ends, never another buffer's). */
 static void pool_release(int slot) {
   pool_entry *e = &pool[slot];
   if (!e->dptr) return;
@@ -693,32 +695,12 @@ static void pool_drain(void) {
     if (pool[i].dptr && !pool[i].owner) pool_release(i);
 }
 
-/* Before a run in @p p: its mappings of live buffers it was not given, taken away. */
-static void revoke_stale(proc *p) {
-  const int k = p == &clean;
-  for (int i = 0; i < POOL_SLOTS; i++) {
-    pool_entry *e = &pool[i];
-    if (e->dptr && e->owner && holds(e, k) && !(e->owner->registered & (1u << k))) unmap_in(i, k);
-  }
-}
-
-/* An entry for a buffer of @p bytes: a free one of about that size, or new memory. -1: out of
- * memory (the test has failed). */
-static int pool_take(size_t bytes, hx_buf *owner) {
-  int best = -1, empty = -1;
-  for (int i = 0; i < POOL_SLOTS; i++) {
-    const pool_entry *e = &pool[i];
-    if (!e->dptr) {
-      if (empty < 0) empty = i;
-    } else if (!e->owner && e->mapped >= bytes && e->mapped - bytes <= (bytes > ((size_t)2 << 20) ? bytes : (size_t)2 << 20) &&
-               (best < 0 || e->mapped < pool[best].mapped)) {
-      best = i;
-    }
-  }
-  if (best >= 0) {
-    pool[best].owner = owner;
-    return best;
-  }
+/* New memory in an empty entry (one freed for it if need be) for @p owner. -1: out of memory
+ * or of entries (the test has failed). */
+static int pool_fresh(size_t bytes, hx_buf *owner) {
+  int empty = -1;
+  for (int i = 0; i < POOL_SLOTS && empty < 0; i++)
+    if (!pool[i].dptr) empty = i;
   if (empty < 0) { /* every entry holds memory: give back the free one freed longest ago */
     for (int i = 0; i < POOL_SLOTS; i++)
       if (!pool[i].owner && (empty < 0 || pool[i].stamp < pool[empty].stamp)) empty = i;
@@ -728,7 +710,6 @@ static int pool_take(size_t bytes, hx_buf *owner) {
     }
     pool_release(empty);
   }
-  pool_entry *e = &pool[empty];
   void *d = NULL;
   size_t mapped = 0;
   int fd = -1;
@@ -739,6 +720,7 @@ static int pool_take(size_t bytes, hx_buf *owner) {
       return -1;
     }
   }
+  pool_entry *e = &pool[empty];
   memset(e, 0, sizeof *e);
   e->dptr = (unsigned char *)d;
   e->mapped = mapped;
@@ -747,30 +729,71 @@ static int pool_take(size_t bytes, hx_buf *owner) {
   return empty;
 }
 
+/* An entry for a buffer of @p bytes: a free one of about that size, or new memory. */
+static int pool_take(size_t bytes, hx_buf *owner) {
+  int best = -1;
+  const size_t slack = bytes > ((size_t)2 << 20) ? bytes : (size_t)2 << 20;
+  for (int i = 0; i < POOL_SLOTS; i++) {
+    const pool_entry *e = &pool[i];
+    if (e->dptr && !e->owner && e->mapped >= bytes && e->mapped - bytes <= slack &&
+        (best < 0 || e->mapped < pool[best].mapped))
+      best = i;
+  }
+  if (best < 0) return pool_fresh(bytes, owner);
+  pool[best].owner = owner;
+  return best;
+}
+
 /* A buffer's entry back to the pool, or its memory given back when the pool is full. */
 static void pool_put(int slot) {
   pool_entry *e = &pool[slot];
   e->owner = NULL;
   e->stamp = ++pool_clock;
-  size_t kept = 0;
-  int count = 0;
-  for (int i = 0; i < POOL_SLOTS; i++)
-    if (pool[i].dptr && !pool[i].owner) {
-      kept += pool[i].mapped;
-      count++;
-    }
   if (e->mapped > POOL_KEEP_ONE) {
     pool_release(slot);
     return;
   }
-  while (kept > POOL_KEEP_ALL || count > POOL_KEEP_COUNT) { /* the oldest free entries go first */
-    int old = -1;
+  for (;;) { /* the oldest free entries go first */
+    size_t kept = 0;
+    int count = 0, old = -1;
     for (int i = 0; i < POOL_SLOTS; i++)
-      if (pool[i].dptr && !pool[i].owner && (old < 0 || pool[i].stamp < pool[old].stamp)) old = i;
-    kept -= pool[old].mapped;
-    count--;
+      if (pool[i].dptr && !pool[i].owner) {
+        kept += pool[i].mapped * (pool[i].dsnap ? 2 : 1);
+        count++;
+        if (old < 0 || pool[i].stamp < pool[old].stamp) old = i;
+      }
+    if (kept <= POOL_KEEP_ALL && count <= POOL_KEEP_COUNT) return;
     pool_release(old);
   }
+}
+
+static void unregister(hx_buf *b, proc *p, unsigned bit);
+
+/* Before a run in the student's driver: every live buffer on memory that process ever mapped,
+ * and that it was not given, moves to fresh memory (its elements copied), so that nothing the
+ * process kept reaches it. Called before the clock starts; rare (a buffer of the yardstick's,
+ * or one the test keeps for a later call, on memory the student's code once had). */
+static void guard_run(proc *p) {
+  if (p != &student || D.state != 1) return;
+  int moved = 0;
+  for (int i = 0; i < POOL_SLOTS; i++) {
+    pool_entry *e = &pool[i];
+    hx_buf *b = e->owner;
+    if (!e->dptr || !b || (b->registered & 1) || !alive_gen(&student, e->tainted)) continue;
+    unregister(b, &clean, 2); /* the yardstick's driver takes the new memory when next asked */
+    b->registered &= ~2u;
+    const int to = pool_fresh(b->bytes, b);
+    if (to < 0) hx_internal_abort_test();
+    if (D.copy(pool[to].dptr, e->dptr, b->bytes) != 0) device_failed("moving a buffer to fresh memory");
+    b->slot = to;
+    b->dptr = pool[to].dptr;
+    b->mapped = pool[to].mapped;
+    b->fd = pool[to].fd;
+    b->dsnap = NULL; /* snapshots are taken again by the next call that reads it */
+    pool_put(i);
+    moved = 1;
+  }
+  if (moved) ping(p, 1, "moving a buffer to fresh memory"); /* the driver polls again (timing) */
 }
 
 hx_buf *hx_buf_new(size_t n, size_t elem) {
@@ -891,7 +914,10 @@ static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
                b->bytes, p->last.text);
     hx_internal_abort_test();
   }
-  if (b->dev) pool[b->slot].held[k] = p->gen;
+  if (b->dev) {
+    pool[b->slot].held[k] = p->gen;
+    if (!k) pool[b->slot].tainted = p->gen;
+  }
   b->registered |= bit;
 }
 
@@ -1451,6 +1477,7 @@ static double run_batch(proc *p, int k, const char *ctx, hxp_reply *rep) {
   q.slot = 0;
   q.count = (uint32_t)k;
   q.spin = 1;
+  guard_run(p); /* what exchange() would do first, before the clock */
   const double t0 = hx_now();
   const uint32_t st = exchange(p, &q, -1, ctx);
   const double t = hx_now() - t0;
