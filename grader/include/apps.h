@@ -147,6 +147,15 @@ size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot)
 size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
 
 /**
+ * compactSinglePass() without the wait: queues the pass on the default stream and returns at
+ * once; the count kept lands in @p d_kept (one 64-bit word of device memory) when the pass
+ * completes, where CUB's `DeviceSelect` leaves it too. The timing test and `make bench` time
+ * this form: a host that waits for every count leaves the GPU idle between calls.
+ */
+void compactSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                            unsigned long long *d_kept);
+
+/**
  * Stable partition: the elements `> pivot` first, then the others, each group in its input
  * order, all n of them in @p d_out. Returns the size of the first group. A counting pass
  * (partitionCountKernel()) finds the first group's size, then one pass with look-back

@@ -7,6 +7,7 @@
  *
  *     compactScan(in, out, n, pivot)           -> kept count
  *     compactSinglePass(in, out, n, pivot)     -> kept count
+ *     compactSinglePassAsync(in, out, n, pivot)  the timed form: the count left on the device
  *     partitionStable(in, out, n, pivot)       -> size of the first group
  *     splitBit(in, out, n, bit)                -> size of the first group
  *     radixSortSplit(in, out, n)
@@ -36,6 +37,15 @@ static int64_t call_compact_scan(drv_call *c) {
 static int64_t call_compact_single(drv_call *c) {
   return (int64_t)compactSinglePass((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
                                     (int32_t)drv_i64(c, 3));
+}
+/* The timed form: the count stays on the device, in a word of the driver's (the timed check
+ * reads the output itself). */
+static int64_t call_compact_async(drv_call *c) {
+  static unsigned long long *kept = NULL;
+  if (!kept && cudaMalloc((void **)&kept, sizeof *kept) != cudaSuccess) return -1;
+  compactSinglePassAsync((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                         (int32_t)drv_i64(c, 3), kept);
+  return 0;
 }
 static int64_t call_partition(drv_call *c) {
   return (int64_t)partitionStable((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
@@ -101,6 +111,7 @@ static int64_t call_select_tail(drv_call *c) {
 }
 
 DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
+          {"compactSinglePassAsync", call_compact_async},
           {"partitionStable", call_partition}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
           {"radixSortKeys", call_sort_keys}, {"radixSortPairs", call_sort_pairs}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
           {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str}, {"strCompareBatch", call_str_batch},

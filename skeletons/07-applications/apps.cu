@@ -453,13 +453,22 @@ size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot)
   return (size_t)appReadWord(count);
 }
 
-size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
-  if (n == 0) return 0;
+void compactSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                            unsigned long long *d_kept) {
+  if (n == 0) {
+    CUDA_CHECK(cudaMemsetAsync(d_kept, 0, sizeof *d_kept, 0));
+    return;
+  }
   unsigned *counter, epoch;
   app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
-  unsigned long long *count = appWord();
-  compactKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, status, counter, epoch, count);
+  compactKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, pivot, status, counter, epoch, d_kept);
   CUDA_CHECK_LAUNCH();
+}
+
+size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
+  if (n == 0) return 0;
+  unsigned long long *count = appWord();
+  compactSinglePassAsync(d_in, d_out, n, pivot, count);
   return (size_t)appReadWord(count);
 }
 
