@@ -382,15 +382,15 @@ static __global__ void __launch_bounds__(APP_THREADS)
   const size_t base = tile * APP_TILE;
   const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
   int32_t v[APP_ITEMS];
-  loadTile(in, base, valid, 0, v);
-  uint32_t rank[APP_ITEMS], keep[APP_ITEMS];
+  loadTile(in, base, valid, pivot, v); /* past n: the pivot, which is never kept */
+  uint32_t rank[APP_ITEMS];
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) keep[k] = rank[k] = tilePos(k) < valid && v[k] > pivot;
+  for (int k = 0; k < APP_ITEMS; k++) rank[k] = v[k] > pivot;
   const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
   const uint32_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) /* staged at their ranks: the tile's kept elements in order */
-    if (keep[k]) s_kept[rank[k]] = v[k];
+    if (v[k] > pivot) s_kept[rank[k]] = v[k];
   __syncthreads();
   /* not unrolled: a warp then stores once per trip of its lanes (nvcc's unrolled copy would run
    * both the unrolled body and the remainder in a warp whose lanes straddle them) */
