@@ -793,7 +793,9 @@ static void guard_run(proc *p) {
     pool_put(i);
     moved = 1;
   }
-  if (moved) ping(p, 1, "moving a buffer to fresh memory"); /* the driver polls again (timing) */
+  if (!moved) return;
+  if (D.sync() != 0) device_failed("moving a buffer to fresh memory"); /* the copies done first */
+  ping(p, 1, "moving a buffer to fresh memory"); /* the driver polls again (timing) */
 }
 
 hx_buf *hx_buf_new(size_t n, size_t elem) {

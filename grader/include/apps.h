@@ -147,9 +147,10 @@ size_t compactScan(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot)
 size_t compactSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
 
 /**
- * compactSinglePass() without the wait: queues the pass on the default stream and returns at
- * once; the count kept lands in @p d_kept (one 64-bit word of device memory) when the pass
- * completes, where CUB's `DeviceSelect` leaves it too. The timing test and `make bench` time
+ * compactSinglePass() without the wait: queues the pass on the default stream and returns
+ * without waiting for it (a first call, or a longer array than before, may still wait while
+ * the scratch memory grows); the count kept lands in @p d_kept (one 64-bit word of device
+ * memory) when the pass completes, where CUB's `DeviceSelect` leaves it too. The timing test and `make bench` time
  * this form: a host that waits for every count leaves the GPU idle between calls.
  */
 void compactSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,

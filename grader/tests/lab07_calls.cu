@@ -39,10 +39,12 @@ static int64_t call_compact_single(drv_call *c) {
                                     (int32_t)drv_i64(c, 3));
 }
 /* The timed form: the count stays on the device, in a word of the driver's (the timed check
- * reads the output itself). */
+ * reads the output itself). The word is allocated by the first call (the median of the
+ * batches leaves that one out). */
 static int64_t call_compact_async(drv_call *c) {
   static unsigned long long *kept = NULL;
-  if (!kept && cudaMalloc((void **)&kept, sizeof *kept) != cudaSuccess) return -1;
+  if (!kept && cudaMalloc((void **)&kept, sizeof *kept) != cudaSuccess)
+    drv_die("compactSinglePassAsync: no device memory for the count's word");
   compactSinglePassAsync((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
                          (int32_t)drv_i64(c, 3), kept);
   return 0;
