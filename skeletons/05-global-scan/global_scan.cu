@@ -100,7 +100,7 @@ typedef struct {
   size_t bytes;
 } gs_scratch;
 static gs_scratch g_sums;    /* tile and block totals of (a) and (b) */
-static gs_scratch g_status;  /* tile counter and status words of (c) */
+static gs_scratch g_status;  /* tile counters and status words of (c) */
 
 /** Device memory of at least @p bytes, kept between calls; grows (cudaFree waits for the GPU). */
 static void *gsReserve(gs_scratch *s, size_t bytes) {
@@ -311,11 +311,12 @@ static __device__ int32_t lookbackWarp(gs_status *status, unsigned tile, int32_t
 }
 
 /**
- * One tile of GS_LOOKBACK_TILE elements per block, in a single pass: draw the tile id from
- * @p counter (zero at launch), load the tile, scan it, let warp 0 look back for the tile's
- * offset, store. @p status has one word per tile; @p epoch is this launch's. With @p stream
- * (the arrays are larger than the L2 cache) loads and stores are marked evict-first; otherwise
- * loads keep the input in L2, where the next kernel may find it.
+ * The single pass, tile after tile of GS_LOOKBACK_TILE elements: draw a tile id from @p counter
+ * (zero at launch), load the tile, scan it, let warp 0 look back for the tile's offset, store,
+ * draw again; a block leaves when its id is past the last tile (the grid is what fits on the GPU
+ * at once, usually far fewer blocks than tiles). @p status has one word per tile; @p epoch is
+ * this launch's. With @p stream (the arrays are larger than the L2 cache) loads and stores are
+ * marked evict-first; otherwise loads keep the input in L2, where the next kernel may find it.
  */
 template <bool EXCLUSIVE>
 static __global__ void __launch_bounds__(GS_LOOKBACK_THREADS)
@@ -323,12 +324,16 @@ static __global__ void __launch_bounds__(GS_LOOKBACK_THREADS)
                        unsigned *counter, unsigned epoch, bool stream) {
   /* STUDENT-BEGIN(lab05) */
   /* TODO(lab05): the single pass.
-   *   1. thread 0 draws the tile id: atomicAdd(counter, 1u); share it through shared memory;
+   *   1. thread 0 draws a tile id: atomicAdd(counter, 1u); share it through shared memory;
+   *      while it is below the number of tiles (n / GS_LOOKBACK_TILE, rounded up):
    *   2. load the tile's GS_LOOKBACK_TILE elements (0 past n), coalesced;
    *   3. scan them within the block (each thread its own consecutive elements, then the
    *      block scan of the thread totals), which also gives the tile's aggregate;
    *   4. warp 0: exclusive = lookbackWarp(status, tile, aggregate, epoch); share it;
-   *   5. store the scanned elements plus the tile's exclusive prefix (stop at n).
+   *   5. store the scanned elements plus the tile's exclusive prefix (stop at n);
+   *   6. draw the next tile id as in 1 (a barrier before the shared id is written again).
+   * The grid is only what fits on the GPU at once: a block that handles one tile and returns
+   * leaves most of the array unscanned.
    * A plain version (GS_LOOKBACK_ITEMS elements per thread in a loop, scanIncBlock) is
    * correct; the timing test rewards 16-byte loads and stores (int4; __ldcs when `stream`,
    * else __ldg; __stcs) and few barriers. */
@@ -351,13 +356,36 @@ static size_t l2Bytes(void) {
 
 static unsigned g_epoch; /* epoch of the last launch of (c); 0: the status words are all zero */
 
-/** (c) The single pass: reset the tile counter, take the next epoch, launch one block per tile. */
+/** Tile counters at the head of the status scratch, one sector each: launch e takes counter
+ *  (e - 1) % GS_COUNTERS, and all of them are zeroed together once every GS_COUNTERS launches,
+ *  so most launches follow the one before without a memset between them. */
+#define GS_COUNTERS 64
+
+/** Blocks of scanLookbackKernel<EXCLUSIVE> that fit on the GPU at once (asked once): the grid
+ *  of (c), whose blocks stay and draw tiles until none is left. */
+template <bool EXCLUSIVE>
+static unsigned lookbackGrid(void) {
+  static unsigned blocks = 0;
+  if (!blocks) {
+    int dev = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scanLookbackKernel<EXCLUSIVE>,
+                                                             GS_LOOKBACK_THREADS, 0));
+    blocks = (unsigned)((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
+  }
+  return blocks;
+}
+
+/** (c) The single pass: take the next epoch and a zeroed tile counter, launch as many blocks as
+ *  fit at once (no more than there are tiles). */
 template <bool EXCLUSIVE>
 static void lookback(const int32_t *in, int32_t *out, size_t n) {
   if (n == 0) return;
   const size_t tiles = (n + GS_LOOKBACK_TILE - 1) / GS_LOOKBACK_TILE;
-  /* element 0: the tile counter (its first 4 bytes); elements 1..tiles: the status words */
-  const size_t bytes = (tiles + 1) * sizeof(gs_status), had = g_status.bytes;
+  /* elements 0 .. GS_COUNTERS-1: the tile counters (the first 4 bytes of each); then one status
+   * word per tile */
+  const size_t bytes = (tiles + GS_COUNTERS) * sizeof(gs_status), had = g_status.bytes;
   gs_status *scratch = (gs_status *)gsReserve(&g_status, bytes);
   if (g_status.bytes != had || g_epoch == GS_EPOCH_MAX) {
     /* new memory, or every tag used: zero all words once and count epochs from 1 again */
@@ -365,10 +393,13 @@ static void lookback(const int32_t *in, int32_t *out, size_t n) {
     g_epoch = 0;
   }
   g_epoch++;
-  CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(unsigned), 0)); /* tile counter = 0 */
+  const unsigned slot = (g_epoch - 1) % GS_COUNTERS;
+  if (slot == 0 && g_epoch > 1) /* every counter has been used since they were last zeroed */
+    CUDA_CHECK(cudaMemsetAsync(scratch, 0, GS_COUNTERS * sizeof(gs_status), 0));
   const bool stream = 2 * n * sizeof(int32_t) > l2Bytes();
-  scanLookbackKernel<EXCLUSIVE><<<(unsigned)tiles, GS_LOOKBACK_THREADS>>>(
-      in, out, n, scratch + 1, (unsigned *)scratch, g_epoch, stream);
+  const unsigned grid = lookbackGrid<EXCLUSIVE>();
+  scanLookbackKernel<EXCLUSIVE><<<tiles < grid ? (unsigned)tiles : grid, GS_LOOKBACK_THREADS>>>(
+      in, out, n, scratch + GS_COUNTERS, (unsigned *)(scratch + slot), g_epoch, stream);
   CUDA_CHECK_LAUNCH();
 }
 

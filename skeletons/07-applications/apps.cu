@@ -251,7 +251,7 @@ typedef struct {
   void *ptr;
   size_t bytes;
 } app_scratch;
-static app_scratch g_status;  /* tile counter (first sector) and status words */
+static app_scratch g_status;  /* tile counters (the first sectors) and status words */
 static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
 static app_scratch g_word;    /* a 64-bit result read back by the host */
 static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, digit counts */
@@ -278,9 +278,14 @@ void appRelease(void) {
   g_epoch = 0;
 }
 
+/** Tile counters at the head of g_status, one sector each: launch e takes counter
+ *  (e - 1) % APP_COUNTERS, and all of them are zeroed together once every APP_COUNTERS launches,
+ *  so most launches follow the one before without a memset between them. */
+#define APP_COUNTERS 64
+
 /** Status words for @p tiles tiles and a zeroed tile counter, for a launch of epoch *epoch. */
 static app_status *appLaunchState(size_t tiles, unsigned **counter, unsigned *epoch) {
-  const size_t bytes = (tiles + 1) * sizeof(app_status);
+  const size_t bytes = (tiles + APP_COUNTERS) * sizeof(app_status);
   const bool fresh = bytes > g_status.bytes;
   app_status *s = (app_status *)appReserve(&g_status, bytes);
   if (fresh || g_epoch == APP_EPOCH_MAX) {
@@ -288,9 +293,11 @@ static app_status *appLaunchState(size_t tiles, unsigned **counter, unsigned *ep
     g_epoch = 0;
   }
   *epoch = ++g_epoch;
-  CUDA_CHECK(cudaMemsetAsync(s, 0, sizeof(unsigned), 0));
-  *counter = (unsigned *)s;
-  return s + 1;
+  const unsigned slot = (g_epoch - 1) % APP_COUNTERS;
+  if (slot == 0 && g_epoch > 1) /* every counter has been used since they were last zeroed */
+    CUDA_CHECK(cudaMemsetAsync(s, 0, APP_COUNTERS * sizeof(app_status), 0));
+  *counter = (unsigned *)(s + slot);
+  return s + APP_COUNTERS;
 }
 
 /** The 64-bit word the host reads back after a launch (zeroed first). */

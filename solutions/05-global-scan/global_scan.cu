@@ -100,7 +100,7 @@ typedef struct {
   size_t bytes;
 } gs_scratch;
 static gs_scratch g_sums;    /* tile and block totals of (a) and (b) */
-static gs_scratch g_status;  /* tile counter and status words of (c) */
+static gs_scratch g_status;  /* tile counters and status words of (c) */
 
 /** Device memory of at least @p bytes, kept between calls; grows (cudaFree waits for the GPU). */
 static void *gsReserve(gs_scratch *s, size_t bytes) {
@@ -428,11 +428,12 @@ static __device__ int32_t lookbackWarp(gs_status *status, unsigned tile, int32_t
 }
 
 /**
- * One tile of GS_LOOKBACK_TILE elements per block, in a single pass: draw the tile id from
- * @p counter (zero at launch), load the tile, scan it, let warp 0 look back for the tile's
- * offset, store. @p status has one word per tile; @p epoch is this launch's. With @p stream
- * (the arrays are larger than the L2 cache) loads and stores are marked evict-first; otherwise
- * loads keep the input in L2, where the next kernel may find it.
+ * The single pass, tile after tile of GS_LOOKBACK_TILE elements: draw a tile id from @p counter
+ * (zero at launch), load the tile, scan it, let warp 0 look back for the tile's offset, store,
+ * draw again; a block leaves when its id is past the last tile (the grid is what fits on the GPU
+ * at once, usually far fewer blocks than tiles). @p status has one word per tile; @p epoch is
+ * this launch's. With @p stream (the arrays are larger than the L2 cache) loads and stores are
+ * marked evict-first; otherwise loads keep the input in L2, where the next kernel may find it.
  */
 template <bool EXCLUSIVE>
 static __global__ void __launch_bounds__(GS_LOOKBACK_THREADS)
@@ -448,101 +449,113 @@ static __global__ void __launch_bounds__(GS_LOOKBACK_THREADS)
   __shared__ int32_t s_exclusive;
   const int lane = threadIdx.x % GS_WARP, warp = threadIdx.x / GS_WARP;
 
-  /* 1. The tile id comes from the counter, in the order blocks start, never from blockIdx:
-   *    every tile this block waits for then belongs to a block already running. */
+  /* 1. Tile ids come from the counter, in the order they are drawn, never from blockIdx:
+   *    every tile this block waits for then belongs to a block already running. The grid is
+   *    what fits on the GPU at once, so each block draws again when it has stored a tile, until
+   *    the ids run past the last tile. */
+  const size_t tiles = (n + GS_LOOKBACK_TILE - 1) / GS_LOOKBACK_TILE;
   if (threadIdx.x == 0) s_tile_id = atomicAdd(counter, 1u);
   __syncthreads();
-  const unsigned tile = s_tile_id;
-  const size_t base = (size_t)tile * GS_LOOKBACK_TILE + (size_t)warp * (GS_WARP * GS_LOOKBACK_ITEMS) + 4 * lane;
-  const bool vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  const bool full = vec && (size_t)(tile + 1) * GS_LOOKBACK_TILE <= n;
+  for (unsigned tile = s_tile_id; tile < tiles;) {
+    const size_t base =
+        (size_t)tile * GS_LOOKBACK_TILE + (size_t)warp * (GS_WARP * GS_LOOKBACK_ITEMS) + 4 * lane;
+    const bool vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+    const bool full = vec && (size_t)(tile + 1) * GS_LOOKBACK_TILE <= n;
 
-  /* 2. Load: 16-byte vectors for a full tile, element by element (zeros past n) otherwise. */
-  int4 v[ROWS];
-  if (full) {
+    /* 2. Load: 16-byte vectors for a full tile, element by element (zeros past n) otherwise. */
+    int4 v[ROWS];
+    if (full) {
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const int4 *p = reinterpret_cast<const int4 *>(in + base + r * 128);
-      v[r] = stream ? __ldcs(p) : __ldg(p);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-
-  /* 3. Scan the warp's rows: each lane scans its 4, the warp scans the lane totals of every
-   *    row, and a running carry joins the rows. */
-  int32_t lane_total[ROWS], row_scan[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    if (EXCLUSIVE) {
-      const int32_t x = v[r].x, y = v[r].y, z = v[r].z;
-      lane_total[r] = x + y + z + v[r].w;
-      v[r] = make_int4(0, x, x + y, x + y + z);
+      for (int r = 0; r < ROWS; r++) {
+        const int4 *p = reinterpret_cast<const int4 *>(in + base + r * 128);
+        v[r] = stream ? __ldcs(p) : __ldg(p);
+      }
     } else {
-      v[r].y += v[r].x;
-      v[r].z += v[r].y;
-      v[r].w += v[r].z;
-      lane_total[r] = v[r].w;
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const size_t i = base + r * 128;
+        v[r].x = i < n ? in[i] : 0;
+        v[r].y = i + 1 < n ? in[i + 1] : 0;
+        v[r].z = i + 2 < n ? in[i + 2] : 0;
+        v[r].w = i + 3 < n ? in[i + 3] : 0;
+      }
     }
-    row_scan[r] = lane_total[r];
-  }
-#pragma unroll
-  for (int d = 1; d < GS_WARP; d *= 2) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) { /* the rows' shuffles are independent: they overlap */
-      const int32_t y = __shfl_up_sync(FULL_MASK, row_scan[r], d);
-      if (lane >= d) row_scan[r] += y;
-    }
-  }
-  int32_t carry = 0;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    const int32_t add = carry + row_scan[r] - lane_total[r];
-    v[r].x += add;
-    v[r].y += add;
-    v[r].z += add;
-    v[r].w += add;
-    carry += __shfl_sync(FULL_MASK, row_scan[r], GS_WARP - 1);
-  }
 
-  /* 4. Block level: every warp scans the warp totals itself (one barrier, no second one). */
-  if (lane == 0) s_warp[warp] = carry;
-  __syncthreads();
-  const int32_t wt = lane < WARPS ? s_warp[lane] : 0;
-  const int32_t ws = scanIncWarp(wt);
-  const int32_t aggregate = __shfl_sync(FULL_MASK, ws, WARPS - 1);
-  const int32_t warp_offset = __shfl_sync(FULL_MASK, ws - wt, warp);
-
-  /* 5. Warp 0 publishes the aggregate and looks back; the others wait at the barrier. */
-  if (warp == 0) {
-    const int32_t exclusive = lookbackWarp(status, tile, aggregate, epoch);
-    if (lane == 0) s_exclusive = exclusive;
-  }
-  __syncthreads();
-
-  /* 6. Store, marked evict-first: this kernel does not read the output again. */
-  const int32_t add = s_exclusive + warp_offset;
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-      __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
-             make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
-  } else {
+    /* 3. Scan the warp's rows: each lane scans its 4, the warp scans the lane totals of every
+     *    row, and a running carry joins the rows. */
+    int32_t lane_total[ROWS], row_scan[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
-      const size_t i = base + r * 128;
-      if (i < n) out[i] = v[r].x + add;
-      if (i + 1 < n) out[i + 1] = v[r].y + add;
-      if (i + 2 < n) out[i + 2] = v[r].z + add;
-      if (i + 3 < n) out[i + 3] = v[r].w + add;
+      if (EXCLUSIVE) {
+        const int32_t x = v[r].x, y = v[r].y, z = v[r].z;
+        lane_total[r] = x + y + z + v[r].w;
+        v[r] = make_int4(0, x, x + y, x + y + z);
+      } else {
+        v[r].y += v[r].x;
+        v[r].z += v[r].y;
+        v[r].w += v[r].z;
+        lane_total[r] = v[r].w;
+      }
+      row_scan[r] = lane_total[r];
     }
+#pragma unroll
+    for (int d = 1; d < GS_WARP; d *= 2) {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) { /* the rows' shuffles are independent: they overlap */
+        const int32_t y = __shfl_up_sync(FULL_MASK, row_scan[r], d);
+        if (lane >= d) row_scan[r] += y;
+      }
+    }
+    int32_t carry = 0;
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      const int32_t add = carry + row_scan[r] - lane_total[r];
+      v[r].x += add;
+      v[r].y += add;
+      v[r].z += add;
+      v[r].w += add;
+      carry += __shfl_sync(FULL_MASK, row_scan[r], GS_WARP - 1);
+    }
+
+    /* 4. Block level: every warp scans the warp totals itself (one barrier, no second one). */
+    if (lane == 0) s_warp[warp] = carry;
+    __syncthreads();
+    const int32_t wt = lane < WARPS ? s_warp[lane] : 0;
+    const int32_t ws = scanIncWarp(wt);
+    const int32_t aggregate = __shfl_sync(FULL_MASK, ws, WARPS - 1);
+    const int32_t warp_offset = __shfl_sync(FULL_MASK, ws - wt, warp);
+
+    /* 5. Warp 0 publishes the aggregate and looks back; the others wait at the barrier. */
+    if (warp == 0) {
+      const int32_t exclusive = lookbackWarp(status, tile, aggregate, epoch);
+      if (lane == 0) s_exclusive = exclusive;
+    }
+    __syncthreads();
+    unsigned next = 0; /* the next tile's id (7.), drawn now: the stores go out while it comes */
+    if (threadIdx.x == 0) next = atomicAdd(counter, 1u);
+
+    /* 6. Store, marked evict-first: this kernel does not read the output again. */
+    const int32_t add = s_exclusive + warp_offset;
+    if (full) {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++)
+        __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
+               make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
+    } else {
+#pragma unroll
+      for (int r = 0; r < ROWS; r++) {
+        const size_t i = base + r * 128;
+        if (i < n) out[i] = v[r].x + add;
+        if (i + 1 < n) out[i + 1] = v[r].y + add;
+        if (i + 2 < n) out[i + 2] = v[r].z + add;
+        if (i + 3 < n) out[i + 3] = v[r].w + add;
+      }
+    }
+    /* 7. The next tile. s_tile_id is free again: every thread read it before the barriers
+     *    above. */
+    if (threadIdx.x == 0) s_tile_id = next;
+    __syncthreads();
+    tile = s_tile_id;
   }
   /* STUDENT-END(lab05) */
 }
@@ -561,13 +574,36 @@ static size_t l2Bytes(void) {
 
 static unsigned g_epoch; /* epoch of the last launch of (c); 0: the status words are all zero */
 
-/** (c) The single pass: reset the tile counter, take the next epoch, launch one block per tile. */
+/** Tile counters at the head of the status scratch, one sector each: launch e takes counter
+ *  (e - 1) % GS_COUNTERS, and all of them are zeroed together once every GS_COUNTERS launches,
+ *  so most launches follow the one before without a memset between them. */
+#define GS_COUNTERS 64
+
+/** Blocks of scanLookbackKernel<EXCLUSIVE> that fit on the GPU at once (asked once): the grid
+ *  of (c), whose blocks stay and draw tiles until none is left. */
+template <bool EXCLUSIVE>
+static unsigned lookbackGrid(void) {
+  static unsigned blocks = 0;
+  if (!blocks) {
+    int dev = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scanLookbackKernel<EXCLUSIVE>,
+                                                             GS_LOOKBACK_THREADS, 0));
+    blocks = (unsigned)((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
+  }
+  return blocks;
+}
+
+/** (c) The single pass: take the next epoch and a zeroed tile counter, launch as many blocks as
+ *  fit at once (no more than there are tiles). */
 template <bool EXCLUSIVE>
 static void lookback(const int32_t *in, int32_t *out, size_t n) {
   if (n == 0) return;
   const size_t tiles = (n + GS_LOOKBACK_TILE - 1) / GS_LOOKBACK_TILE;
-  /* element 0: the tile counter (its first 4 bytes); elements 1..tiles: the status words */
-  const size_t bytes = (tiles + 1) * sizeof(gs_status), had = g_status.bytes;
+  /* elements 0 .. GS_COUNTERS-1: the tile counters (the first 4 bytes of each); then one status
+   * word per tile */
+  const size_t bytes = (tiles + GS_COUNTERS) * sizeof(gs_status), had = g_status.bytes;
   gs_status *scratch = (gs_status *)gsReserve(&g_status, bytes);
   if (g_status.bytes != had || g_epoch == GS_EPOCH_MAX) {
     /* new memory, or every tag used: zero all words once and count epochs from 1 again */
@@ -575,10 +611,13 @@ static void lookback(const int32_t *in, int32_t *out, size_t n) {
     g_epoch = 0;
   }
   g_epoch++;
-  CUDA_CHECK(cudaMemsetAsync(scratch, 0, sizeof(unsigned), 0)); /* tile counter = 0 */
+  const unsigned slot = (g_epoch - 1) % GS_COUNTERS;
+  if (slot == 0 && g_epoch > 1) /* every counter has been used since they were last zeroed */
+    CUDA_CHECK(cudaMemsetAsync(scratch, 0, GS_COUNTERS * sizeof(gs_status), 0));
   const bool stream = 2 * n * sizeof(int32_t) > l2Bytes();
-  scanLookbackKernel<EXCLUSIVE><<<(unsigned)tiles, GS_LOOKBACK_THREADS>>>(
-      in, out, n, scratch + 1, (unsigned *)scratch, g_epoch, stream);
+  const unsigned grid = lookbackGrid<EXCLUSIVE>();
+  scanLookbackKernel<EXCLUSIVE><<<tiles < grid ? (unsigned)tiles : grid, GS_LOOKBACK_THREADS>>>(
+      in, out, n, scratch + GS_COUNTERS, (unsigned *)(scratch + slot), g_epoch, stream);
   CUDA_CHECK_LAUNCH();
 }
 
