@@ -440,10 +440,8 @@ KNOWN_PROFILE_DIFFERENCES = {
                           "lone s_prefix into its fields and, as only the value is read back, ptxas "
                           "places them apart and stores them with two STS; the emu counts GCC's one "
                           "8-byte store",
-    ("07", "strBatchKernel"): "shared stores by instruction 1 per tile fewer (s_prefix, as spmvKernel); "
-                              "loads 2 per tile more: the max-scan of the pair numbers drops "
-                              "blockScanExc's total, so GCC loads only the totals of the warps before "
-                              "each warp, where nvcc loads all four in every warp with one LDS.128",
+    ("07", "strBatchKernel"): "shared store wavefronts 1 per tile fewer: the look-back's lone s_prefix, "
+                              "stored with two STS by nvcc and one 8-byte store by GCC, as in spmvKernel",
 }
 
 

@@ -846,32 +846,39 @@ static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs,
 }
 
 /**
- * One tile of APP_TILE bytes of a, [k0, k1), as spmvKernel(): the pairs to visit from
- * tile_pair; a head (in shared memory) where each non-empty string of a starts in the tile,
- * with its pair number; each byte's pair by an inclusive max-scan of those numbers (the pair
- * running into the tile before the first head); its code against b; the segmented reduction
- * of the codes with Seg<FirstDiff> and look-back; and the result of each pair whose string of a
- * ends in the tile (the lengths decide a tie) or, empty, starts in it (the last tile: at the
- * end of a).
+ * One tile of APP_TILE bytes of a, [k0, k1): thread t takes the APP_ITEMS consecutive bytes from
+ * k0 + t * APP_ITEMS and walks them in order. It finds the pair holding its first byte by a
+ * binary search in off_a (among the tile's pairs, from tile_pair), then for each byte: a head
+ * where a non-empty string of a starts (the pair's offsets read once per pair, not per byte),
+ * the byte's code against b (+1 where b has ended), FirstDiff over the pair's codes so far. A
+ * pair that starts and ends in the thread's bytes gets its result at once. What the thread
+ * passes on is one (head, code) pair: whether a string starts in its bytes, and the code of the
+ * string still open at its last byte. Those are scanned with Seg<FirstDiff> over the block
+ * (thread order) and the tiles (look-back); the scan's value before a thread completes the
+ * string that runs into its bytes from before, and the lengths decide a tie. Empty strings of
+ * a that start in the tile (the last tile: at the end of a) give -1 where b is not empty.
  */
 static __global__ void __launch_bounds__(APP_THREADS)
     strBatchKernel(const uint8_t *a, const uint32_t *off_a, const uint8_t *b, const uint32_t *off_b,
                    int32_t *result, uint32_t pairs, uint32_t total, const int32_t *tile_pair, app_status *status,
                    unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): spmvKernel's plan on the bytes of a, [k0, k1) (total: the bytes of a):
-   *   1. the pairs to visit, from tile_pair, as the rows of spmvKernel;
-   *   2. a __shared__ int per byte, -1, then the pair number p at the first byte of each
-   *      non-empty string of a that starts in the tile; __syncthreads();
-   *   3. each item's pair: an inclusive max-scan (blockScanExc with MaxI, identity
-   *      tile_pair[t] - 1: the pair running into the tile) of those numbers;
-   *   4. each item's code: position t = k0 + j - off_a[p] in its pair; +1 where b has ended
-   *      (t >= its length), else the sign of a[k0 + j] - b[off_b[p] + t], bytes unsigned;
-   *   5. (head, code) pairs scanned with Seg<FirstDiff>{FirstDiff()}, look-back, inclusive
-   *      values stored by position in shared memory; __syncthreads();
-   *   6. for each pair to visit: a non-empty string of a that ends in the tile gives its
-   *      inclusive value, or, when that is 0, -1 if b is longer, else 0; an empty string of a
-   *      that starts in the tile (or at total, in the last tile) gives -1 if b is not empty.
+  /* TODO(lab07): the bytes of a, [k0, k1) (total: the bytes of a), APP_ITEMS a thread in order:
+   *   1. the tile's pairs from tile_pair: p_first = tile_pair[t] - 1 (0 at the start), the pair
+   *      running into the tile, up to tile_pair[t + 1] (pairs in the last tile);
+   *   2. the thread's bytes q0 = k0 + threadIdx.x * APP_ITEMS ..: the pair holding q0 is the
+   *      last whose string of a starts at or before q0 (lowerBound(off_a, .., q0 + 1) - 1);
+   *   3. walk the bytes: where the pair's string ends, the next non-empty one starts (a head;
+   *      skip empty strings); each byte's code: position t = pos - off_a[p] in its pair, +1
+   *      where b has ended (t >= its length), else the sign of a[pos] - b[off_b[p] + t], bytes
+   *      unsigned; FirstDiff over the pair's codes; at a string's last byte, its result if it
+   *      started in these bytes (code, or when 0: -1 if b is longer, else 0), otherwise keep it;
+   *   4. the thread's (head seen, code of its last string) pairs: an exclusive scan with
+   *      Seg<FirstDiff>{FirstDiff()} over the block's threads in order (shflUpAny, then the
+   *      warps' totals in shared memory), tileLookback for the tiles before;
+   *   5. the string kept in 3 gets FirstDiff(the scanned value before the thread, its code);
+   *   6. an empty string of a that starts in the tile (or at total, in the last tile) gives -1
+   *      if b is not empty, else 0.
    * Until then: nothing is written. */
   (void)a, (void)off_a, (void)b, (void)off_b, (void)result, (void)pairs, (void)total, (void)tile_pair, (void)status,
       (void)counter, (void)epoch;

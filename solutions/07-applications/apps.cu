@@ -1056,91 +1056,133 @@ static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs,
 }
 
 /**
- * One tile of APP_TILE bytes of a, [k0, k1), as spmvKernel(): the pairs to visit from
- * tile_pair; a head (in shared memory) where each non-empty string of a starts in the tile,
- * with its pair number; each byte's pair by an inclusive max-scan of those numbers (the pair
- * running into the tile before the first head); its code against b; the segmented reduction
- * of the codes with Seg<FirstDiff> and look-back; and the result of each pair whose string of a
- * ends in the tile (the lengths decide a tie) or, empty, starts in it (the last tile: at the
- * end of a).
+ * One tile of APP_TILE bytes of a, [k0, k1): thread t takes the APP_ITEMS consecutive bytes from
+ * k0 + t * APP_ITEMS and walks them in order. It finds the pair holding its first byte by a
+ * binary search in off_a (among the tile's pairs, from tile_pair), then for each byte: a head
+ * where a non-empty string of a starts (the pair's offsets read once per pair, not per byte),
+ * the byte's code against b (+1 where b has ended), FirstDiff over the pair's codes so far. A
+ * pair that starts and ends in the thread's bytes gets its result at once. What the thread
+ * passes on is one (head, code) pair: whether a string starts in its bytes, and the code of the
+ * string still open at its last byte. Those are scanned with Seg<FirstDiff> over the block
+ * (thread order) and the tiles (look-back); the scan's value before a thread completes the
+ * string that runs into its bytes from before, and the lengths decide a tie. Empty strings of
+ * a that start in the tile (the last tile: at the end of a) give -1 where b is not empty.
  */
 static __global__ void __launch_bounds__(APP_THREADS)
     strBatchKernel(const uint8_t *a, const uint32_t *off_a, const uint8_t *b, const uint32_t *off_b,
                    int32_t *result, uint32_t pairs, uint32_t total, const int32_t *tile_pair, app_status *status,
                    unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ int32_t s_pair[APP_TILE];
-  __shared__ int32_t s_code[APP_TILE];
-  __shared__ BlockScanTemp<int32_t> temp_max;
-  __shared__ BlockScanTemp<FlagVal<int32_t>> temp;
+  static_assert(APP_ITEMS % 16 == 0, "a thread's bytes of a as 16-byte loads");
+  __shared__ FlagVal<int32_t> s_warp[APP_WARPS];
   __shared__ FlagVal<int32_t> s_prefix;
   __shared__ unsigned s_tile_id;
   const size_t tile = nextTile(counter, &s_tile_id);
   const long long k0 = (long long)tile * APP_TILE;
   const long long k1 = k0 + APP_TILE < total ? k0 + APP_TILE : total;
   const bool last = k1 == total;
-  const unsigned valid = (unsigned)(k1 - k0);
   const int32_t lo = tile_pair[tile];
-  const int32_t p_first = lo > 0 ? lo - 1 : 0;
+  const int32_t p_first = lo > 0 ? lo - 1 : 0; /* the pair running into the tile, if any */
   const int32_t p_end = last ? (int32_t)pairs : tile_pair[tile + 1];
-  for (unsigned j = threadIdx.x; j < APP_TILE; j += APP_THREADS) s_pair[j] = -1;
-  __syncthreads();
-  for (int32_t p0 = p_first; p0 < p_end; p0 += APP_THREADS) { /* the same trip count in every thread */
-    const int32_t p = p0 + (int32_t)threadIdx.x;
-    if (p >= p_end) break;
-    const long long s0 = off_a[p];
-    if (s0 >= k0 && s0 < k1 && s0 < off_a[p + 1]) s_pair[s0 - k0] = p;
+  const FirstDiff fd;
+  const Seg<FirstDiff> seg = {fd};
+  const FlagVal<int32_t> none = {0u, 0};
+  const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
+
+  /* 1. The thread's bytes [q0, q1) of a, four to a word. */
+  const long long q0 = k0 + (long long)threadIdx.x * APP_ITEMS;
+  const long long q1 = q0 + APP_ITEMS < k1 ? q0 + APP_ITEMS : k1;
+  uint32_t wa[APP_ITEMS / 4];
+  if (q1 - q0 == APP_ITEMS && ((uintptr_t)(a + q0) & 15u) == 0) {
+#pragma unroll
+    for (int v = 0; v < APP_ITEMS / 16; v++) {
+      const uint4 w = __ldcs((const uint4 *)(a + q0) + v);
+      wa[4 * v] = w.x, wa[4 * v + 1] = w.y, wa[4 * v + 2] = w.z, wa[4 * v + 3] = w.w;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < APP_ITEMS / 4; k++) {
+      wa[k] = 0;
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        if (q0 + 4 * k + c < q1) wa[k] |= (uint32_t)a[q0 + 4 * k + c] << (8 * c);
+    }
   }
-  __syncthreads();
-  int32_t pid[APP_ITEMS];
-  bool head[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    pid[k] = s_pair[tilePos(k)];
-    head[k] = pid[k] >= 0;
-  }
-  int32_t run[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) run[k] = pid[k];
-  const MaxI mx;
-  const int32_t running = lo - 1; /* the pair that runs into the tile (when no string starts at k0) */
-  (void)blockScanExc(run, mx, running, &temp_max);
-  FlagVal<int32_t> pr[APP_ITEMS], item[APP_ITEMS];
-#pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const unsigned j = tilePos(k);
+
+  /* 2. Walk them: codes, heads, the results of the strings that start and end here. */
+  FlagVal<int32_t> mine = none; /* (a string starts here, the code of the last one so far) */
+  int32_t from_p = -1, from_code = 0, from_tie = 0; /* a string from before that ends here */
+  if (q0 < q1) {
+    int32_t p = lowerBound(off_a, p_first, p_end, q0 + 1) - 1; /* the last to start at or before q0 */
+    long long s0 = off_a[p], s1 = off_a[p + 1];
+    uint32_t b0 = off_b[p], len_b = off_b[p + 1] - b0;
+    bool from_before = s0 < q0;
     int32_t code = 0;
-    if (j < valid) {
-      const int32_t p = mx(run[k], pid[k]);
-      const uint32_t t = (uint32_t)(k0 + j - off_a[p]);
-      const uint32_t len_b = off_b[p + 1] - off_b[p];
-      const uint8_t x = a[k0 + j];
-      if (t >= len_b) code = 1;
-      else {
-        const uint8_t y = b[off_b[p] + t];
-        code = x < y ? -1 : x > y ? 1 : 0;
+    mine.flag = !from_before;
+#pragma unroll
+    for (int j = 0; j < APP_ITEMS; j++) {
+      const long long pos = q0 + j;
+      if (pos >= q1) break;
+      if (pos == s1) { /* the next non-empty string of a starts here */
+        do {
+          p++;
+          s1 = off_a[p + 1];
+        } while (s1 == pos);
+        s0 = pos;
+        b0 = off_b[p];
+        len_b = off_b[p + 1] - b0;
+        code = 0;
+        from_before = false;
+        mine.flag = 1u;
+      }
+      const uint32_t t = (uint32_t)(pos - s0);
+      if (code == 0) {
+        const uint32_t x = (wa[j / 4] >> (8 * (j % 4))) & 0xffu;
+        if (t >= len_b) code = 1;
+        else {
+          const uint32_t y = __ldg(b + b0 + t);
+          code = x < y ? -1 : x > y ? 1 : 0;
+        }
+      }
+      if (pos == s1 - 1) { /* the string's last byte */
+        const int32_t tie = len_b > (uint32_t)(s1 - s0) ? -1 : 0;
+        if (from_before) from_p = p, from_code = code, from_tie = tie;
+        else result[p] = code != 0 ? code : tie;
       }
     }
-    item[k].flag = head[k];
-    item[k].value = code;
-    pr[k] = item[k];
+    mine.value = code;
   }
-  const Seg<FirstDiff> seg = {FirstDiff()};
-  const FlagVal<int32_t> none = {0u, 0};
-  const FlagVal<int32_t> agg = blockScanExc(pr, seg, none, &temp);
-  const FlagVal<int32_t> prefix = tileLookback(status, tile, agg, seg, none, epoch, &s_prefix);
+
+  /* 3. The threads' pairs scanned in thread order: a warp scan, then the warps' totals. */
+  FlagVal<int32_t> inc = mine;
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) s_code[tilePos(k)] = seg(seg(prefix, pr[k]), item[k]).value;
+  for (int d = 1; d < APP_WARP; d *= 2) {
+    const FlagVal<int32_t> y = shflUpAny(FULL_MASK, inc, d);
+    if (lane >= d) inc = seg(y, inc);
+  }
+  FlagVal<int32_t> before = shflUpAny(FULL_MASK, inc, 1);
+  if (lane == 0) before = none;
+  if (lane == APP_WARP - 1) s_warp[warp] = inc;
   __syncthreads();
-  for (int32_t p0 = p_first; p0 < p_end; p0 += APP_THREADS) { /* the same trip count in every thread */
-    const int32_t p = p0 + (int32_t)threadIdx.x;
-    if (p >= p_end) break;
-    const long long s0 = off_a[p], s1 = off_a[p + 1];
-    const uint32_t len_a = (uint32_t)(s1 - s0), len_b = off_b[p + 1] - off_b[p];
-    if (s0 == s1 ? s0 >= k0 && (s0 < k1 || last) : s1 - 1 >= k0 && s1 - 1 < k1) { /* one store */
-      const int32_t c = s0 == s1 ? 0 : s_code[s1 - 1 - k0];
-      result[p] = c != 0 ? c : len_b > len_a ? -1 : 0;
-    }
+  FlagVal<int32_t> warps_before = none, agg = none;
+#pragma unroll
+  for (int w = 0; w < APP_WARPS; w++) {
+    const FlagVal<int32_t> v = s_warp[w];
+    if (w < warp) warps_before = seg(warps_before, v);
+    agg = seg(agg, v);
+  }
+
+  /* 4. The tiles before (look-back), and the string that runs into this thread's bytes. */
+  const FlagVal<int32_t> prefix = tileLookback(status, tile, agg, seg, none, epoch, &s_prefix);
+  if (from_p >= 0) {
+    const int32_t c = fd(seg(prefix, seg(warps_before, before)).value, from_code);
+    result[from_p] = c != 0 ? c : from_tie;
+  }
+
+  /* 5. Empty strings of a. */
+  for (int32_t p = p_first + (int32_t)threadIdx.x; p < p_end; p += APP_THREADS) {
+    const long long s0 = off_a[p];
+    if (s0 == off_a[p + 1] && s0 >= k0 && (s0 < k1 || last)) result[p] = off_b[p + 1] > off_b[p] ? -1 : 0;
   }
   /* STUDENT-END(lab07) */
 }
