@@ -707,6 +707,19 @@ def lookback_read_twice(case, read, bytes_re):
                            rf"scanIncLookback\(n=\d+\) moved {bytes_re} bytes per element .* at most 9\.00")
 
 
+def case_lookback_one_tile():
+    """Lab 05 on the emu: a single pass written for one tile per block (the block stores its tile
+    and returns) scans only the first grid's worth of tiles, since the given wrapper launches
+    only the blocks that fit at once (the emu's workers times the blocks an SM holds). Both tests
+    fail with a mismatch at their sizes longer than that grid."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("lookback_one_tile", rel, "  for (unsigned tile = s_tile_id; tile < tiles;) {",
+                          "  for (unsigned tile = s_tile_id; tile < tiles; tile = (unsigned)tiles) {",
+                          edits=[("    if (threadIdx.x == 0) next = atomicAdd(counter, 1u);\n", "")])
+    return expect("lookback_one_tile", sub, "05", ("lookback_inc", "lookback_exc"),
+                  {t: r"first mismatch at \[\d+\]" for t in ("lookback_inc", "lookback_exc")}, max_timeout=60)
+
+
 def case_volatile_reread():
     """The second read through a volatile pointer moves 12 bytes per element: volatile loads are
     left out only where they read a sector again (a look-back's polling), not the first time
@@ -1098,6 +1111,7 @@ CASES = [
     ("a warp scan that walks the warp (emu counters)", case_warp_walked),
     ("a warp scan with an atomic on shared memory (emu counters)", case_warp_shared_atomic),
     ("a segmented scan with uncoalesced loads and stores (emu counters)", case_segscan_uncoalesced),
+    ("a single pass that scans one tile a block and returns", case_lookback_one_tile),
     ("a single pass that reads its input again through a volatile pointer (emu counters)", case_volatile_reread),
     ("a single pass that reads its input again through atomics (emu counters)", case_atomic_reread),
     ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
