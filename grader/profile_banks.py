@@ -104,6 +104,7 @@ def app_cases():
         case("compact_single_1tile", "compactSinglePass(n=4096, pivot=0)", ["compact_single", 4096], ONE_TILE_NOTE),
         case("partition", f"partitionStable(n={n}, pivot=0)", ["partition", n], LOOKBACK_NOTE),
         case("partition_1tile", "partitionStable(n=4096, pivot=0)", ["partition", 4096], ONE_TILE_NOTE),
+        case("partition_single", f"partitionSinglePass(n={n}, pivot=0)", ["partition_single", n], LOOKBACK_NOTE),
         case("split", f"splitBit(n={n}, bit=3)", ["split", n], LOOKBACK_NOTE),
         case("split_1tile", "splitBit(n=4096, bit=3)", ["split", 4096], ONE_TILE_NOTE),
         case("radix_keys", f"radixSortKeys(n={n})", ["radix_keys", n], RADIX_NOTE),

@@ -105,6 +105,7 @@ static void runCompactSingle() { g_kept = compactSinglePass(d_in, d_out, g_n, 49
 static void runCompactAsync() { compactSinglePassAsync(d_in, d_out, g_n, 499, d_kept); }
 static void runCompactScan() { g_kept = compactScan(d_in, d_out, g_n, 499); }
 static void runPartition() { g_kept = partitionStable(d_in, d_out, g_n, 499); }
+static void runPartitionAsync() { partitionSinglePassAsync(d_in, d_out, g_n, 499, d_kept); }
 static void runSight() { lineOfSight(d_alt, d_vis, g_n); }
 static void runCubSort() {
   size_t b = 0;
@@ -144,29 +145,43 @@ struct Variant {
   const char *lab;  /* "07", or "-" for a yardstick */
   void (*run)();
   Kind kind;
-  int lib;          /* index of the library variant it is compared with (-1: none) */
+  const char *lib;  /* the name of the library variant it is compared with (NULL: none) */
 };
+static const char *const CUB_SELECT = "CUB DeviceSelect::If (half kept)";
+static const char *const CUB_PARTITION = "CUB DevicePartition::If";
+static const char *const CUB_SORT_KEYS = "CUB DeviceRadixSort::SortKeys";
+static const char *const CUB_SORT_PAIRS = "CUB DeviceRadixSort::SortPairs";
+static const char *const SPARSE_UNIFORM = "cuSPARSE SpMV, uniform rows";
+static const char *const SPARSE_POWER = "cuSPARSE SpMV, power-law rows";
 static const Variant VARIANTS[] = {
-    {"device copy (cudaMemcpy)", "-", runCopy, COPY, -1},
-    {"CUB DeviceSelect::If (half kept)", "-", runCubSelect, SELECT, -1},
-    {"07 compaction, single pass, count left on the device", "07", runCompactAsync, SELECT, 1},
-    {"07 compaction, single pass, count read by the host", "07", runCompactSingle, SELECT, 1},
-    {"07 compaction, flags + scan + scatter", "07", runCompactScan, SELECT, 1},
-    {"CUB DevicePartition::If", "-", runCubPartition, PARTITION, -1},
-    {"07 stable partition (count + one pass)", "07", runPartition, PARTITION, 5},
-    {"07 line of sight", "07", runSight, SIGHT, -1},
-    {"CUB DeviceRadixSort::SortKeys", "-", runCubSort, SORT, -1},
-    {"07 radix sort, keys (4 passes of 8 bits)", "07", runSortKeys, SORT, 8},
-    {"CUB DeviceRadixSort::SortPairs", "-", runCubSortPairs, SORT_PAIRS, -1},
-    {"07 radix sort, pairs", "07", runSortPairs, SORT_PAIRS, 10},
-    {"cuSPARSE SpMV, uniform rows", "-", runCusparse, SPMV_UNIFORM, -1},
-    {"07 SpMV (segmented sum), uniform rows", "07", runSpmv, SPMV_UNIFORM, 12},
-    {"cuSPARSE SpMV, power-law rows", "-", runCusparse, SPMV_POWER, -1},
-    {"07 SpMV (segmented sum), power-law rows", "07", runSpmv, SPMV_POWER, 14},
-    {"07 string comparison, one pair", "07", runStrOne, STR_ONE, -1},
-    {"07 string comparison, batch (mean 64 bytes)", "07", runStrBatch, STR_BATCH, -1},
+    {"device copy (cudaMemcpy)", "-", runCopy, COPY, NULL},
+    {CUB_SELECT, "-", runCubSelect, SELECT, NULL},
+    {"07 compaction, single pass, count left on the device", "07", runCompactAsync, SELECT, CUB_SELECT},
+    {"07 compaction, single pass, count read by the host", "07", runCompactSingle, SELECT, CUB_SELECT},
+    {"07 compaction, flags + scan + scatter", "07", runCompactScan, SELECT, CUB_SELECT},
+    {CUB_PARTITION, "-", runCubPartition, PARTITION, NULL},
+    {"07 partition, single pass, count left on the device", "07", runPartitionAsync, PARTITION, CUB_PARTITION},
+    {"07 stable partition (count + one pass)", "07", runPartition, PARTITION, CUB_PARTITION},
+    {"07 line of sight", "07", runSight, SIGHT, NULL},
+    {CUB_SORT_KEYS, "-", runCubSort, SORT, NULL},
+    {"07 radix sort, keys (4 passes of 8 bits)", "07", runSortKeys, SORT, CUB_SORT_KEYS},
+    {CUB_SORT_PAIRS, "-", runCubSortPairs, SORT_PAIRS, NULL},
+    {"07 radix sort, pairs", "07", runSortPairs, SORT_PAIRS, CUB_SORT_PAIRS},
+    {SPARSE_UNIFORM, "-", runCusparse, SPMV_UNIFORM, NULL},
+    {"07 SpMV (segmented sum), uniform rows", "07", runSpmv, SPMV_UNIFORM, SPARSE_UNIFORM},
+    {SPARSE_POWER, "-", runCusparse, SPMV_POWER, NULL},
+    {"07 SpMV (segmented sum), power-law rows", "07", runSpmv, SPMV_POWER, SPARSE_POWER},
+    {"07 string comparison, one pair", "07", runStrOne, STR_ONE, NULL},
+    {"07 string comparison, batch (mean 64 bytes)", "07", runStrBatch, STR_BATCH, NULL},
 };
 static const int NVARIANTS = (int)(sizeof VARIANTS / sizeof VARIANTS[0]);
+
+/* The index of the library variant v is compared with (-1: none). */
+static int libOf(const Variant &v) {
+  for (int k = 0; v.lib && k < NVARIANTS; k++)
+    if (!strcmp(VARIANTS[k].name, v.lib)) return k;
+  return -1;
+}
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -303,7 +318,7 @@ static double counted(Kind k) {
 /* Checks the variant's last output against the library's; returns the number of differences. */
 static size_t check(const Variant &v) {
   CK(cudaDeviceSynchronize());
-  if (v.run == runCompactAsync) {
+  if (v.run == runCompactAsync || v.run == runPartitionAsync) {
     unsigned long long kept = 0;
     CK(cudaMemcpy(&kept, d_kept, sizeof kept, cudaMemcpyDeviceToHost));
     g_kept = (size_t)kept;
@@ -315,7 +330,8 @@ static size_t check(const Variant &v) {
     std::vector<int32_t> a(len), b(len);
     CK(cudaMemcpy(a.data(), d_out, len * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(b.data(), d_ref, len * 4, cudaMemcpyDeviceToHost));
-    if (v.kind == PARTITION) std::reverse(b.begin() + num, b.end()); /* CUB: the rest in reverse order */
+    /* CUB: the rest in reverse order, as the single pass writes it; the stable one keeps the order */
+    if (v.kind == PARTITION && v.run == runPartition) std::reverse(b.begin() + num, b.end());
     size_t bad = g_kept != (size_t)num;
     for (size_t i = 0; i < len; i++) bad += a[i] != b[i];
     return bad;
@@ -396,6 +412,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  for (int k = 0; k < NVARIANTS; k++) /* a library is timed before what is compared with it */
+    if (VARIANTS[k].lib && (libOf(VARIANTS[k]) < 0 || libOf(VARIANTS[k]) > k)) {
+      fprintf(stderr, "bench_apps: variant '%s': its library '%s' is not a variant listed before it\n",
+              VARIANTS[k].name, VARIANTS[k].lib);
+      return 2;
+    }
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   size_t free_b = 0, total_b = 0;
@@ -407,7 +429,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < NVARIANTS; k++)
     if (!only || k == 0 || matches(VARIANTS[k].name, only)) {
       want[k] = true;
-      if (VARIANTS[k].lib >= 0) want[VARIANTS[k].lib] = true;
+      if (libOf(VARIANTS[k]) >= 0) want[libOf(VARIANTS[k])] = true;
     }
   std::vector<int> chosen;
   for (int k = 0; k < NVARIANTS; k++)
@@ -485,7 +507,8 @@ int main(int argc, char **argv) {
       const double bytes = counted(v.kind);
       const double copy_rate = counted(COPY) / t_copy;
       const double frac = bytes / ms / copy_rate;
-      const double x_lib = v.lib >= 0 && t_lib[v.lib] > 0 ? t_lib[v.lib] / ms : 1.0;
+      const int lib = libOf(v);
+      const double x_lib = lib >= 0 && t_lib[lib] > 0 ? t_lib[lib] / ms : 1.0;
       const size_t elems = v.kind == SPMV_UNIFORM || v.kind == SPMV_POWER ? (size_t)g_nnz : g_n;
       printf("RESULT {\"variant\": \"%s\", \"lab\": \"%s\", \"log2n\": %d, \"n\": %zu, \"ms\": %.6f, \"gbps\": %.3f, "
              "\"frac_copy\": %.6f, \"x_cub\": %.6f, \"bytes_per_elem\": %.3f, \"check\": \"%s\", \"ok\": %s, "

@@ -461,6 +461,7 @@ class Rewriter:
         templates, defs = set(), {}
         self.kernel_bodies = []  # (name as written, end of body) of each kernel defined, not a template
         self.template_entries = []  # where each kernel template's body starts
+        self.template_required = {}  # kernel template -> template arguments a launch must name
         for mt in re.finditer(r'\b__global__\b', m):
             head_start = max(m.rfind(';', 0, mt.start()), m.rfind('}', 0, mt.start()), m.rfind('{', 0, mt.start()))
             head = m[head_start + 1:mt.start()]
@@ -473,8 +474,16 @@ class Rewriter:
             if not name_m:
                 continue
             name = name_m.group(1)
-            if re.search(r'\btemplate\b', head):
+            tm = re.search(r'\btemplate\s*<', head)
+            if tm:
                 templates.add(name)
+                # the arguments a launch must name for `&kernel<...>` to be one function: the
+                # parameters with no default (a pack needs none); fewer named, and nvcc deduces
+                # the rest from the launch's arguments, which an address cannot
+                close_t = match_forward(head, tm.end() - 1, '<', '>')
+                params = [q.strip() for q in split_top(head[tm.end():close_t])] if close_t > 0 else []
+                need = sum(1 for q in params if q and '=' not in q and '...' not in q)
+                self.template_required[name] = min(need, self.template_required.get(name, need))
             defs[name] = defs.get(name, 0) + 1
             close = match_forward(m, p, '(', ')')
             k = close + 1 if close >= 0 else -1
@@ -527,7 +536,14 @@ class Rewriter:
                 name, kaddr = '#' + expr, 'nullptr'  # a macro parameter: name what it expands to
             else:
                 name = '"%s"' % expr.replace('"', '\\"')
-                if named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
+                named_args = -1  # template arguments named in the launch (-1: none)
+                if named and '<' in expr:
+                    lt = expr.index('<')
+                    gt = match_forward(expr, lt, '<', '>')
+                    named_args = len([q for q in split_top(expr[lt + 1:gt]) if q.strip()]) if gt > 0 else -1
+                if named and 0 <= named_args < self.template_required.get(base, 0):
+                    kaddr = 'nullptr'  # `k<A>(args)` with the rest deduced: the kernel names itself
+                elif named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
                     kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
                 elif not (named and base in defs) and side_effect_free(expr):
                     # a function pointer, a table entry, a member: the runtime names the kernel

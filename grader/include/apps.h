@@ -20,7 +20,8 @@
  *    (b) one pass: each tile counts its kept elements, looks back for the count before it, and
  *    stages its kept elements in shared memory so that the writes stay coalesced
  *    (compactSinglePass()). **Partition** (partitionStable()) puts the kept elements first and
- *    the others after them, both in their input order.
+ *    the others after them, both in their input order; partitionSinglePass() does it in one
+ *    pass by writing the others from the end backwards, in reverse order, as CUB does.
  * 2. **Split and radix sort** (CS121; Harris et al.): the stable split by one bit, 32 of them as a sort,
  *    and an LSD radix sort by 8-bit digits with per-tile counts, a scan of the counts and a
  *    stable scatter (radixSortKeys(), radixSortPairs()).
@@ -165,13 +166,29 @@ void compactSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
 
 /**
- * @brief compactSinglePass() or the look-back pass of partitionStable() over the last elements
+ * Partition in one pass, as CUB's `DevicePartition::If`: the elements `> pivot` first in their
+ * input order, then the others in reverse input order (the first one not kept at
+ * `d_out[n - 1]`), all n of them in @p d_out. Returns the size of the first group. Written
+ * from the end backwards, the others need no count first: the look-back pass alone
+ * (partitionKernel() not STABLE) reads each element once and writes it once.
+ */
+size_t partitionSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
+
+/** partitionSinglePass() without the wait, as compactSinglePassAsync(): the size of the first
+ *  group lands in @p d_kept on the device (what `make bench` times). */
+void partitionSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                              unsigned long long *d_kept);
+
+/**
+ * @brief compactSinglePass(), the look-back pass of partitionStable() or partitionSinglePass()
+ * over the last elements
  * of a longer array, with only those in memory: element indices past 2^31 and 2^32 without
  * 16 GiB of memory. The kernel runs with the tile counter at `start / APP_TILE`, the tile before
  * published as a PREFIX of @p kept_before, and the pointers offset back.
  *
  * @param d_in        elements `[start, n)` of the input
- * @param d_out       the tail's kept elements, then (partition) its others
+ * @param d_out       the tail's kept elements, then (partition) its others (in reverse order
+ *                    for partitionSinglePass())
  * @param start       a multiple of APP_TILE, above 0
  * @param n           the whole array's length
  * @param pivot       elements greater than it are kept
@@ -181,8 +198,10 @@ size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pi
  *                    @p kept_before `start / 2` and this the tail's own kept count, the tail's
  *                    others follow its kept ones at once (the arithmetic is the same for any
  *                    sizes)
- * @param partition   1: partition, 0: compaction
- * @return the count word after the kernel: the kept total (compaction), @p kept_total (partition)
+ * @param partition   0: compaction, 1: stable partition, 2: partition in one pass (it ignores
+ *                    @p kept_total: its others are placed from the end of the whole array)
+ * @return the count word after the kernel: the kept total (compaction and the one-pass
+ *         partition), @p kept_total (stable partition); 0 for arguments out of range
  */
 size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n, int32_t pivot,
                      size_t kept_before, size_t kept_total, int partition);

@@ -9,6 +9,7 @@
  *     compactSinglePass(in, out, n, pivot)     -> kept count
  *     compactSinglePassAsync(in, out, n, pivot)  the timed form: the count left on the device
  *     partitionStable(in, out, n, pivot)       -> size of the first group
+ *     partitionSinglePass(in, out, n, pivot)   -> size of the first group
  *     splitBit(in, out, n, bit)                -> size of the first group
  *     radixSortSplit(in, out, n)
  *     radixSortKeys(in, out, n)                 (also the timed form)
@@ -52,6 +53,10 @@ static int64_t call_compact_async(drv_call *c) {
 static int64_t call_partition(drv_call *c) {
   return (int64_t)partitionStable((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
                                   (int32_t)drv_i64(c, 3));
+}
+static int64_t call_partition_single(drv_call *c) {
+  return (int64_t)partitionSinglePass((const int32_t *)drv_ptr(c, 0), (int32_t *)drv_ptr(c, 1), drv_size(c, 2),
+                                      (int32_t)drv_i64(c, 3));
 }
 static int64_t call_split(drv_call *c) {
   return (int64_t)splitBit((const uint32_t *)drv_ptr(c, 0), (uint32_t *)drv_ptr(c, 1), drv_size(c, 2),
@@ -114,7 +119,7 @@ static int64_t call_select_tail(drv_call *c) {
 
 DRV_TABLE({"compactScan", call_compact_scan}, {"compactSinglePass", call_compact_single},
           {"compactSinglePassAsync", call_compact_async},
-          {"partitionStable", call_partition}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
+          {"partitionStable", call_partition}, {"partitionSinglePass", call_partition_single}, {"splitBit", call_split}, {"radixSortSplit", call_sort_split},
           {"radixSortKeys", call_sort_keys}, {"radixSortPairs", call_sort_pairs}, {"lineOfSight", call_sight}, {"lineOfSightBits", call_sight},
           {"spmvCsr", call_spmv}, {"spmvTimed", call_spmv_timed}, {"strCompare", call_str}, {"strCompareBatch", call_str_batch},
           {"firstDiffApply", call_first_diff}, {"appRelease", call_release},

@@ -49,27 +49,42 @@ static bool make_select(const char *pattern, size_t n, uint64_t seed, int32_t *i
   return false;
 }
 
-/* Expected output of compaction (first group only) or partition (both groups). */
-static size_t expect_select(const int32_t *in, size_t n, int32_t pivot, bool both, int32_t *exp) {
+/* What a selection writes: the kept elements only (compaction), then the others in input order
+ * (partitionStable) or in reverse input order (partitionSinglePass, as CUB's partition). */
+enum SelectForm { KEPT_ONLY, OTHERS_IN_ORDER, OTHERS_REVERSED };
+
+static SelectForm select_form(const char *fn) {
+  return !strcmp(fn, "partitionStable") ? OTHERS_IN_ORDER
+         : !strcmp(fn, "partitionSinglePass") ? OTHERS_REVERSED
+                                               : KEPT_ONLY;
+}
+
+/* Expected output of a selection of the given form; returns the number kept. */
+static size_t expect_select(const int32_t *in, size_t n, int32_t pivot, SelectForm form, int32_t *exp) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (in[i] > pivot) exp[k++] = in[i];
   const size_t kept = k;
-  if (both)
+  if (form == OTHERS_IN_ORDER)
     for (size_t i = 0; i < n; i++)
+      if (in[i] <= pivot) exp[k++] = in[i];
+  if (form == OTHERS_REVERSED)
+    for (size_t i = n; i-- > 0;)
       if (in[i] <= pivot) exp[k++] = in[i];
   return kept;
 }
 
-/* One call of fn ("compactScan", "compactSinglePass" or "partitionStable"); returns problems. */
+/* One call of fn ("compactScan", "compactSinglePass", "partitionStable" or
+ * "partitionSinglePass"); returns problems. */
 static size_t run_select(const char *fn, const char *pattern, size_t n, uint64_t seed) {
-  const bool both = !strcmp(fn, "partitionStable");
+  const SelectForm form = select_form(fn);
+  const bool both = form != KEPT_ONLY;
   hx_buf *in = hx_buf_new(n ? n : 1, 4), *out = hx_buf_new(n ? n : 1, 4);
   std::vector<int32_t> exp(n ? n : 1);
   size_t bad = 1;
   int32_t pivot = 0;
   if (in && out && make_select(pattern, n, seed, (int32_t *)hx_buf_data(in), &pivot)) {
-    const size_t kept = expect_select((const int32_t *)hx_buf_data(in), n, pivot, both, exp.data());
+    const size_t kept = expect_select((const int32_t *)hx_buf_data(in), n, pivot, form, exp.data());
     char ctx[200];
     snprintf(ctx, sizeof ctx, "%s(n=%zu, keep x > %d, pattern %s, seed=%llu)", fn, n, pivot, pattern,
              (unsigned long long)seed);
@@ -102,6 +117,7 @@ static void sweep(const char *fn, RunCase run) {
 static void test_compact_scan(void) { sweep("compactScan", run_select); }
 static void test_compact_single(void) { sweep("compactSinglePass", run_select); }
 static void test_partition(void) { sweep("partitionStable", run_select); }
+static void test_partition_single(void) { sweep("partitionSinglePass", run_select); }
 
 /* The example of the CS121 slides "CUDA 4: Prefix Sums": keep the odd numbers of
  * {1 3 2 4 8 6 5 4 9 7 3}; here x > pivot
@@ -110,8 +126,10 @@ static void test_compact_example(void) {
   static const int32_t A[11] = {1, 3, 2, 4, 8, 6, 5, 4, 9, 7, 3};
   static const int32_t KEPT[6] = {1, 3, 5, 9, 7, 3};
   static const int32_t PART[11] = {1, 3, 5, 9, 7, 3, -2, -4, -8, -6, -4};
-  const char *fns[3] = {"compactScan", "compactSinglePass", "partitionStable"};
-  for (int f = 0; f < 3; f++) {
+  static const int32_t PART_REVERSED[11] = {1, 3, 5, 9, 7, 3, -4, -6, -8, -4, -2};
+  const char *fns[4] = {"compactScan", "compactSinglePass", "partitionStable", "partitionSinglePass"};
+  const int32_t *exps[4] = {KEPT, KEPT, PART, PART_REVERSED};
+  for (int f = 0; f < 4; f++) {
     hx_buf *in = hx_buf_new(11, 4), *out = hx_buf_new(11, 4);
     if (!in || !out) return;
     int32_t *v = (int32_t *)hx_buf_data(in);
@@ -121,7 +139,7 @@ static void test_compact_example(void) {
     long long got = -1;
     if (!HX_CALL_RET(&got, fns[f], ctx, hx_in(in), hx_out(out), hx_i64(11), hx_i64(0)) &&
         HX_CHECK(got == 6, "%s: returned %lld, expected 6", ctx, got))
-      hx_check_i32(ctx, f == 2 ? PART : KEPT, (const int32_t *)hx_buf_data(out), f == 2 ? 11 : 6);
+      hx_check_i32(ctx, exps[f], (const int32_t *)hx_buf_data(out), f >= 2 ? 11 : 6);
     hx_buf_free(in);
     hx_buf_free(out);
     if (hx_failures()) return;
@@ -133,10 +151,10 @@ static void test_repeat(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
   if (hx_failures() || ns < 0) return;
-  const char *fns[3] = {"compactSinglePass", "compactScan", "partitionStable"};
+  const char *fns[4] = {"compactSinglePass", "compactScan", "partitionStable", "partitionSinglePass"};
   for (int round = 0; round < 2; round++) {
     for (int s = 0; s < ns; s++)
-      if (run_select(fns[s % 3], "r2", (size_t)sizes[s], hx_seed() + (uint64_t)s)) return;
+      if (run_select(fns[(s + round) % 4], "r2", (size_t)sizes[s], hx_seed() + (uint64_t)s)) return;
     if (round == 0 && HX_CALL("appRelease", "appRelease()", hx_i64(0))) return;
   }
 }
@@ -206,23 +224,25 @@ static void test_offsets_64(void) {
   hx_buf *in = hx_buf_new(m, 4), *out = hx_buf_new(m, 4);
   std::vector<int32_t> exp(m);
   for (int k = 0; in && out && k < ns; k++)
-    for (int part = 0; part < 2; part++) {
+    for (int part = 0; part < 3; part++) { /* compaction, stable partition, partition in one pass */
       const size_t start = (size_t)starts[k], kept_before = start / 2;
       const uint64_t seed = hx_seed() + (uint64_t)(k * 131 + part);
       int32_t *v = (int32_t *)hx_buf_data(in);
       for (size_t i = 0; i < m; i++) v[i] = hx_gen_i32(seed, i, 0, 999);
-      const size_t kept = expect_select(v, m, 499, part == 1, exp.data());
+      const SelectForm form = part == 0 ? KEPT_ONLY : part == 1 ? OTHERS_IN_ORDER : OTHERS_REVERSED;
+      const size_t kept = expect_select(v, m, 499, form, exp.data());
       const int bit = start + m > ((size_t)1 << 32) ? 32 : 31;
       char ctx[300];
       snprintf(ctx, sizeof ctx, "%s(n=%zu: elements [%zu, %zu), past 2^%d, with %zu kept before them; keep x > 499, "
-               "seed=%llu)", part ? "partitionStable" : "compactSinglePass", start + m, start, start + m, bit,
+               "seed=%llu)", part == 1 ? "partitionStable" : part == 2 ? "partitionSinglePass" : "compactSinglePass",
+               start + m, start, start + m, bit,
                kept_before, (unsigned long long)seed);
       long long got = -1;
       if (HX_CALL_RET(&got, "appSelectTail", ctx, hx_in(in), hx_out(out), hx_i64((long long)start),
                       hx_i64((long long)(start + m)), hx_i64(499), hx_i64((long long)kept_before),
                       hx_i64((long long)kept), hx_i64(part)))
         goto done;
-      if (!part && !HX_CHECK(got == (long long)(kept_before + kept), "%s: returned %lld, expected %zu (%zu before the "
+      if (part != 1 && !HX_CHECK(got == (long long)(kept_before + kept), "%s: returned %lld, expected %zu (%zu before the "
                              "tail, %zu in it)", ctx, got, kept_before + kept, kept_before, kept))
         goto done;
       const int32_t *o = (const int32_t *)hx_buf_data(out);
@@ -1059,6 +1079,7 @@ static const hx_test TESTS[] = {
     {"compact_scan", test_compact_scan},
     {"compact_single", test_compact_single},
     {"partition", test_partition},
+    {"partition_single", test_partition_single},
     {"split", test_split},
     {"sort_split", test_sort_split},
     {"sort_keys", test_sort_keys},

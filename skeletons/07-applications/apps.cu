@@ -419,21 +419,27 @@ static __global__ void partitionCountKernel(const T *in, size_t n, Pred keep, un
 
 /**
  * One pass as compactKernel(), writing every element: a kept element of rank r (kept before it
- * in the array) goes to out[r]; another element, the m-th not kept, to out[*kept_total + m]
- * (*kept_total: what partitionCountKernel() counted, read on the device: no trip to the host).
+ * in the array) goes to out[r]. The m-th element not kept goes, when STABLE, to out[*count + m]
+ * (*count: what partitionCountKernel() counted, read on the device: no trip to the host); in
+ * the single pass of partitionSinglePass() (STABLE false) to out[n - 1 - m], so that the others
+ * fill the array from its end backwards and need no count first, and the tile that holds the
+ * last element writes the kept total to *count.
  */
-template <typename T, typename Pred>
-static __global__ void __launch_bounds__(APP_THREADS)
-    partitionKernel(const T *in, T *out, size_t n, Pred keep, const unsigned long long *kept_total,
-                    app_status *status, unsigned *counter, unsigned epoch) {
+template <bool STABLE, typename T, typename Pred>
+static __global__ void __launch_bounds__(APP_THREADS, 6) /* 6 blocks an SM: at most 80 registers */
+    partitionKernel(const T *in, T *out, size_t n, Pred keep, unsigned long long *count, app_status *status,
+                    unsigned *counter, unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): compactKernel's steps 1-4 with keep(v[k]) as the test, then stage every valid
    * item: a kept one at rank[k], another at kept + (tilePos(k) - rank[k]) (that many elements
    * before it in the tile were not kept); __syncthreads(); and write staged element j to
-   * out[before + j] when j < kept, otherwise to out[*kept_total + (base - before) + (j - kept)]:
-   * base - before elements of earlier tiles were not kept.
+   * out[before + j] when j < kept. Otherwise (the m-th element not kept, m = (base - before) +
+   * (j - kept): base - before elements of earlier tiles were not kept):
+   * - STABLE: to out[*count + m];
+   * - not STABLE (partitionSinglePass): to out[n - 1 - m], and the thread 0 of the tile that
+   *   holds the last element writes before + kept to *count, as compactKernel does.
    * Until then: nothing is written. */
-  (void)in, (void)out, (void)n, (void)keep, (void)kept_total, (void)status, (void)counter, (void)epoch;
+  (void)in, (void)out, (void)n, (void)keep, (void)count, (void)status, (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
 }
 
@@ -486,7 +492,7 @@ static void partitionPasses(const T *d_in, T *d_out, size_t n, Pred keep, unsign
   CUDA_CHECK_LAUNCH();
   unsigned *counter, epoch;
   app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
-  partitionKernel<<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, keep, count, status, counter, epoch);
+  partitionKernel<true><<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, keep, count, status, counter, epoch);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -495,6 +501,26 @@ size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pi
   unsigned long long *count = appWord();
   const KeepAbove keep = {pivot};
   partitionPasses(d_in, d_out, n, keep, count);
+  return (size_t)appReadWord(count);
+}
+
+void partitionSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                              unsigned long long *d_kept) {
+  if (n == 0) {
+    CUDA_CHECK(cudaMemsetAsync(d_kept, 0, sizeof *d_kept, 0));
+    return;
+  }
+  unsigned *counter, epoch;
+  app_status *status = appLaunchState(appTiles(n), &counter, &epoch);
+  const KeepAbove keep = {pivot};
+  partitionKernel<false><<<appTiles(n), APP_THREADS>>>(d_in, d_out, n, keep, d_kept, status, counter, epoch);
+  CUDA_CHECK_LAUNCH();
+}
+
+size_t partitionSinglePass(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot) {
+  if (n == 0) return 0;
+  unsigned long long *count = appWord();
+  partitionSinglePassAsync(d_in, d_out, n, pivot, count);
   return (size_t)appReadWord(count);
 }
 
@@ -508,22 +534,25 @@ static __global__ void appTailStartKernel(unsigned *counter, app_status *status,
 
 size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n, int32_t pivot,
                      size_t kept_before, size_t kept_total, int partition) {
-  if (n <= start || start % APP_TILE != 0 || start == 0) return 0;
+  if (n <= start || start % APP_TILE != 0 || start == 0 || partition < 0 || partition > 2) return 0;
   const size_t first = start / APP_TILE, tiles = (n + APP_TILE - 1) / APP_TILE;
   unsigned *counter, epoch;
   /* status words for tiles first-1 .. tiles-1 only: the pointer is offset back to tile 0 */
   app_status *words = appLaunchState(tiles - first + 1, &counter, &epoch);
   app_status *status = words - (first - 1);
   unsigned long long *count = appWord();
-  /* partition: the first group's size on the device, as partitionCountKernel() leaves it */
+  /* stable partition: the first group's size on the device, as partitionCountKernel() leaves it */
   appTailStartKernel<<<1, 1>>>(counter, status, (unsigned)first, epoch, (uint32_t)kept_before, count,
-                               partition ? (unsigned long long)kept_total : 0ull);
+                               partition == 1 ? (unsigned long long)kept_total : 0ull);
   CUDA_CHECK_LAUNCH();
   const unsigned grid = (unsigned)(tiles - first);
-  if (partition) {
-    const KeepAbove keep = {pivot};
-    partitionKernel<<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, keep, count, status, counter,
-                                          epoch);
+  const KeepAbove keep = {pivot};
+  if (partition == 1) {
+    partitionKernel<true><<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, keep, count, status,
+                                                counter, epoch);
+  } else if (partition == 2) {
+    partitionKernel<false><<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, keep, count, status,
+                                                 counter, epoch);
   } else {
     compactKernel<<<grid, APP_THREADS>>>(d_in - start, d_out - kept_before, n, pivot, status, counter, epoch, count);
   }
@@ -834,6 +863,31 @@ int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_
 
 /* ---- many pairs at once --------------------------------------------------------------------- */
 
+/**
+ * A thread's reader of bytes of b that move forward: byte p comes out of the aligned 16-byte
+ * chunk that holds it, read once for all its bytes, as long as the chunk lies inside [lo, hi)
+ * (no read outside the array, however it is aligned); a byte of a chunk that would cross lo or
+ * hi is read alone. Consecutive bytes then cost one load every 16, not one each. Tuning, given:
+ * `__ldg(p)` reads the same byte.
+ */
+struct ByteWindow {
+  const uint8_t *lo, *hi;
+  uintptr_t line; /* the chunk's address; 1 (no multiple of 16): none yet */
+  uint4 chunk;
+  __device__ ByteWindow(const uint8_t *from, const uint8_t *to) : lo(from), hi(to), line(1), chunk() {}
+  __device__ __forceinline__ uint32_t operator()(const uint8_t *p) {
+    const uintptr_t at = (uintptr_t)p & ~(uintptr_t)15;
+    if (at != line && at >= (uintptr_t)lo && at + 16 <= (uintptr_t)hi) {
+      chunk = __ldg((const uint4 *)at);
+      line = at;
+    }
+    if (at != line) return __ldg(p);
+    const unsigned o = (unsigned)((uintptr_t)p - at);
+    const uint32_t w = o < 8 ? (o < 4 ? chunk.x : chunk.y) : (o < 12 ? chunk.z : chunk.w);
+    return (w >> (8 * (o & 3u))) & 0xffu;
+  }
+};
+
 /** Where each tile's pairs begin: tile_pair[t] = the first pair whose string of a starts at or
  *  after byte t * APP_TILE of a; tile_pair[tiles] = pairs. */
 static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs, unsigned tiles, int32_t *tile_pair) {
@@ -871,7 +925,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
    *   3. walk the bytes: where the pair's string ends, the next non-empty one starts (a head;
    *      skip empty strings); each byte's code: position t = pos - off_a[p] in its pair, +1
    *      where b has ended (t >= its length), else the sign of a[pos] - b[off_b[p] + t], bytes
-   *      unsigned; FirstDiff over the pair's codes; at a string's last byte, its result if it
+   *      unsigned (optional tuning: read b's bytes through the given ByteWindow over
+   *      [b, b + off_b[pairs]), a 16-byte load for 16 bytes, instead of one load a byte);
+   *      FirstDiff over the pair's codes; at a string's last byte, its result if it
    *      started in these bytes (code, or when 0: -1 if b is longer, else 0), otherwise keep it;
    *   4. the thread's (head seen, code of its last string) pairs: an exclusive scan with
    *      Seg<FirstDiff>{FirstDiff()} over the block's threads in order (shflUpAny, then the

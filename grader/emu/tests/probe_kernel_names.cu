@@ -1,6 +1,7 @@
 // Each profile line names the kernel that ran, however it was launched: by name, through a
 // pointer variable, a table entry, a template instance taken by address, cudaLaunchKernel
-// with a cast to void * or with the kernel itself. The program reads its own profile.
+// with a cast to void * or with the kernel itself, a template launched with its first argument
+// named and the other deduced from the launch's arguments (no address names that one). The program reads its own profile.
 // emu-test: expect pass
 // emu-test: schedules forward
 // emu-test: probe
@@ -15,12 +16,15 @@ __global__ void firstKernel(int *d) { d[threadIdx.x] += 1; }
 __global__ void secondKernel(int *d) { d[threadIdx.x] *= 2; }
 template <int K>
 __global__ void addKernel(int *d) { d[threadIdx.x] += K; }
+template <bool TWICE, typename T>
+__global__ void scaleKernel(T *d, T by) { d[threadIdx.x] *= TWICE ? by * by : by; }
 
 int main() {
   const char *path = getenv("SCANLAB_EMU_PROFILE");
   remove(path);
   int *d;
   CK(cudaMalloc(&d, 32 * sizeof(int)));
+  CK(cudaMemset(d, 0, 32 * sizeof(int)));
   Kernel table[] = {secondKernel, addKernel<7>};
   Kernel k = firstKernel;
   firstKernel<<<1, 32>>>(d);
@@ -30,8 +34,11 @@ int main() {
   void *args[] = {&d};
   CK(cudaLaunchKernel((void *)secondKernel, 1, 32, args, 0, 0));
   CK(cudaLaunchKernel(addKernel<3>, 1, 32, args, 0, 0));
+  scaleKernel<true><<<1, 32>>>(d, 3);
   CK(cudaDeviceSynchronize());
-  const char *want[] = {"firstKernel", "firstKernel", "secondKernel", "addKernel<7>", "secondKernel", "addKernel<3>"};
+  const char *want[] = {"firstKernel",  "firstKernel", "secondKernel",           "addKernel<7>",
+                        "secondKernel", "addKernel<3>", "scaleKernel<true, int>"};
+  const int lines = (int)(sizeof want / sizeof want[0]);
   FILE *f = fopen(path, "r");
   if (!f) {
     printf("no profile at %s\n", path);
@@ -41,12 +48,17 @@ int main() {
   int n = 0;
   while (fgets(line, sizeof line, f)) {
     char name[128] = "";
-    if (sscanf(line, "{\"kernel\": \"%127[^\"]\"", name) != 1 || n >= 6 || strcmp(name, want[n])) {
-      printf("profile line %d names \"%s\", expected \"%s\"\n", n + 1, name, n < 6 ? want[n] : "no more lines");
+    if (sscanf(line, "{\"kernel\": \"%127[^\"]\"", name) != 1 || n >= lines || strcmp(name, want[n])) {
+      printf("profile line %d names \"%s\", expected \"%s\"\n", n + 1, name, n < lines ? want[n] : "no more lines");
       return 1;
     }
     n++;
   }
   fclose(f);
-  return n == 6 ? 0 : (printf("%d profile lines, expected 6\n", n), 1);
+  int h[32];
+  CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  /* each element: (((0 + 1 + 1) * 2 + 7) * 2 + 3) * 3 * 3 = 225 */
+  for (int i = 0; i < 32; i++)
+    if (h[i] != 225) return printf("d[%d] = %d, expected 225\n", i, h[i]), 1;
+  return n == lines ? 0 : (printf("%d profile lines, expected %d\n", n, lines), 1);
 }

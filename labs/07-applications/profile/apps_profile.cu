@@ -8,8 +8,9 @@
  * - `app_scan_exc`: appScanExc(), the kit's: appScanExcKernel;
  * - `compact_scan`: compactScan(): compactFlagsKernel, appScanExcKernel, compactScatterKernel;
  * - `compact_single`: compactSinglePass(): compactKernel;
- * - `partition`: partitionStable(): partitionCountKernel, partitionKernel (KeepAbove);
- * - `split`: splitBit(), bit 3: partitionCountKernel, partitionKernel (BitClear);
+ * - `partition`: partitionStable(): partitionCountKernel, partitionKernel<true> (KeepAbove);
+ * - `partition_single`: partitionSinglePass(): partitionKernel<false> (KeepAbove);
+ * - `split`: splitBit(), bit 3: partitionCountKernel, partitionKernel<true> (BitClear);
  * - `radix_keys`, `radix_pairs`: radixSortKeys(), radixSortPairs(): 4 passes of
  *   radixCountKernel, appScanExcKernel, radixScatterKernel<false> or <true>;
  * - `line_of_sight`: lineOfSight(): lineOfSightKernel;
@@ -83,6 +84,7 @@ static int cmpU64(const void *a, const void *b) {
 /* Compaction, partition, split: keep in[i] > 0 (bit 3 clear for the split). */
 static void runSelect(const char *name, size_t n) {
   const int split = strcmp(name, "split") == 0, partition = strcmp(name, "partition") == 0;
+  const int single = strcmp(name, "partition_single") == 0; /* the others in reverse order */
   int32_t *h = (int32_t *)malloc(n * 4), *want = (int32_t *)malloc(n * 4);
   for (size_t i = 0; i < n; i++) h[i] = split ? (int32_t)rnd() : (int32_t)(rnd() % 1024) - 512;
   size_t kept = 0, rest = 0;
@@ -90,15 +92,17 @@ static void runSelect(const char *name, size_t n) {
     const int keep = split ? ((uint32_t)h[i] >> 3 & 1u) == 0 : h[i] > 0;
     if (keep) want[kept++] = h[i];
   }
-  for (size_t i = 0; (partition || split) && i < n; i++) {
-    const int keep = split ? ((uint32_t)h[i] >> 3 & 1u) == 0 : h[i] > 0;
-    if (!keep) want[kept + rest++] = h[i];
+  for (size_t i = 0; (partition || split || single) && i < n; i++) {
+    const size_t j = single ? n - 1 - i : i;
+    const int keep = split ? ((uint32_t)h[j] >> 3 & 1u) == 0 : h[j] > 0;
+    if (!keep) want[kept + rest++] = h[j];
   }
   int32_t *d_in = (int32_t *)upload(h, n * 4), *d_out = (int32_t *)upload(NULL, n * 4);
   size_t got;
   if (strcmp(name, "compact_scan") == 0) got = compactScan(d_in, d_out, n, 0);
   else if (strcmp(name, "compact_single") == 0) got = compactSinglePass(d_in, d_out, n, 0);
   else if (partition) got = partitionStable(d_in, d_out, n, 0);
+  else if (single) got = partitionSinglePass(d_in, d_out, n, 0);
   else got = splitBit((const uint32_t *)d_in, (uint32_t *)d_out, n, 3);
   CK(cudaDeviceSynchronize());
   int32_t *out = (int32_t *)download(d_out, n * 4);
@@ -260,7 +264,8 @@ static void runFirstDiff(size_t n) {
   for (size_t i = 0; i < n; i++) expect(ab[i] == (a[i] != 0 ? a[i] : b[i]) && ba[i] == (b[i] != 0 ? b[i] : a[i]), i);
 }
 
-static const char *const CASES[] = {"app_scan_exc", "compact_scan", "compact_single", "partition", "split",
+static const char *const CASES[] = {"app_scan_exc", "compact_scan", "compact_single", "partition",
+                                    "partition_single", "split",
                                     "radix_keys", "radix_pairs", "line_of_sight", "spmv", "spmv_empty",
                                     "str_compare", "str_batch", "str_batch_empty", "first_diff"};
 
