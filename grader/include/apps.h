@@ -41,6 +41,7 @@
 #ifndef SCANLAB_APPS_H
 #define SCANLAB_APPS_H
 
+#include <math.h> /* fmaxf (MaxF) */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,10 +73,11 @@ struct AddF {
   /** @p a + @p b */
   __host__ __device__ float operator()(float a, float b) const { return a + b; }
 };
-/** Maximum of floats (identity -infinity); the inputs hold no NaN. */
+/** Maximum of floats (identity -infinity); the inputs hold no NaN. fmaxf is one instruction
+ *  on the GPU (`a > b ? a : b` is a compare and a select: NaN makes them differ). */
 struct MaxF {
   /** the larger of @p a and @p b */
-  __host__ __device__ float operator()(float a, float b) const { return a > b ? a : b; }
+  __host__ __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
 /** Maximum of ints (identity INT32_MIN). */

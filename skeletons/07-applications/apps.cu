@@ -863,31 +863,6 @@ int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_
 
 /* ---- many pairs at once --------------------------------------------------------------------- */
 
-/**
- * A thread's reader of bytes of b that move forward: byte p comes out of the aligned 16-byte
- * chunk that holds it, read once for all its bytes, as long as the chunk lies inside [lo, hi)
- * (no read outside the array, however it is aligned); a byte of a chunk that would cross lo or
- * hi is read alone. Consecutive bytes then cost one load every 16, not one each. Tuning, given:
- * `__ldg(p)` reads the same byte.
- */
-struct ByteWindow {
-  const uint8_t *lo, *hi;
-  uintptr_t line; /* the chunk's address; 1 (no multiple of 16): none yet */
-  uint4 chunk;
-  __device__ ByteWindow(const uint8_t *from, const uint8_t *to) : lo(from), hi(to), line(1), chunk() {}
-  __device__ __forceinline__ uint32_t operator()(const uint8_t *p) {
-    const uintptr_t at = (uintptr_t)p & ~(uintptr_t)15;
-    if (at != line && at >= (uintptr_t)lo && at + 16 <= (uintptr_t)hi) {
-      chunk = __ldg((const uint4 *)at);
-      line = at;
-    }
-    if (at != line) return __ldg(p);
-    const unsigned o = (unsigned)((uintptr_t)p - at);
-    const uint32_t w = o < 8 ? (o < 4 ? chunk.x : chunk.y) : (o < 12 ? chunk.z : chunk.w);
-    return (w >> (8 * (o & 3u))) & 0xffu;
-  }
-};
-
 /** Where each tile's pairs begin: tile_pair[t] = the first pair whose string of a starts at or
  *  after byte t * APP_TILE of a; tile_pair[tiles] = pairs. */
 static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs, unsigned tiles, int32_t *tile_pair) {
@@ -925,9 +900,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
    *   3. walk the bytes: where the pair's string ends, the next non-empty one starts (a head;
    *      skip empty strings); each byte's code: position t = pos - off_a[p] in its pair, +1
    *      where b has ended (t >= its length), else the sign of a[pos] - b[off_b[p] + t], bytes
-   *      unsigned (optional tuning: read b's bytes through the given ByteWindow over
-   *      [b, b + off_b[pairs]), a 16-byte load for 16 bytes, instead of one load a byte);
-   *      FirstDiff over the pair's codes; at a string's last byte, its result if it
+   *      unsigned; FirstDiff over the pair's codes; at a string's last byte, its result if it
    *      started in these bytes (code, or when 0: -1 if b is longer, else 0), otherwise keep it;
    *   4. the thread's (head seen, code of its last string) pairs: an exclusive scan with
    *      Seg<FirstDiff>{FirstDiff()} over the block's threads in order (shflUpAny, then the

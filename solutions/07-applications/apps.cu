@@ -807,12 +807,18 @@ static __global__ void __launch_bounds__(APP_THREADS)
   const float a0 = alt[0];
   float slope[APP_ITEMS], before[APP_ITEMS];
   loadTile(alt, base, valid, 0.0f, slope);
+  if (valid == APP_TILE && base > 0) { /* a whole tile after the first: no point to leave out */
 #pragma unroll
-  for (int k = 0; k < APP_ITEMS; k++) {
-    const size_t i = base + tilePos(k);
-    slope[k] = tilePos(k) < valid && i > 0 ? (slope[k] - a0) / (float)i : -INFINITY;
-    before[k] = slope[k];
+    for (int k = 0; k < APP_ITEMS; k++) slope[k] = (slope[k] - a0) / (float)(base + tilePos(k));
+  } else {
+#pragma unroll
+    for (int k = 0; k < APP_ITEMS; k++) {
+      const size_t i = base + tilePos(k);
+      slope[k] = tilePos(k) < valid && i > 0 ? (slope[k] - a0) / (float)i : -INFINITY;
+    }
   }
+#pragma unroll
+  for (int k = 0; k < APP_ITEMS; k++) before[k] = slope[k];
   const float tile_max = blockScanExc(before, MaxF(), -INFINITY, &temp);
   const float prefix = tileLookback(status, tile, tile_max, MaxF(), -INFINITY, epoch, &s_prefix);
 #pragma unroll
@@ -1078,31 +1084,6 @@ int strCompare(const uint8_t *d_a, size_t len_a, const uint8_t *d_b, size_t len_
 
 /* ---- many pairs at once --------------------------------------------------------------------- */
 
-/**
- * A thread's reader of bytes of b that move forward: byte p comes out of the aligned 16-byte
- * chunk that holds it, read once for all its bytes, as long as the chunk lies inside [lo, hi)
- * (no read outside the array, however it is aligned); a byte of a chunk that would cross lo or
- * hi is read alone. Consecutive bytes then cost one load every 16, not one each. Tuning, given:
- * `__ldg(p)` reads the same byte.
- */
-struct ByteWindow {
-  const uint8_t *lo, *hi;
-  uintptr_t line; /* the chunk's address; 1 (no multiple of 16): none yet */
-  uint4 chunk;
-  __device__ ByteWindow(const uint8_t *from, const uint8_t *to) : lo(from), hi(to), line(1), chunk() {}
-  __device__ __forceinline__ uint32_t operator()(const uint8_t *p) {
-    const uintptr_t at = (uintptr_t)p & ~(uintptr_t)15;
-    if (at != line && at >= (uintptr_t)lo && at + 16 <= (uintptr_t)hi) {
-      chunk = __ldg((const uint4 *)at);
-      line = at;
-    }
-    if (at != line) return __ldg(p);
-    const unsigned o = (unsigned)((uintptr_t)p - at);
-    const uint32_t w = o < 8 ? (o < 4 ? chunk.x : chunk.y) : (o < 12 ? chunk.z : chunk.w);
-    return (w >> (8 * (o & 3u))) & 0xffu;
-  }
-};
-
 /** Where each tile's pairs begin: tile_pair[t] = the first pair whose string of a starts at or
  *  after byte t * APP_TILE of a; tile_pair[tiles] = pairs. */
 static __global__ void strTilePairsKernel(const uint32_t *off_a, uint32_t pairs, unsigned tiles, int32_t *tile_pair) {
@@ -1170,7 +1151,6 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* 2. Walk them: codes, heads, the results of the strings that start and end here. */
   FlagVal<int32_t> mine = none; /* (a string starts here, the code of the last one so far) */
   int32_t from_p = -1, from_code = 0, from_tie = 0; /* a string from before that ends here */
-  ByteWindow read_b(b, b + off_b[pairs]); /* b's bytes, a 16-byte chunk at a time (given) */
   if (q0 < q1) {
     int32_t p = lowerBound(off_a, p_first, p_end, q0 + 1) - 1; /* the last to start at or before q0 */
     long long s0 = off_a[p], s1 = off_a[p + 1];
@@ -1199,7 +1179,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
         const uint32_t x = (wa[j / 4] >> (8 * (j % 4))) & 0xffu;
         if (t >= len_b) code = 1;
         else {
-          const uint32_t y = read_b(b + b0 + t);
+          const uint32_t y = __ldg(b + b0 + t);
           code = x < y ? -1 : x > y ? 1 : 0;
         }
       }
