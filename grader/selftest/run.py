@@ -1005,6 +1005,30 @@ def checks():
     return out
 
 
+# `make check` on a machine of two cores or more: the checks below run as a second lane beside
+# the others, since each builds in a folder of its own (build/emu-test, the corpus's, the
+# profiles', the docs', the slides') and grades no submission; the docs' render follows the docs'
+# build in that lane. Those that time themselves or bound a wait (a build's time limit, a hang
+# named within seconds, make test's first result, a class graded in parallel and its files)
+# run last, alone, as on a quiet machine.
+SIDE_LANE = ("emu's own tests", "emu-nvcc:", "emu corpus:", "make profile", "the emu against an H100's recorded",
+             "docs build clean", "slides build", "the docs render in a browser")
+RUN_ALONE = ("grader survives: build that never ends", "a hang named within", "make test: the first result within",
+             "a class graded with one command", "LMS files", "the class report in a browser",
+             "the class through a one-node Slurm cluster")
+
+
+def cpu_phases(todo):
+    """make check's checks as (lanes side by side, then the ones alone, in order); one lane where
+    the machine has one core."""
+    alone = [c for c in todo if any(c[0].startswith(a) or a in c[0] for a in RUN_ALONE)]
+    rest = [c for c in todo if c not in alone]
+    if (os.cpu_count() or 1) < 2:
+        return [rest], alone
+    side = [c for c in rest if any(c[0].startswith(a) for a in SIDE_LANE)]
+    return [[c for c in rest if c not in side], side], alone
+
+
 def main():
     ap = argparse.ArgumentParser(description="The kit's own tests.")
     ap.add_argument("--only", action="append", default=[], help="run checks whose name has this")
@@ -1013,14 +1037,19 @@ def main():
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     os.makedirs(BUILD, exist_ok=True)
-    todo, lanes = gpu_checks() if args.gpu else (checks(), [])
+    last = []
+    if args.gpu:
+        todo, lanes = gpu_checks()
+    else:  # lanes first, then the checks that must run alone
+        todo = []
+        lanes, last = cpu_phases(checks())
 
     def chosen(items):
         return [(n, f) for n, f in items if not args.only or any(o in n for o in args.only)]
-    todo = chosen(todo)
+    todo, last = chosen(todo), chosen(last)
     lanes = [lane for lane in (chosen(x) for x in lanes) if lane]
     if args.list:
-        for n, _ in todo + [c for lane in lanes for c in lane]:
+        for n, _ in todo + [c for lane in lanes for c in lane] + last:
             print(n)
         return 0
     if args.gpu and grade.detect_backend() != "cuda":
@@ -1047,10 +1076,18 @@ def main():
     t_all = time.monotonic()
     for name, fn in todo:
         run_check(name, fn)
-    if lanes:  # make check-gpu's second phase: the lanes side by side, each in its order
+    if len(lanes) > 1 and not args.gpu:
+        # what both lanes would otherwise build at once: the emu's runtime library
+        code, out = sh(["make", "--no-print-directory", "emu-lib"])
+        if code:
+            counts["failed"] += 1
+            print("the emu's runtime library does not build:\n" + out[-1500:], flush=True)
+    if lanes:  # the lanes side by side, each in its order
         with concurrent.futures.ThreadPoolExecutor(max_workers=len(lanes)) as pool:
             for f in [pool.submit(lambda lane=lane: [run_check(n, fn) for n, fn in lane]) for lane in lanes]:
                 f.result()
+    for name, fn in last:
+        run_check(name, fn)
     passed, failed = counts["passed"], counts["failed"]
     print(f"\nself-test took {time.monotonic() - t_all:.0f}s")
     print(f"{passed} passed, {failed} failed")
