@@ -106,6 +106,7 @@ static void runCompactAsync() { compactSinglePassAsync(d_in, d_out, g_n, 499, d_
 static void runCompactScan() { g_kept = compactScan(d_in, d_out, g_n, 499); }
 static void runPartition() { g_kept = partitionStable(d_in, d_out, g_n, 499); }
 static void runPartitionAsync() { partitionSinglePassAsync(d_in, d_out, g_n, 499, d_kept); }
+static void runPartitionStableAsync() { partitionStableAsync(d_in, d_out, g_n, 499, d_kept); }
 static void runSight() { lineOfSight(d_alt, d_vis, g_n); }
 static void runCubSort() {
   size_t b = 0;
@@ -161,7 +162,9 @@ static const Variant VARIANTS[] = {
     {"07 compaction, flags + scan + scatter", "07", runCompactScan, SELECT, CUB_SELECT},
     {CUB_PARTITION, "-", runCubPartition, PARTITION, NULL},
     {"07 partition, single pass, count left on the device", "07", runPartitionAsync, PARTITION, CUB_PARTITION},
-    {"07 stable partition (count + one pass)", "07", runPartition, PARTITION, CUB_PARTITION},
+    {"07 stable partition (count + one pass), count left on the device", "07", runPartitionStableAsync, PARTITION,
+     CUB_PARTITION},
+    {"07 stable partition (count + one pass), count read by the host", "07", runPartition, PARTITION, CUB_PARTITION},
     {"07 line of sight", "07", runSight, SIGHT, NULL},
     {CUB_SORT_KEYS, "-", runCubSort, SORT, NULL},
     {"07 radix sort, keys (4 passes of 8 bits)", "07", runSortKeys, SORT, CUB_SORT_KEYS},
@@ -318,7 +321,7 @@ static double counted(Kind k) {
 /* Checks the variant's last output against the library's; returns the number of differences. */
 static size_t check(const Variant &v) {
   CK(cudaDeviceSynchronize());
-  if (v.run == runCompactAsync || v.run == runPartitionAsync) {
+  if (v.run == runCompactAsync || v.run == runPartitionAsync || v.run == runPartitionStableAsync) {
     unsigned long long kept = 0;
     CK(cudaMemcpy(&kept, d_kept, sizeof kept, cudaMemcpyDeviceToHost));
     g_kept = (size_t)kept;
@@ -331,7 +334,7 @@ static size_t check(const Variant &v) {
     CK(cudaMemcpy(a.data(), d_out, len * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(b.data(), d_ref, len * 4, cudaMemcpyDeviceToHost));
     /* CUB: the rest in reverse order, as the single pass writes it; the stable one keeps the order */
-    if (v.kind == PARTITION && v.run == runPartition) std::reverse(b.begin() + num, b.end());
+    if (v.kind == PARTITION && v.run != runPartitionAsync) std::reverse(b.begin() + num, b.end());
     size_t bad = g_kept != (size_t)num;
     for (size_t i = 0; i < len; i++) bad += a[i] != b[i];
     return bad;

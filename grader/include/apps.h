@@ -167,6 +167,11 @@ void compactSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32
  */
 size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot);
 
+/** partitionStable() without the wait, as compactSinglePassAsync(): the size of the first group
+ *  lands in @p d_kept on the device (what `make bench` times beside CUB's partition). */
+void partitionStableAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                          unsigned long long *d_kept);
+
 /**
  * Partition in one pass, as CUB's `DevicePartition::If`: the elements `> pivot` first in their
  * input order, then the others in reverse input order (the first one not kept at

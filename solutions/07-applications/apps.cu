@@ -547,6 +547,14 @@ size_t partitionStable(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pi
   return (size_t)appReadWord(count);
 }
 
+void partitionStableAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
+                          unsigned long long *d_kept) {
+  CUDA_CHECK(cudaMemsetAsync(d_kept, 0, sizeof *d_kept, 0)); /* the counting pass adds to it */
+  if (n == 0) return;
+  const KeepAbove keep = {pivot};
+  partitionPasses(d_in, d_out, n, keep, d_kept);
+}
+
 void partitionSinglePassAsync(const int32_t *d_in, int32_t *d_out, size_t n, int32_t pivot,
                               unsigned long long *d_kept) {
   if (n == 0) {
