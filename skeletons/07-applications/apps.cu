@@ -436,8 +436,9 @@ static __global__ void __launch_bounds__(APP_THREADS, 6) /* 6 blocks an SM: at m
    * out[before + j] when j < kept. Otherwise (the m-th element not kept, m = (base - before) +
    * (j - kept): base - before elements of earlier tiles were not kept):
    * - STABLE: to out[*count + m];
-   * - not STABLE (partitionSinglePass): to out[n - 1 - m], and the thread 0 of the tile that
-   *   holds the last element writes before + kept to *count, as compactKernel does.
+   * - not STABLE (partitionSinglePass): to out[n - 1 - m]; and thread 0 of the block whose tile
+   *   holds the last element (base + valid == n) writes before + kept to *count, as
+   *   compactKernel does.
    * Until then: nothing is written. */
   (void)in, (void)out, (void)n, (void)keep, (void)count, (void)status, (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
