@@ -864,6 +864,18 @@ def case_lab07_missed():
                   max_timeout=30)
 
 
+def case_partition_single_forgets():
+    """Lab 07 on the emu: the one-pass partition placing a tile's others from the array's end as
+    if no earlier tile had any (n - 1 - (j - kept)): right on one tile (the slides' example),
+    wrong from the second on, where partition_single names the first wrong element."""
+    rel = "07-applications/apps.cu"
+    sub = make_submission("partition_single_forgets", rel,
+                          "    const size_t last = n - 1 - (base - before); /* where this tile's first other goes */\n",
+                          "    const size_t last = n - 1; /* forgets the earlier tiles' others */\n")
+    return expect("partition_single_forgets", sub, "07", ("compact_example", "partition", "partition_single"),
+                  {"partition_single": r"partitionSinglePass\(n=\d+.*first mismatch at \[\d+\]"}, max_timeout=30)
+
+
 def case_slowed_unpadded():
     """Lab 03: the padded speedup made by slowing the unpadded scan down fails its own bar."""
     rel = "03-blelloch/blelloch.cu"
@@ -1118,6 +1130,7 @@ CASES = [
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
+    ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
     ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
