@@ -477,13 +477,14 @@ class Rewriter:
             tm = re.search(r'\btemplate\s*<', head)
             if tm:
                 templates.add(name)
-                # the arguments a launch must name for `&kernel<...>` to be one function: the
-                # parameters with no default (a pack needs none); fewer named, and nvcc deduces
-                # the rest from the launch's arguments, which an address cannot
+                # the arguments a launch must name for `&kernel<...>` to be the instance that
+                # runs: all of them. Fewer named, and nvcc deduces the rest from the launch's
+                # arguments (a default only where nothing is deduced; a pack from whatever is
+                # left over), which an address cannot; a pack is never known to be complete
                 close_t = match_forward(head, tm.end() - 1, '<', '>')
                 params = [q.strip() for q in split_top(head[tm.end():close_t])] if close_t > 0 else []
-                need = sum(1 for q in params if q and '=' not in q and '...' not in q)
-                self.template_required[name] = min(need, self.template_required.get(name, need))
+                need = 1 << 30 if any('...' in q for q in params) else sum(1 for q in params if q)
+                self.template_required[name] = max(need, self.template_required.get(name, need))
             defs[name] = defs.get(name, 0) + 1
             close = match_forward(m, p, '(', ')')
             k = close + 1 if close >= 0 else -1
@@ -542,7 +543,7 @@ class Rewriter:
                     gt = match_forward(expr, lt, '<', '>')
                     named_args = len([q for q in split_top(expr[lt + 1:gt]) if q.strip()]) if gt > 0 else -1
                 if named and 0 <= named_args < self.template_required.get(base, 0):
-                    kaddr = 'nullptr'  # `k<A>(args)` with the rest deduced: the kernel names itself
+                    kaddr = 'nullptr'  # `k<A>(args)`, the rest deduced: the instance names itself
                 elif named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
                     kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
                 elif not (named and base in defs) and side_effect_free(expr):

@@ -1,7 +1,8 @@
 // Each profile line names the kernel that ran, however it was launched: by name, through a
 // pointer variable, a table entry, a template instance taken by address, cudaLaunchKernel
-// with a cast to void * or with the kernel itself, a template launched with its first argument
-// named and the other deduced from the launch's arguments (no address names that one). The program reads its own profile.
+// with a cast to void * or with the kernel itself, templates launched with their first argument
+// named and the other deduced from the launch's arguments, over a default too (no address
+// names those). The program reads its own profile.
 // emu-test: expect pass
 // emu-test: schedules forward
 // emu-test: probe
@@ -18,6 +19,8 @@ template <int K>
 __global__ void addKernel(int *d) { d[threadIdx.x] += K; }
 template <bool TWICE, typename T>
 __global__ void scaleKernel(T *d, T by) { d[threadIdx.x] *= TWICE ? by * by : by; }
+template <int K, typename T = float>
+__global__ void shiftKernel(T *d) { d[threadIdx.x] += (T)K; }
 
 int main() {
   const char *path = getenv("SCANLAB_EMU_PROFILE");
@@ -35,9 +38,10 @@ int main() {
   CK(cudaLaunchKernel((void *)secondKernel, 1, 32, args, 0, 0));
   CK(cudaLaunchKernel(addKernel<3>, 1, 32, args, 0, 0));
   scaleKernel<true><<<1, 32>>>(d, 3);
+  shiftKernel<1><<<1, 32>>>(d); /* T deduced as int, not its default float */
   CK(cudaDeviceSynchronize());
-  const char *want[] = {"firstKernel",  "firstKernel", "secondKernel",           "addKernel<7>",
-                        "secondKernel", "addKernel<3>", "scaleKernel<true, int>"};
+  const char *want[] = {"firstKernel",  "firstKernel",  "secondKernel",           "addKernel<7>",
+                        "secondKernel", "addKernel<3>", "scaleKernel<true, int>", "shiftKernel<1, int>"};
   const int lines = (int)(sizeof want / sizeof want[0]);
   FILE *f = fopen(path, "r");
   if (!f) {
@@ -57,8 +61,8 @@ int main() {
   fclose(f);
   int h[32];
   CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-  /* each element: (((0 + 1 + 1) * 2 + 7) * 2 + 3) * 3 * 3 = 225 */
+  /* each element: (((0 + 1 + 1) * 2 + 7) * 2 + 3) * 3 * 3 + 1 = 226 */
   for (int i = 0; i < 32; i++)
-    if (h[i] != 225) return printf("d[%d] = %d, expected 225\n", i, h[i]), 1;
+    if (h[i] != 226) return printf("d[%d] = %d, expected 226\n", i, h[i]), 1;
   return n == lines ? 0 : (printf("%d profile lines, expected %d\n", n, lines), 1);
 }
