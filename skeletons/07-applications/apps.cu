@@ -254,7 +254,7 @@ typedef struct {
 static app_scratch g_status;  /* tile counters (the first sectors) and status words */
 static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
 static app_scratch g_word;    /* a 64-bit result read back by the host */
-static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, digit counts */
+static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, counts and digit words */
 static unsigned g_epoch;
 
 static void *appReserve(app_scratch *s, size_t bytes) {
@@ -593,74 +593,176 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
 
 /* ==== Part 1b: LSD radix sort ================================================================ */
 
-/** counts[d * tiles + t] = the keys of tile t whose digit `(key >> shift) & 255` is d (the counts
- *  laid out digit by digit, so that one exclusive sum gives every (digit, tile) its offset). */
+/* The sort makes one sweep a digit (Merrill and Garland's one-sweep sort, after Adinets and
+ * Merrill, "Onesweep", 2022): a first pass counts every digit of every pass at once; then each
+ * of the 4 passes reads the keys once, and a tile learns where its keys of digit d go from the
+ * tiles before it through a look-back over digit d's counts, as the single-pass scan learns its
+ * prefix. Its blocks have one thread per digit: the same tile of APP_TILE keys in 8 warps. */
+
+/** Threads of a sort block: one per digit. */
+#define APP_SORT_THREADS APP_RADIX_DIGITS
+/** Keys a sort thread holds. */
+#define APP_SORT_ITEMS (APP_TILE / APP_SORT_THREADS)
+/** Warps of a sort block. */
+#define APP_SORT_WARPS (APP_SORT_THREADS / APP_WARP)
+/** Predecessors a digit's look-back reads at once. */
+#define APP_SORT_WINDOW 4
+static_assert(APP_TILE % (APP_SORT_THREADS * 2) == 0, "whole warps, an even number of keys a thread");
+
+/** A tile's count of one digit in one pass, with the tag of the toolkit's status words (state
+ *  and epoch): one 8-byte word per (tile, digit), the tile's 256 words side by side. */
+APP_HELPER void digitStore(unsigned long long *w, unsigned epoch, unsigned state, uint32_t count) {
+  *(volatile unsigned long long *)w = ((unsigned long long)count << 32) | (epoch << 3) | state;
+}
+APP_HELPER unsigned long long digitLoad(const unsigned long long *w) { return *(const volatile unsigned long long *)w; }
+
+/**
+ * The look-back of digit d = threadIdx.x for tile @p tile, whose own count of d, @p total, the
+ * caller has published: returns the keys of digit d in every earlier tile and publishes the
+ * tile's PREFIX (that plus @p total). It reads APP_SORT_WINDOW predecessors at once, nearest
+ * first, adds their counts up to the first that is not yet written by this launch (read again
+ * on the next round) or up to the nearest PREFIX (the end). One digit a thread, all at once.
+ */
+APP_HELPER uint32_t digitLookback(unsigned long long *status, size_t tile, unsigned epoch, uint32_t total) {
+  const unsigned d = threadIdx.x;
+  uint32_t before = 0;
+  for (long long j = (long long)tile - 1; j >= 0;) {
+    unsigned long long w[APP_SORT_WINDOW];
+#pragma unroll
+    for (int s = 0; s < APP_SORT_WINDOW; s++) /* before tile 0: a PREFIX of 0 */
+      w[s] = j - s >= 0 ? digitLoad(status + (size_t)(j - s) * APP_RADIX_DIGITS + d) : (epoch << 3) | APP_PREFIX;
+#pragma unroll
+    for (int s = 0; s < APP_SORT_WINDOW; s++) {
+      const unsigned state = statusState(w[s], epoch);
+      if (state == 0) break;
+      before += (uint32_t)(w[s] >> 32);
+      j = state == APP_PREFIX ? -1 : j - 1;
+      if (j < 0) break;
+    }
+  }
+  if (tile > 0) digitStore(status + tile * APP_RADIX_DIGITS + d, epoch, APP_PREFIX, before + total);
+  return before;
+}
+
+/** The given exclusive sum of each pass's 256 digit counts (block p: pass p), in place: then
+ *  hist[p][d] is where digit d's keys begin in pass p's output. */
+static __global__ void radixDigitStartKernel(uint32_t *hist) {
+  __shared__ uint32_t s[APP_RADIX_DIGITS];
+  uint32_t *h = hist + blockIdx.x * APP_RADIX_DIGITS;
+  const unsigned d = threadIdx.x;
+  s[d] = h[d];
+  __syncthreads();
+  for (unsigned o = 1; o < APP_RADIX_DIGITS; o *= 2) {
+    const uint32_t y = d >= o ? s[d - o] : 0;
+    __syncthreads();
+    s[d] += y;
+    __syncthreads();
+  }
+  h[d] = d > 0 ? s[d - 1] : 0;
+}
+
+/**
+ * The counts of every digit of every pass, in one read of the keys: hist[p][d] = the keys whose
+ * digit `(key >> (8 p)) & 255` is d, for the 4 passes p. Each block takes tiles blockIdx.x,
+ * blockIdx.x + gridDim.x, ..., counts in shared memory and adds its counts to hist once
+ * (hist zeroed before).
+ */
 static __global__ void __launch_bounds__(APP_THREADS)
-    radixCountKernel(const uint32_t *keys, size_t n, int shift, uint32_t *counts, unsigned tiles) {
+    radixHistogramKernel(const uint32_t *keys, size_t n, uint32_t *hist) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): a __shared__ histogram of APP_RADIX_DIGITS counters, zeroed; loadTile the
-   * tile's keys (tile blockIdx.x); atomicAdd 1 to the counter of each valid key's digit
-   * (key >> shift) & 255; __syncthreads(); write counts[d * tiles + blockIdx.x] for every d.
-   * Until then: nothing is written. */
-  (void)keys, (void)n, (void)shift, (void)counts, (void)tiles;
+  /* TODO(lab07): a __shared__ uint32_t histogram of 4 * APP_RADIX_DIGITS counters (pass p's
+   * digit d at p * APP_RADIX_DIGITS + d), zeroed; __syncthreads(); for the tiles blockIdx.x,
+   * blockIdx.x + gridDim.x, ...: loadTile the tile's keys, and for each valid key (tilePos(i) <
+   * valid) and each pass p, atomicAdd 1 to the counter of its digit (key >> (8 p)) & 255;
+   * __syncthreads(); then add each counter to hist (one atomicAdd per counter and block).
+   * Until then: nothing is counted. */
+  (void)keys, (void)n, (void)hist;
   /* STUDENT-END(lab07) */
 }
 
 /**
- * Tile t (blockIdx.x) of one pass: rank the tile's keys by their digit, stably, in one sweep;
- * place them in shared memory sorted by digit; write key j of the sorted tile to
- * offsets[d * tiles + t] + (j - start of its digit's run), consecutive threads writing
- * consecutive keys of a run. The ranking: warp w holds the tile's elements
- * [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE), item i of lane l at w * APP_WARP_TILE + 32 i + l
- * (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item 0, 1, ... the lanes
- * with the same digit find each other with __match_any_sync, each counts the peers below it,
- * and the lowest one adds the peers to the warp's count of that digit. A key's place in the
- * sorted tile is then: the keys of smaller digits, plus its digit's keys in earlier warps, plus
- * its rank in its warp. PAIRS: the values move with their keys.
+ * One pass, one tile (drawn from @p counter), thread d of the block owning digit d: count the
+ * tile's keys of each digit and publish the counts at once (the tiles after this one need
+ * nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
+ * in earlier tiles (digitLookback); place the keys in shared memory sorted by digit; write each
+ * digit's run to start[d] (where the digit begins in the output) + the digit's keys in earlier
+ * tiles, consecutive threads writing consecutive keys of a run. The ranking: warp w holds the
+ * tile's keys [w * 32 * APP_SORT_ITEMS, (w + 1) * 32 * APP_SORT_ITEMS), item i of lane l at
+ * 32 i + l of those (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item
+ * 0, 1, ... the lanes with the same digit find each other (each sets its bit in a mask of its
+ * digit), each counts the peers below it, and the lowest one adds the peers to the warp's count
+ * of that digit. A key's place in the sorted tile is then: the keys of smaller digits, plus its
+ * digit's keys in earlier warps, plus its rank in its warp. PAIRS: the values move with their
+ * keys.
  */
 template <bool PAIRS>
-static __global__ void __launch_bounds__(APP_THREADS)
-    radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
-                       size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
+static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM: at most 64 registers */
+    radixOnesweepKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
+                        size_t n, int shift, const uint32_t *start, unsigned long long *status, unsigned *counter,
+                        unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): rank the tile's keys by digit, stably, then write them out:
-   *   1. zero a __shared__ uint32_t count[APP_WARPS][APP_RADIX_DIGITS]; load item i of the
-   *      lane from j = warp * APP_WARP_TILE + 32 * i + lane (0xffffffff past `valid`: it
-   *      ranks after every real key and is never written), and its value when PAIRS;
-   *      __syncthreads();
-   *   2. for each item i in order: d = its digit; peers = __match_any_sync(FULL_MASK, d);
-   *      the lowest peer (__ffs(peers) - 1) reads count[warp][d] and adds __popc(peers) to
-   *      it; rank[i] = that value (__shfl_sync from the lowest peer) + the peers in lanes
-   *      below; __syncwarp() before the next item; then __syncthreads();
-   *   3. per digit: each warp's count becomes the digit's keys in the warps before it; an
-   *      exclusive sum of the digits' totals over the block gives start[d], where digit d's
-   *      run begins in the sorted tile; __syncthreads();
-   *   4. a key goes to shared position start[d] + count[warp][d] + rank[i] (its value too);
-   *      __syncthreads();
-   *   5. sorted key j < valid goes to offsets[d * tiles + blockIdx.x] + (j - start[d]), j
-   *      striding by APP_THREADS (consecutive threads, consecutive addresses).
+  /* TODO(lab07): thread d of the block owns digit d (APP_SORT_THREADS = 256 threads, 8 warps,
+   * APP_SORT_ITEMS = 16 keys a thread). Zero __shared__ uint32_t count[APP_SORT_WARPS][256],
+   * match[APP_SORT_WARPS][256] (it may share s_keys' memory) and tile_count[256]; draw the
+   * tile with nextTile(counter, &s_tile) (its barrier orders the zeroing); base = tile * APP_TILE.
+   *   1. load item i of the lane from j = warp * 32 * APP_SORT_ITEMS + 32 * i + lane (0xffffffff
+   *      past `valid`: it ranks after every real key and is never written); atomicAdd 1 to
+   *      tile_count[digit] for each valid key; __syncthreads(); publish total = tile_count[d]
+   *      with digitStore(status + tile * APP_RADIX_DIGITS + d, epoch, state, total), state
+   *      APP_PREFIX for tile 0 and APP_AGGREGATE for the others;
+   *   2. for each item i in order: atomicOr(&match[warp][digit], 1u << lane); __syncwarp();
+   *      peers = match[warp][digit]; the lowest peer (__ffs(peers) - 1) reads count[warp][digit];
+   *      __syncwarp(); it then clears the mask and adds __popc(peers) to the count; rank[i] =
+   *      the count it read (__shfl_sync from the lowest peer) + the peers in lanes below;
+   *      __syncwarp(); then __syncthreads();
+   *   3. each warp's count[w][d] becomes the digit's keys in the warps before it; an exclusive
+   *      sum of the totals over the block gives run[d], where digit d's run begins in the sorted
+   *      tile; before = digitLookback(status, tile, epoch, total): digit d's keys in earlier
+   *      tiles; __syncthreads();
+   *   4. a key goes to shared position run[digit] + count[warp][digit] + rank[i] (then its value,
+   *      when PAIRS); __syncthreads();
+   *   5. sorted key j < valid goes to start[digit] + before[digit] + (j - run[digit]), j striding
+   *      by APP_SORT_THREADS (consecutive threads, consecutive addresses).
    * Until then: nothing is written. */
-  (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)offsets, (void)tiles;
+  (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)start, (void)status,
+      (void)counter, (void)epoch;
   /* STUDENT-END(lab07) */
 }
 
-/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only). */
+/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only): the counts of
+ *  every pass in one read, their exclusive sums, then one sweep a digit. */
 static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
                         uint32_t *d_vals_out, size_t n) {
   if (n == 0) return;
+  constexpr int PASSES = 32 / APP_RADIX_BITS; /* an even number: the last pass ends in out */
   const unsigned tiles = appTiles(n);
-  uint32_t *counts = (uint32_t *)appReserve(&g_counts, (size_t)APP_RADIX_DIGITS * tiles * sizeof(uint32_t));
+  const size_t hist_bytes = PASSES * APP_RADIX_DIGITS * sizeof(uint32_t);
+  const size_t status_bytes = (size_t)tiles * APP_RADIX_DIGITS * sizeof(unsigned long long);
+  const bool fresh = hist_bytes + status_bytes > g_counts.bytes;
+  char *scratch = (char *)appReserve(&g_counts, hist_bytes + status_bytes);
+  uint32_t *hist = (uint32_t *)scratch;
+  unsigned long long *status = (unsigned long long *)(scratch + hist_bytes);
   uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
   uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
+  CUDA_CHECK(cudaMemsetAsync(hist, 0, hist_bytes, 0));
+  radixHistogramKernel<<<tiles < 1024u ? tiles : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
+  CUDA_CHECK_LAUNCH();
+  radixDigitStartKernel<<<PASSES, APP_RADIX_DIGITS>>>(hist);
+  CUDA_CHECK_LAUNCH();
   const uint32_t *ks = d_keys_in, *vs = d_vals_in;
-  for (int pass = 0; pass < 32 / APP_RADIX_BITS; pass++) { /* an even number: the last ends in out */
+  for (int pass = 0; pass < PASSES; pass++) {
     uint32_t *kd = pass % 2 == 0 ? kt : d_keys_out, *vd = pass % 2 == 0 ? vt : d_vals_out;
+    unsigned *counter, epoch;
+    appLaunchState(0, &counter, &epoch); /* a tile counter and an epoch of the toolkit's */
+    if ((fresh && pass == 0) || epoch == 1) /* new memory, or the epochs began again */
+      CUDA_CHECK(cudaMemsetAsync(status, 0, status_bytes, 0));
     const int shift = pass * APP_RADIX_BITS;
-    radixCountKernel<<<tiles, APP_THREADS>>>(ks, n, shift, counts, tiles);
-    CUDA_CHECK_LAUNCH();
-    appScanExc(counts, counts, (size_t)APP_RADIX_DIGITS * tiles);
-    if (d_vals_in) radixScatterKernel<true><<<tiles, APP_THREADS>>>(ks, vs, kd, vd, n, shift, counts, tiles);
-    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, NULL, kd, NULL, n, shift, counts, tiles);
+    const uint32_t *start = hist + pass * APP_RADIX_DIGITS;
+    if (d_vals_in)
+      radixOnesweepKernel<true><<<tiles, APP_SORT_THREADS>>>(ks, vs, kd, vd, n, shift, start, status, counter, epoch);
+    else
+      radixOnesweepKernel<false><<<tiles, APP_SORT_THREADS>>>(ks, NULL, kd, NULL, n, shift, start, status, counter,
+                                                             epoch);
     CUDA_CHECK_LAUNCH();
     ks = kd;
     vs = vd;

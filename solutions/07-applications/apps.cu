@@ -254,7 +254,7 @@ typedef struct {
 static app_scratch g_status;  /* tile counters (the first sectors) and status words */
 static app_scratch g_temp;    /* flags and offsets of compactScan, tile results of strCompare */
 static app_scratch g_word;    /* a 64-bit result read back by the host */
-static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, digit counts */
+static app_scratch g_sort_keys, g_sort_vals, g_counts; /* radix sort: ping-pong halves, counts and digit words */
 static unsigned g_epoch;
 
 static void *appReserve(app_scratch *s, size_t bytes) {
@@ -635,128 +635,223 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
 
 /* ==== Part 1b: LSD radix sort ================================================================ */
 
-/** counts[d * tiles + t] = the keys of tile t whose digit `(key >> shift) & 255` is d (the counts
- *  laid out digit by digit, so that one exclusive sum gives every (digit, tile) its offset). */
-static __global__ void __launch_bounds__(APP_THREADS)
-    radixCountKernel(const uint32_t *keys, size_t n, int shift, uint32_t *counts, unsigned tiles) {
-  /* STUDENT-BEGIN(lab07) */
-  __shared__ unsigned s_hist[APP_RADIX_DIGITS];
-  for (int d = threadIdx.x; d < APP_RADIX_DIGITS; d += APP_THREADS) s_hist[d] = 0;
-  __syncthreads();
-  const size_t base = (size_t)blockIdx.x * APP_TILE;
-  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
-  uint32_t k[APP_ITEMS];
-  loadTile(keys, base, valid, 0u, k);
+/* The sort makes one sweep a digit (Merrill and Garland's one-sweep sort, after Adinets and
+ * Merrill, "Onesweep", 2022): a first pass counts every digit of every pass at once; then each
+ * of the 4 passes reads the keys once, and a tile learns where its keys of digit d go from the
+ * tiles before it through a look-back over digit d's counts, as the single-pass scan learns its
+ * prefix. Its blocks have one thread per digit: the same tile of APP_TILE keys in 8 warps. */
+
+/** Threads of a sort block: one per digit. */
+#define APP_SORT_THREADS APP_RADIX_DIGITS
+/** Keys a sort thread holds. */
+#define APP_SORT_ITEMS (APP_TILE / APP_SORT_THREADS)
+/** Warps of a sort block. */
+#define APP_SORT_WARPS (APP_SORT_THREADS / APP_WARP)
+/** Predecessors a digit's look-back reads at once. */
+#define APP_SORT_WINDOW 4
+static_assert(APP_TILE % (APP_SORT_THREADS * 2) == 0, "whole warps, an even number of keys a thread");
+
+/** A tile's count of one digit in one pass, with the tag of the toolkit's status words (state
+ *  and epoch): one 8-byte word per (tile, digit), the tile's 256 words side by side. */
+APP_HELPER void digitStore(unsigned long long *w, unsigned epoch, unsigned state, uint32_t count) {
+  *(volatile unsigned long long *)w = ((unsigned long long)count << 32) | (epoch << 3) | state;
+}
+APP_HELPER unsigned long long digitLoad(const unsigned long long *w) { return *(const volatile unsigned long long *)w; }
+
+/**
+ * The look-back of digit d = threadIdx.x for tile @p tile, whose own count of d, @p total, the
+ * caller has published: returns the keys of digit d in every earlier tile and publishes the
+ * tile's PREFIX (that plus @p total). It reads APP_SORT_WINDOW predecessors at once, nearest
+ * first, adds their counts up to the first that is not yet written by this launch (read again
+ * on the next round) or up to the nearest PREFIX (the end). One digit a thread, all at once.
+ */
+APP_HELPER uint32_t digitLookback(unsigned long long *status, size_t tile, unsigned epoch, uint32_t total) {
+  const unsigned d = threadIdx.x;
+  uint32_t before = 0;
+  for (long long j = (long long)tile - 1; j >= 0;) {
+    unsigned long long w[APP_SORT_WINDOW];
 #pragma unroll
-  for (int i = 0; i < APP_ITEMS; i++)
-    if (tilePos(i) < valid) atomicAdd(&s_hist[(k[i] >> shift) & (APP_RADIX_DIGITS - 1)], 1u);
+    for (int s = 0; s < APP_SORT_WINDOW; s++) /* before tile 0: a PREFIX of 0 */
+      w[s] = j - s >= 0 ? digitLoad(status + (size_t)(j - s) * APP_RADIX_DIGITS + d) : (epoch << 3) | APP_PREFIX;
+#pragma unroll
+    for (int s = 0; s < APP_SORT_WINDOW; s++) {
+      const unsigned state = statusState(w[s], epoch);
+      if (state == 0) break;
+      before += (uint32_t)(w[s] >> 32);
+      j = state == APP_PREFIX ? -1 : j - 1;
+      if (j < 0) break;
+    }
+  }
+  if (tile > 0) digitStore(status + tile * APP_RADIX_DIGITS + d, epoch, APP_PREFIX, before + total);
+  return before;
+}
+
+/** The given exclusive sum of each pass's 256 digit counts (block p: pass p), in place: then
+ *  hist[p][d] is where digit d's keys begin in pass p's output. */
+static __global__ void radixDigitStartKernel(uint32_t *hist) {
+  __shared__ uint32_t s[APP_RADIX_DIGITS];
+  uint32_t *h = hist + blockIdx.x * APP_RADIX_DIGITS;
+  const unsigned d = threadIdx.x;
+  s[d] = h[d];
   __syncthreads();
-  for (int d = threadIdx.x; d < APP_RADIX_DIGITS; d += APP_THREADS) counts[(size_t)d * tiles + blockIdx.x] = s_hist[d];
+  for (unsigned o = 1; o < APP_RADIX_DIGITS; o *= 2) {
+    const uint32_t y = d >= o ? s[d - o] : 0;
+    __syncthreads();
+    s[d] += y;
+    __syncthreads();
+  }
+  h[d] = d > 0 ? s[d - 1] : 0;
+}
+
+/**
+ * The counts of every digit of every pass, in one read of the keys: hist[p][d] = the keys whose
+ * digit `(key >> (8 p)) & 255` is d, for the 4 passes p. Each block takes tiles blockIdx.x,
+ * blockIdx.x + gridDim.x, ..., counts in shared memory and adds its counts to hist once
+ * (hist zeroed before).
+ */
+static __global__ void __launch_bounds__(APP_THREADS)
+    radixHistogramKernel(const uint32_t *keys, size_t n, uint32_t *hist) {
+  /* STUDENT-BEGIN(lab07) */
+  constexpr int PASSES = 32 / APP_RADIX_BITS;
+  __shared__ uint32_t s_hist[PASSES * APP_RADIX_DIGITS];
+  for (int i = threadIdx.x; i < PASSES * APP_RADIX_DIGITS; i += APP_THREADS) s_hist[i] = 0;
+  __syncthreads();
+  for (size_t base = (size_t)blockIdx.x * APP_TILE; base < n; base += (size_t)gridDim.x * APP_TILE) {
+    const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
+    uint32_t k[APP_ITEMS];
+    loadTile(keys, base, valid, 0u, k);
+#pragma unroll
+    for (int i = 0; i < APP_ITEMS; i++)
+      if (tilePos(i) < valid)
+#pragma unroll
+        for (int p = 0; p < PASSES; p++)
+          atomicAdd(&s_hist[p * APP_RADIX_DIGITS + ((k[i] >> (p * APP_RADIX_BITS)) & (APP_RADIX_DIGITS - 1))], 1u);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < PASSES * APP_RADIX_DIGITS; i += APP_THREADS)
+    if (s_hist[i]) atomicAdd(&hist[i], s_hist[i]);
   /* STUDENT-END(lab07) */
 }
 
 /**
- * Tile t (blockIdx.x) of one pass: rank the tile's keys by their digit, stably, in one sweep;
- * place them in shared memory sorted by digit; write key j of the sorted tile to
- * offsets[d * tiles + t] + (j - start of its digit's run), consecutive threads writing
- * consecutive keys of a run. The ranking: warp w holds the tile's elements
- * [w * APP_WARP_TILE, (w + 1) * APP_WARP_TILE), item i of lane l at w * APP_WARP_TILE + 32 i + l
- * (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item 0, 1, ... the lanes
- * with the same digit find each other with __match_any_sync, each counts the peers below it,
- * and the lowest one adds the peers to the warp's count of that digit. A key's place in the
- * sorted tile is then: the keys of smaller digits, plus its digit's keys in earlier warps, plus
- * its rank in its warp. PAIRS: the values move with their keys.
+ * One pass, one tile (drawn from @p counter), thread d of the block owning digit d: count the
+ * tile's keys of each digit and publish the counts at once (the tiles after this one need
+ * nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
+ * in earlier tiles (digitLookback); place the keys in shared memory sorted by digit; write each
+ * digit's run to start[d] (where the digit begins in the output) + the digit's keys in earlier
+ * tiles, consecutive threads writing consecutive keys of a run. The ranking: warp w holds the
+ * tile's keys [w * 32 * APP_SORT_ITEMS, (w + 1) * 32 * APP_SORT_ITEMS), item i of lane l at
+ * 32 i + l of those (so item by item, the warp's 32 lanes hold 32 consecutive keys); for item
+ * 0, 1, ... the lanes with the same digit find each other (each sets its bit in a mask of its
+ * digit), each counts the peers below it, and the lowest one adds the peers to the warp's count
+ * of that digit. A key's place in the sorted tile is then: the keys of smaller digits, plus its
+ * digit's keys in earlier warps, plus its rank in its warp. PAIRS: the values move with their
+ * keys.
  */
 template <bool PAIRS>
-static __global__ void __launch_bounds__(APP_THREADS)
-    radixScatterKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
-                       size_t n, int shift, const uint32_t *offsets, unsigned tiles) {
+static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM: at most 64 registers */
+    radixOnesweepKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
+                        size_t n, int shift, const uint32_t *start, unsigned long long *status, unsigned *counter,
+                        unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  static_assert(APP_RADIX_DIGITS % APP_THREADS == 0, "each thread sums whole digits");
-  constexpr int PER = APP_RADIX_DIGITS / APP_THREADS; /* digits per thread in step 2 */
   __shared__ uint32_t s_keys[APP_TILE];
   __shared__ uint32_t s_vals[PAIRS ? APP_TILE : 1];
-  __shared__ uint32_t s_count[APP_WARPS][APP_RADIX_DIGITS]; /* a warp's keys of each digit */
-  __shared__ uint32_t s_start[APP_RADIX_DIGITS];            /* a digit's run in the sorted tile */
-  __shared__ uint32_t s_dest[APP_RADIX_DIGITS];             /* its place in keys_out, less that */
-  __shared__ uint32_t s_warp_sum[APP_WARPS];
+  __shared__ uint32_t s_count[APP_SORT_WARPS][APP_RADIX_DIGITS]; /* a warp's keys of each digit */
+  __shared__ uint32_t s_tile_count[APP_RADIX_DIGITS];            /* the tile's keys of each digit */
+  __shared__ uint32_t s_start[APP_RADIX_DIGITS];                 /* a digit's run in the sorted tile */
+  __shared__ uint32_t s_dest[APP_RADIX_DIGITS];                  /* its place in keys_out, less that */
+  __shared__ uint32_t s_warp_sum[APP_SORT_WARPS];
+  __shared__ unsigned s_tile;
+  /* The masks of the ranking, one per (warp, digit), share the sorted tile's memory (step 5). */
+  static_assert(APP_SORT_WARPS * APP_RADIX_DIGITS <= APP_TILE, "the masks fit in s_keys");
+  uint32_t(*s_match)[APP_RADIX_DIGITS] = (uint32_t(*)[APP_RADIX_DIGITS])s_keys;
   const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
-  const unsigned mask = APP_RADIX_DIGITS - 1;
-  const size_t base = (size_t)blockIdx.x * APP_TILE;
+  const unsigned d_mine = threadIdx.x, mask = APP_RADIX_DIGITS - 1;
+  for (int i = threadIdx.x; i < APP_SORT_WARPS * APP_RADIX_DIGITS; i += APP_SORT_THREADS) {
+    (&s_count[0][0])[i] = 0;
+    (&s_match[0][0])[i] = 0;
+  }
+  s_tile_count[d_mine] = 0;
+  const size_t tile = nextTile(counter, &s_tile); /* its barrier orders the zeroing */
+  const size_t base = tile * APP_TILE;
   const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
-  for (int i = threadIdx.x; i < APP_WARPS * APP_RADIX_DIGITS; i += APP_THREADS) (&s_count[0][0])[i] = 0;
   /* 1. Load, item i of the lane at first + 32 i; past the end the largest key, ranked after
-   *    every real key of the tile (it is never written). */
-  const unsigned first = warp * APP_WARP_TILE + lane;
-  uint32_t k[APP_ITEMS], v[PAIRS ? APP_ITEMS : 1], rank[APP_ITEMS];
+   *    every real key of the tile (it is never written). Count the tile's keys of each digit
+   *    and publish the counts. */
+  const unsigned first = warp * (APP_WARP * APP_SORT_ITEMS) + lane;
+  uint32_t k[APP_SORT_ITEMS], rank[APP_SORT_ITEMS];
 #pragma unroll
-  for (int i = 0; i < APP_ITEMS; i++) {
+  for (int i = 0; i < APP_SORT_ITEMS; i++) {
     const unsigned j = first + 32 * i;
     k[i] = j < valid ? __ldcs(keys_in + base + j) : 0xffffffffu;
-    if (PAIRS) v[i] = j < valid ? __ldcs(vals_in + base + j) : 0u;
   }
+#pragma unroll
+  for (int i = 0; i < APP_SORT_ITEMS; i++)
+    if (first + 32 * i < valid) atomicAdd(&s_tile_count[(k[i] >> shift) & mask], 1u);
   __syncthreads();
-  /* 2. Rank in the warp, item by item: the lowest lane of each digit updates its count. */
+  const uint32_t total = s_tile_count[d_mine];
+  digitStore(status + tile * APP_RADIX_DIGITS + d_mine, epoch, tile == 0 ? APP_PREFIX : APP_AGGREGATE, total);
+  /* 2. Rank in the warp, item by item: the lanes of a digit set their bits in its mask; the
+   *    lowest of them updates the warp's count and clears the mask. */
   const unsigned lanes_below = (1u << lane) - 1u;
 #pragma unroll
-  for (int i = 0; i < APP_ITEMS; i++) {
+  for (int i = 0; i < APP_SORT_ITEMS; i++) {
     const unsigned d = (k[i] >> shift) & mask;
-    const unsigned peers = __match_any_sync(FULL_MASK, d);
+    atomicOr(&s_match[warp][d], 1u << lane);
+    __syncwarp();
+    const unsigned peers = s_match[warp][d];
     const int leader = __ffs(peers) - 1;
     uint32_t before = 0;
+    if (lane == leader) before = s_count[warp][d];
+    __syncwarp(); /* every lane has read its mask before it is cleared */
     if (lane == leader) {
-      before = s_count[warp][d];
+      s_match[warp][d] = 0;
       s_count[warp][d] = before + __popc(peers);
     }
     rank[i] = __shfl_sync(FULL_MASK, before, leader) + __popc(peers & lanes_below);
-    __syncwarp(); /* this item's counts, before the next item reads them */
+    __syncwarp(); /* this item's counts and masks, before the next item's */
   }
   __syncthreads();
-  /* 3. Thread t takes digits PER t .. PER t + PER - 1: each warp's count becomes the digit's
-   *    keys in the warps before it, and the digits' totals are scanned over the block. */
-  uint32_t total[PER], mine = 0;
+  /* 3. Thread d: each warp's count of digit d becomes the digit's keys in the warps before it;
+   *    an exclusive sum of the digits' counts over the block gives the runs in the sorted tile
+   *    (the padding sorts last, after every run); then the look-back. */
+  uint32_t sum = 0;
 #pragma unroll
-  for (int q = 0; q < PER; q++) {
-    const int d = PER * threadIdx.x + q;
-    uint32_t sum = 0;
-#pragma unroll
-    for (int w = 0; w < APP_WARPS; w++) {
-      const uint32_t c = s_count[w][d];
-      s_count[w][d] = sum;
-      sum += c;
-    }
-    total[q] = sum;
-    mine += sum;
+  for (int w = 0; w < APP_SORT_WARPS; w++) {
+    const uint32_t c = s_count[w][d_mine];
+    s_count[w][d_mine] = sum;
+    sum += c;
   }
-  uint32_t inc = mine;
+  uint32_t inc = total;
 #pragma unroll
   for (int o = 1; o < APP_WARP; o *= 2) {
     const uint32_t y = __shfl_up_sync(FULL_MASK, inc, o);
     if (lane >= o) inc += y;
   }
   if (lane == APP_WARP - 1) s_warp_sum[warp] = inc;
+  const uint32_t before = digitLookback(status, tile, epoch, total);
   __syncthreads();
-  uint32_t start = inc - mine;
-  for (int w = 0; w < warp; w++) start += s_warp_sum[w];
-#pragma unroll
-  for (int q = 0; q < PER; q++) {
-    const int d = PER * threadIdx.x + q;
-    s_start[d] = start;
-    s_dest[d] = offsets[(size_t)d * tiles + blockIdx.x] - start; /* modulo 2^32: + j >= start */
-    start += total[q];
-  }
+  uint32_t run = inc - total;
+  for (int w = 0; w < warp; w++) run += s_warp_sum[w];
+  s_start[d_mine] = run;
+  s_dest[d_mine] = start[d_mine] + before - run; /* modulo 2^32: + j >= run */
   __syncthreads();
-  /* 4. Place each key (and value) in the sorted tile. */
+  /* 4. Place each key in the sorted tile (then its value, read only now). */
 #pragma unroll
-  for (int i = 0; i < APP_ITEMS; i++) {
+  for (int i = 0; i < APP_SORT_ITEMS; i++) {
     const unsigned d = (k[i] >> shift) & mask;
-    const unsigned at = s_start[d] + s_count[warp][d] + rank[i];
-    s_keys[at] = k[i];
-    if (PAIRS) s_vals[at] = v[i];
+    rank[i] += s_start[d] + s_count[warp][d];
+    s_keys[rank[i]] = k[i];
   }
+  if (PAIRS)
+#pragma unroll
+    for (int i = 0; i < APP_SORT_ITEMS; i++) {
+      const unsigned j = first + 32 * i;
+      s_vals[rank[i]] = j < valid ? __ldcs(vals_in + base + j) : 0u;
+    }
   __syncthreads();
   /* 5. Write the sorted tile: key j to s_dest[d] + j, a digit's run on consecutive addresses. */
-  for (unsigned j = threadIdx.x; j < valid; j += APP_THREADS) {
+  for (unsigned j = threadIdx.x; j < valid; j += APP_SORT_THREADS) {
     const uint32_t key = s_keys[j];
     const size_t at = (uint32_t)(s_dest[(key >> shift) & mask] + j);
     keys_out[at] = key;
@@ -765,23 +860,40 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* STUDENT-END(lab07) */
 }
 
-/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only). */
+/** The passes of radixSortKeys() and radixSortPairs() (d_vals_in NULL: keys only): the counts of
+ *  every pass in one read, their exclusive sums, then one sweep a digit. */
 static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, uint32_t *d_keys_out,
                         uint32_t *d_vals_out, size_t n) {
   if (n == 0) return;
+  constexpr int PASSES = 32 / APP_RADIX_BITS; /* an even number: the last pass ends in out */
   const unsigned tiles = appTiles(n);
-  uint32_t *counts = (uint32_t *)appReserve(&g_counts, (size_t)APP_RADIX_DIGITS * tiles * sizeof(uint32_t));
+  const size_t hist_bytes = PASSES * APP_RADIX_DIGITS * sizeof(uint32_t);
+  const size_t status_bytes = (size_t)tiles * APP_RADIX_DIGITS * sizeof(unsigned long long);
+  const bool fresh = hist_bytes + status_bytes > g_counts.bytes;
+  char *scratch = (char *)appReserve(&g_counts, hist_bytes + status_bytes);
+  uint32_t *hist = (uint32_t *)scratch;
+  unsigned long long *status = (unsigned long long *)(scratch + hist_bytes);
   uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
   uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
+  CUDA_CHECK(cudaMemsetAsync(hist, 0, hist_bytes, 0));
+  radixHistogramKernel<<<tiles < 1024u ? tiles : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
+  CUDA_CHECK_LAUNCH();
+  radixDigitStartKernel<<<PASSES, APP_RADIX_DIGITS>>>(hist);
+  CUDA_CHECK_LAUNCH();
   const uint32_t *ks = d_keys_in, *vs = d_vals_in;
-  for (int pass = 0; pass < 32 / APP_RADIX_BITS; pass++) { /* an even number: the last ends in out */
+  for (int pass = 0; pass < PASSES; pass++) {
     uint32_t *kd = pass % 2 == 0 ? kt : d_keys_out, *vd = pass % 2 == 0 ? vt : d_vals_out;
+    unsigned *counter, epoch;
+    appLaunchState(0, &counter, &epoch); /* a tile counter and an epoch of the toolkit's */
+    if ((fresh && pass == 0) || epoch == 1) /* new memory, or the epochs began again */
+      CUDA_CHECK(cudaMemsetAsync(status, 0, status_bytes, 0));
     const int shift = pass * APP_RADIX_BITS;
-    radixCountKernel<<<tiles, APP_THREADS>>>(ks, n, shift, counts, tiles);
-    CUDA_CHECK_LAUNCH();
-    appScanExc(counts, counts, (size_t)APP_RADIX_DIGITS * tiles);
-    if (d_vals_in) radixScatterKernel<true><<<tiles, APP_THREADS>>>(ks, vs, kd, vd, n, shift, counts, tiles);
-    else radixScatterKernel<false><<<tiles, APP_THREADS>>>(ks, NULL, kd, NULL, n, shift, counts, tiles);
+    const uint32_t *start = hist + pass * APP_RADIX_DIGITS;
+    if (d_vals_in)
+      radixOnesweepKernel<true><<<tiles, APP_SORT_THREADS>>>(ks, vs, kd, vd, n, shift, start, status, counter, epoch);
+    else
+      radixOnesweepKernel<false><<<tiles, APP_SORT_THREADS>>>(ks, NULL, kd, NULL, n, shift, start, status, counter,
+                                                             epoch);
     CUDA_CHECK_LAUNCH();
     ks = kd;
     vs = vd;
