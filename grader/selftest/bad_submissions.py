@@ -794,8 +794,8 @@ def case_lab06_missed():
 
 
 LAB07_MISSED = (
-    # the radix ranking's __syncwarp: a shuffle and a match order no memory access
-    ("    __syncwarp(); /* this item's counts, before the next item reads them */\n", ""),
+    # the radix ranking's middle __syncwarp: a lane reads its digit's mask as the lowest clears it
+    ("    __syncwarp(); /* every lane has read its mask before it is cleared */\n", ""),
     # 32-bit element offsets in the one-pass compaction and the partition: right up to 2^32
     ("  const size_t base = tile * APP_TILE;\n  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : "
      "APP_TILE);\n  int32_t v[APP_ITEMS];", "  const size_t base = (unsigned)tile * APP_TILE;\n  const unsigned valid = "
@@ -848,15 +848,14 @@ def case_lookback_hang():
 
 
 def case_lab07_missed():
-    """Lab 07 on the emu: the radix sort's ranking without the __syncwarp its TODO asks for (a
-    match and a shuffle between two lanes' updates of a count exchange values, not memory: the
-    race detector used to count any warp collective as an order), and the compaction's and the
+    """Lab 07 on the emu: the radix sort's ranking without the __syncwarp between the lanes'
+    reads of their digit's mask and the lowest lane's clearing of it (its TODO asks for it), and the compaction's and the
     partition's element offsets in 32 bits. The earlier tests passed both; the sorts now fail as
     races, naming __syncwarp, and offsets_64 fails past 2^32."""
     rel = "07-applications/apps.cu"
     sub = make_submission("lab07_missed", rel, edits=LAB07_MISSED)
-    race = (r"emu: race on a __shared__ array's shared memory .* in kernel radixScatterKernel.*in one warp: a shuffle, "
-            r"vote or match between them exchanges values, not memory; __syncwarp\(\) between the two accesses")
+    race = (r"emu: race on a __shared__ array's shared memory .* in kernel radixOnesweepKernel.*in one warp with no "
+            r"__syncwarp between them: __syncwarp\(\) between the two accesses orders them")
     return expect("lab07_missed", sub, "07", ("compact_single", "partition", "huge", "split", "sort_keys",
                                               "sort_pairs", "offsets_64"),
                   {"sort_keys": race, "sort_pairs": race,

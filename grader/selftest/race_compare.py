@@ -77,11 +77,11 @@ KS_FILE = "02-kogge-stone/kogge_stone.cu"
 KS_SECOND_BARRIER = "    __syncthreads();                              /* ... and every write, before the next */\n"
 WS_FILE = "04-warp-scan/warp_scan.cu"
 WS_RW_SYNCWARP = "    __syncwarp(mask);             /* all reads of this step before any write */\n"
-# Lab 07's radix ranking: between one item and the next only __match_any_sync and __shfl_sync
-# stand, which exchange values but (CUDA's memory model) order no memory access; its TODO asks
-# for a __syncwarp. The emu reports the race; racecheck settles it on a GPU.
+# Lab 07's radix ranking: without its middle __syncwarp, the lowest lane of a digit clears the
+# digit's mask while the other lanes read it; its TODO asks for the __syncwarp. The emu reports
+# the race; racecheck settles it on a GPU.
 RADIX_FILE = "07-applications/apps.cu"
-RADIX_SYNCWARP = "    __syncwarp(); /* this item's counts, before the next item reads them */\n"
+RADIX_SYNCWARP = "    __syncwarp(); /* every lane has read its mask before it is cleared */\n"
 # One small test per lab, the same parameters on both sides (racecheck is slow): lab 02's worked
 # example (n = 8 in blocks of 8, 13, 32 and 1024 threads, one block each), lab 04's shared-memory
 # scan with four operators on 32 and 1000 elements in blocks of 32 and 256.
@@ -117,8 +117,8 @@ CASES = [
                "solution of lab 04, `scanIncWarpSmem` in `warpScanBatchKernel`", "04", WS_FILE, False),
     submission("radix_no_syncwarp", "lab 07 radix ranking without its __syncwarp (known-bad)",
                "lab 07 radix ranking without its `__syncwarp` (the self-test's known-bad submission), "
-               "`radixScatterKernel`", "07", RADIX_FILE, True, RADIX_SYNCWARP),
-    submission("good_lab07", "lab 07 solution, radixScatterKernel", "solution of lab 07, `radixScatterKernel`",
+               "`radixOnesweepKernel`", "07", RADIX_FILE, True, RADIX_SYNCWARP),
+    submission("good_lab07", "lab 07 solution, radixOnesweepKernel", "solution of lab 07, `radixOnesweepKernel`",
                "07", RADIX_FILE, False),
     program("exhibit_legacy", "lab 04 exhibit, legacyVolatileScanKernel",
             "lab 04 exhibit, `legacyVolatileScanKernel` (`volatile`, no `__syncwarp`)", EXHIBIT,

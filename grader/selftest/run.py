@@ -379,7 +379,7 @@ PROFILE_LAUNCHES = {
            "lookback_inc": ["scanLookbackKernel"]},
     "06": {"block_inc": ["segScanBatchKernel"], "global_inc": ["segScanGlobalKernel"]},
     "07": {"compact_scan": ["compactFlagsKernel", "appScanExcKernel", "compactScatterKernel"],
-           "radix_keys": ["radixCountKernel", "appScanExcKernel", "radixScatterKernel"] * 4,
+           "radix_keys": ["radixHistogramKernel", "radixDigitStartKernel"] + ["radixOnesweepKernel"] * 4,
            "spmv": ["spmvTileRowsKernel", "spmvKernel"], "str_compare": ["strTileKernel", "strFinishKernel"]},
 }
 PROFILE_COUNTS = {

@@ -11,8 +11,8 @@
  * - `partition`: partitionStable(): partitionCountKernel, partitionKernel<true> (KeepAbove);
  * - `partition_single`: partitionSinglePass(): partitionKernel<false> (KeepAbove);
  * - `split`: splitBit(), bit 3: partitionCountKernel, partitionKernel<true> (BitClear);
- * - `radix_keys`, `radix_pairs`: radixSortKeys(), radixSortPairs(): 4 passes of
- *   radixCountKernel, appScanExcKernel, radixScatterKernel<false> or <true>;
+ * - `radix_keys`, `radix_pairs`: radixSortKeys(), radixSortPairs(): radixHistogramKernel,
+ *   radixDigitStartKernel, then 4 passes of radixOnesweepKernel<false> or <true>;
  * - `line_of_sight`: lineOfSight(): lineOfSightKernel;
  * - `spmv`: spmvCsr() with N non-zeros: spmvTileRowsKernel, spmvKernel;
  * - `spmv_empty`: spmvCsr() with N rows and no non-zero: zeroKernel;
