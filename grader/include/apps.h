@@ -23,8 +23,9 @@
  *    the others after them, both in their input order; partitionSinglePass() does it in one
  *    pass by writing the others from the end backwards, in reverse order, as CUB does.
  * 2. **Split and radix sort** (CS121; Harris et al.): the stable split by one bit, 32 of them as a sort,
- *    and an LSD radix sort by 8-bit digits with per-tile counts, a scan of the counts and a
- *    stable scatter (radixSortKeys(), radixSortPairs()).
+ *    and an LSD radix sort by 8-bit digits in one sweep a digit: one count of every digit, then
+ *    per pass a look-back over each digit's counts and a stable scatter (radixSortKeys(),
+ *    radixSortPairs()).
  * 3. **Line of sight** (CS121): from altitudes along a ray, each point's slope from the observer,
  *    an exclusive max-scan of the slopes, and a point is visible when its slope is greater than
  *    every slope before it; one pass that reads the altitudes once and writes one byte per
@@ -234,11 +235,12 @@ size_t splitBit(const uint32_t *d_in, uint32_t *d_out, size_t n, int bit);
 void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n);
 
 /**
- * LSD radix sort by digits of APP_RADIX_BITS bits, 4 passes, each: per-tile digit counts
- * (radixCountKernel()), one exclusive sum of the counts laid out digit by digit (appScanExc:
- * the offset of each digit in each tile), and a stable scatter (radixScatterKernel()) that
- * ranks the keys inside each tile by digit (warp by warp, the lanes of one digit found with
- * __match_any_sync) and writes each digit's run contiguously. @p d_out may equal @p d_in.
+ * LSD radix sort by digits of APP_RADIX_BITS bits in one sweep a digit: one read counts every
+ * digit of the 4 passes (radixHistogramKernel()), and each pass reads the keys once
+ * (radixOnesweepKernel()): a tile publishes its count of each digit, ranks its keys by digit
+ * (warp by warp, the lanes of one digit found by a mask set with atomicOr), looks back over the
+ * earlier tiles' counts digit by digit and writes each digit's run contiguously. @p d_out may
+ * equal @p d_in; n below 2^32.
  */
 void radixSortKeys(const uint32_t *d_in, uint32_t *d_out, size_t n);
 
