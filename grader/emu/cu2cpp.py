@@ -449,6 +449,24 @@ def blank_attributes(text, fill=' '):
     return ''.join(out)
 
 
+
+def decl_end(m, i):
+    """Where the declaration at m[i] ends: its first ';' outside braces, so that a variable of
+    an unnamed struct or union type (`__shared__ union { ... } s;`) is one declaration; -1 when
+    none."""
+    depth = 0
+    for j in range(i, len(m)):
+        c = m[j]
+        if c == '{':
+            depth += 1
+        elif c == '}':
+            depth -= 1
+            if depth < 0:
+                return -1
+        elif c == ';' and depth == 0:
+            return j
+    return -1
+
 class Rewriter:
     def __init__(self, include_dirs):
         self.include_dirs = include_dirs
@@ -660,7 +678,7 @@ class Rewriter:
             ds += 1
             while ds < i and m[ds].isspace():
                 ds += 1
-            de = m.find(';', i)
+            de = decl_end(m, i)
             if de < 0:
                 continue
             decl = src[ds:de]
