@@ -702,9 +702,12 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
                         unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): thread d of the block owns digit d (APP_SORT_THREADS = 256 threads, 8 warps,
-   * APP_SORT_ITEMS = 16 keys a thread). Zero __shared__ uint32_t count[APP_SORT_WARPS][256],
-   * match[APP_SORT_WARPS][256] (it may share s_keys' memory) and tile_count[256]; draw the
-   * tile with nextTile(counter, &s_tile) (its barrier orders the zeroing); base = tile * APP_TILE.
+   * APP_SORT_ITEMS = 16 keys a thread). __shared__: keys[APP_TILE] (the sorted tile; vals too,
+   * when PAIRS), count[APP_SORT_WARPS][256], tile_count[256], run[256] and dest[256] (step 5
+   * needs them for any key's digit), the 8 warps' sums, and match[APP_SORT_WARPS][256], which
+   * may share keys' memory (uint32_t (*match)[256] = (uint32_t (*)[256])keys: the masks are
+   * done before step 4). Zero count, match and tile_count; draw the tile with
+   * nextTile(counter, &s_tile) (its barrier orders the zeroing); base = tile * APP_TILE.
    *   1. load item i of the lane from j = warp * 32 * APP_SORT_ITEMS + 32 * i + lane (0xffffffff
    *      past `valid`: it ranks after every real key and is never written); atomicAdd 1 to
    *      tile_count[digit] for each valid key; __syncthreads(); publish total = tile_count[d]
@@ -717,12 +720,14 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
    *      __syncwarp(); then __syncthreads();
    *   3. each warp's count[w][d] becomes the digit's keys in the warps before it; an exclusive
    *      sum of the totals over the block gives run[d], where digit d's run begins in the sorted
-   *      tile; before = digitLookback(status, tile, epoch, total): digit d's keys in earlier
-   *      tiles; __syncthreads();
+   *      tile (a shuffle scan in each warp, then the sums of the warps before it: blockScanExc
+   *      is for the 128-thread tiles; the padding sorts after every run, so either total does);
+   *      before = digitLookback(status, tile, epoch, total): digit d's keys in earlier tiles;
+   *      dest[d] = start[d] + before - run[d] (modulo 2^32); __syncthreads();
    *   4. a key goes to shared position run[digit] + count[warp][digit] + rank[i] (then its value,
    *      when PAIRS); __syncthreads();
-   *   5. sorted key j < valid goes to start[digit] + before[digit] + (j - run[digit]), j striding
-   *      by APP_SORT_THREADS (consecutive threads, consecutive addresses).
+   *   5. sorted key j < valid goes to dest[digit] + j = start + before + (j - run) of its digit,
+   *      j striding by APP_SORT_THREADS (consecutive threads, consecutive addresses).
    * Until then: nothing is written. */
   (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)start, (void)status,
       (void)counter, (void)epoch;
