@@ -59,7 +59,7 @@ SCAN_TOTALS_NOTE = "the block scan's warp totals (FlagVal) are struct copies: tw
 LOOKBACK_NOTE = "4 tiles: tiles 1-3 look back"
 ONE_TILE_NOTE = "one whole tile: no look-back"
 SHORT_TILE_NOTE = "one short tile: no look-back"
-RADIX_NOTE = "one count of every pass's digits, then 4 passes: tiles 1-3 of each look back digit by digit"
+RADIX_NOTE = "one count of every pass's digits, then 4 passes of 3 tiles of 6144: tiles 1-2 of each look back digit by digit"
 
 
 

@@ -597,17 +597,20 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
  * Merrill, "Onesweep", 2022): a first pass counts every digit of every pass at once; then each
  * of the 4 passes reads the keys once, and a tile learns where its keys of digit d go from the
  * tiles before it through a look-back over digit d's counts, as the single-pass scan learns its
- * prefix. Its blocks have one thread per digit: the same tile of APP_TILE keys in 8 warps. */
+ * prefix. Its blocks have one thread per digit, 8 warps, and tiles of their own: 6144 keys, 24 a
+ * thread (the sweep's fixed costs, its counters and its look-back, spread over more keys than
+ * APP_TILE's 4096, and each digit's runs are longer). */
 
 /** Threads of a sort block: one per digit. */
 #define APP_SORT_THREADS APP_RADIX_DIGITS
 /** Keys a sort thread holds. */
-#define APP_SORT_ITEMS (APP_TILE / APP_SORT_THREADS)
+#define APP_SORT_ITEMS 24
+/** Keys of a sort tile. */
+#define APP_SORT_TILE (APP_SORT_THREADS * APP_SORT_ITEMS)
 /** Warps of a sort block. */
 #define APP_SORT_WARPS (APP_SORT_THREADS / APP_WARP)
 /** Predecessors a digit's look-back reads at once. */
 #define APP_SORT_WINDOW 4
-static_assert(APP_TILE % (APP_SORT_THREADS * 2) == 0, "whole warps, an even number of keys a thread");
 
 /** A tile's count of one digit in one pass, with the tag of the toolkit's status words (state
  *  and epoch): one 8-byte word per (tile, digit), the tile's 256 words side by side. */
@@ -681,9 +684,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
 }
 
 /**
- * One pass, one tile (drawn from @p counter), thread d of the block owning digit d: count the
- * tile's keys of each digit and publish the counts at once (the tiles after this one need
- * nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
+ * One pass, one tile of APP_SORT_TILE keys (drawn from @p counter), thread d of the block
+ * owning digit d: count the tile's keys of each digit and publish the counts at once (the tiles
+ * after this one need nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
  * in earlier tiles (digitLookback); place the keys in shared memory sorted by digit; write each
  * digit's run to start[d] (where the digit begins in the output) + the digit's keys in earlier
  * tiles, consecutive threads writing consecutive keys of a run. The ranking: warp w holds the
@@ -692,27 +695,28 @@ static __global__ void __launch_bounds__(APP_THREADS)
  * 0, 1, ... the lanes with the same digit find each other (each sets its bit in a mask of its
  * digit), each counts the peers below it, and the lowest one adds the peers to the warp's count
  * of that digit. A key's place in the sorted tile is then: the keys of smaller digits, plus its
- * digit's keys in earlier warps, plus its rank in its warp. PAIRS: the values move with their
- * keys.
+ * digit's keys in earlier warps, plus its rank in its warp. PAIRS: once the keys are written,
+ * the values take their places in the same shared memory and follow them out.
  */
 template <bool PAIRS>
-static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM: at most 64 registers */
+static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM: at most 80 registers */
     radixOnesweepKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
                         size_t n, int shift, const uint32_t *start, unsigned long long *status, unsigned *counter,
                         unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): thread d of the block owns digit d (APP_SORT_THREADS = 256 threads, 8 warps,
-   * APP_SORT_ITEMS = 16 keys a thread). __shared__: keys[APP_TILE] (the sorted tile; vals too,
-   * when PAIRS), count[APP_SORT_WARPS][256], tile_count[256], run[256] and dest[256] (step 5
-   * needs them for any key's digit), the 8 warps' sums, and match[APP_SORT_WARPS][256], which
-   * may share keys' memory (uint32_t (*match)[256] = (uint32_t (*)[256])keys: the masks are
-   * done before step 4). Zero count, match and tile_count; draw the tile with
-   * nextTile(counter, &s_tile) (its barrier orders the zeroing); base = tile * APP_TILE.
-   *   1. load item i of the lane from j = warp * 32 * APP_SORT_ITEMS + 32 * i + lane (0xffffffff
-   *      past `valid`: it ranks after every real key and is never written); atomicAdd 1 to
-   *      tile_count[digit] for each valid key; __syncthreads(); publish total = tile_count[d]
-   *      with digitStore(status + tile * APP_RADIX_DIGITS + d, epoch, state, total), state
-   *      APP_PREFIX for tile 0 and APP_AGGREGATE for the others;
+   * APP_SORT_ITEMS = 24 keys a thread, tiles of APP_SORT_TILE = 6144 keys). __shared__:
+   * keys[APP_SORT_TILE] (the sorted tile, then its values), count[APP_SORT_WARPS][256],
+   * tile_count[256], run[256] and dest[256] (steps 4 and 5 need them for any key's digit), the
+   * 8 warps' sums, and match[APP_SORT_WARPS][256], which may share keys' memory
+   * (uint32_t (*match)[256] = (uint32_t (*)[256])keys: the masks are done before step 4).
+   * Zero count, match and tile_count; draw the tile with nextTile(counter, &s_tile) (its barrier
+   * orders the zeroing); base = tile * APP_SORT_TILE, valid = the keys of this tile.
+   *   1. load item i of the lane from j = warp * 32 * APP_SORT_ITEMS + 32 * i + lane
+   *      (0xffffffff past `valid`: it ranks after every real key and is never written);
+   *      atomicAdd 1 to tile_count[digit] for each valid key; __syncthreads(); publish
+   *      total = tile_count[d] with digitStore(status + tile * APP_RADIX_DIGITS + d, epoch,
+   *      state, total), state APP_PREFIX for tile 0 and APP_AGGREGATE for the others;
    *   2. for each item i in order: atomicOr(&match[warp][digit], 1u << lane); __syncwarp();
    *      peers = match[warp][digit]; the lowest peer (__ffs(peers) - 1) reads count[warp][digit];
    *      __syncwarp(); it then clears the mask and adds __popc(peers) to the count; rank[i] =
@@ -724,10 +728,13 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
    *      is for the 128-thread tiles; the padding sorts after every run, so either total does);
    *      before = digitLookback(status, tile, epoch, total): digit d's keys in earlier tiles;
    *      dest[d] = start[d] + before - run[d] (modulo 2^32); __syncthreads();
-   *   4. a key goes to shared position run[digit] + count[warp][digit] + rank[i] (then its value,
-   *      when PAIRS); __syncthreads();
+   *   4. a key goes to shared position run[digit] + count[warp][digit] + rank[i] (keep that
+   *      position in rank[i]); __syncthreads();
    *   5. sorted key j < valid goes to dest[digit] + j = start + before + (j - run) of its digit,
-   *      j striding by APP_SORT_THREADS (consecutive threads, consecutive addresses).
+   *      j = threadIdx.x + r * APP_SORT_THREADS for r = 0 .. APP_SORT_ITEMS - 1 (consecutive
+   *      threads, consecutive addresses); keep each at[r]. PAIRS: __syncthreads(); each value
+   *      (read now, item i as its key) goes to keys[rank[i]]; __syncthreads(); value j goes to
+   *      vals_out[at[r]].
    * Until then: nothing is written. */
   (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)start, (void)status,
       (void)counter, (void)epoch;
@@ -740,7 +747,7 @@ static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, ui
                         uint32_t *d_vals_out, size_t n) {
   if (n == 0) return;
   constexpr int PASSES = 32 / APP_RADIX_BITS; /* an even number: the last pass ends in out */
-  const unsigned tiles = appTiles(n);
+  const unsigned tiles = (unsigned)((n + APP_SORT_TILE - 1) / APP_SORT_TILE);
   const size_t hist_bytes = PASSES * APP_RADIX_DIGITS * sizeof(uint32_t);
   const size_t status_bytes = (size_t)tiles * APP_RADIX_DIGITS * sizeof(unsigned long long);
   const bool fresh = hist_bytes + status_bytes > g_counts.bytes;
@@ -750,7 +757,7 @@ static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, ui
   uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
   uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
   CUDA_CHECK(cudaMemsetAsync(hist, 0, hist_bytes, 0));
-  radixHistogramKernel<<<tiles < 1024u ? tiles : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
+  radixHistogramKernel<<<appTiles(n) < 1024u ? appTiles(n) : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
   CUDA_CHECK_LAUNCH();
   radixDigitStartKernel<<<PASSES, APP_RADIX_DIGITS>>>(hist);
   CUDA_CHECK_LAUNCH();

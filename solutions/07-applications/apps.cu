@@ -639,17 +639,20 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
  * Merrill, "Onesweep", 2022): a first pass counts every digit of every pass at once; then each
  * of the 4 passes reads the keys once, and a tile learns where its keys of digit d go from the
  * tiles before it through a look-back over digit d's counts, as the single-pass scan learns its
- * prefix. Its blocks have one thread per digit: the same tile of APP_TILE keys in 8 warps. */
+ * prefix. Its blocks have one thread per digit, 8 warps, and tiles of their own: 6144 keys, 24 a
+ * thread (the sweep's fixed costs, its counters and its look-back, spread over more keys than
+ * APP_TILE's 4096, and each digit's runs are longer). */
 
 /** Threads of a sort block: one per digit. */
 #define APP_SORT_THREADS APP_RADIX_DIGITS
 /** Keys a sort thread holds. */
-#define APP_SORT_ITEMS (APP_TILE / APP_SORT_THREADS)
+#define APP_SORT_ITEMS 24
+/** Keys of a sort tile. */
+#define APP_SORT_TILE (APP_SORT_THREADS * APP_SORT_ITEMS)
 /** Warps of a sort block. */
 #define APP_SORT_WARPS (APP_SORT_THREADS / APP_WARP)
 /** Predecessors a digit's look-back reads at once. */
 #define APP_SORT_WINDOW 4
-static_assert(APP_TILE % (APP_SORT_THREADS * 2) == 0, "whole warps, an even number of keys a thread");
 
 /** A tile's count of one digit in one pass, with the tag of the toolkit's status words (state
  *  and epoch): one 8-byte word per (tile, digit), the tile's 256 words side by side. */
@@ -734,9 +737,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
 }
 
 /**
- * One pass, one tile (drawn from @p counter), thread d of the block owning digit d: count the
- * tile's keys of each digit and publish the counts at once (the tiles after this one need
- * nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
+ * One pass, one tile of APP_SORT_TILE keys (drawn from @p counter), thread d of the block
+ * owning digit d: count the tile's keys of each digit and publish the counts at once (the tiles
+ * after this one need nothing else from it); rank the keys by their digit, stably; look back for each digit's keys
  * in earlier tiles (digitLookback); place the keys in shared memory sorted by digit; write each
  * digit's run to start[d] (where the digit begins in the output) + the digit's keys in earlier
  * tiles, consecutive threads writing consecutive keys of a run. The ranking: warp w holds the
@@ -745,17 +748,16 @@ static __global__ void __launch_bounds__(APP_THREADS)
  * 0, 1, ... the lanes with the same digit find each other (each sets its bit in a mask of its
  * digit), each counts the peers below it, and the lowest one adds the peers to the warp's count
  * of that digit. A key's place in the sorted tile is then: the keys of smaller digits, plus its
- * digit's keys in earlier warps, plus its rank in its warp. PAIRS: the values move with their
- * keys.
+ * digit's keys in earlier warps, plus its rank in its warp. PAIRS: once the keys are written,
+ * the values take their places in the same shared memory and follow them out.
  */
 template <bool PAIRS>
-static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM: at most 64 registers */
+static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM: at most 80 registers */
     radixOnesweepKernel(const uint32_t *keys_in, const uint32_t *vals_in, uint32_t *keys_out, uint32_t *vals_out,
                         size_t n, int shift, const uint32_t *start, unsigned long long *status, unsigned *counter,
                         unsigned epoch) {
   /* STUDENT-BEGIN(lab07) */
-  __shared__ uint32_t s_keys[APP_TILE];
-  __shared__ uint32_t s_vals[PAIRS ? APP_TILE : 1];
+  __shared__ uint32_t s_keys[APP_SORT_TILE]; /* the sorted tile: its keys, then its values */
   __shared__ uint32_t s_count[APP_SORT_WARPS][APP_RADIX_DIGITS]; /* a warp's keys of each digit */
   __shared__ uint32_t s_tile_count[APP_RADIX_DIGITS];            /* the tile's keys of each digit */
   __shared__ uint32_t s_start[APP_RADIX_DIGITS];                 /* a digit's run in the sorted tile */
@@ -763,7 +765,7 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
   __shared__ uint32_t s_warp_sum[APP_SORT_WARPS];
   __shared__ unsigned s_tile;
   /* The masks of the ranking, one per (warp, digit), share the sorted tile's memory (step 5). */
-  static_assert(APP_SORT_WARPS * APP_RADIX_DIGITS <= APP_TILE, "the masks fit in s_keys");
+  static_assert(APP_SORT_WARPS * APP_RADIX_DIGITS <= APP_SORT_TILE, "the masks fit in s_keys");
   uint32_t(*s_match)[APP_RADIX_DIGITS] = (uint32_t(*)[APP_RADIX_DIGITS])s_keys;
   const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
   const unsigned d_mine = threadIdx.x, mask = APP_RADIX_DIGITS - 1;
@@ -773,8 +775,8 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
   }
   s_tile_count[d_mine] = 0;
   const size_t tile = nextTile(counter, &s_tile); /* its barrier orders the zeroing */
-  const size_t base = tile * APP_TILE;
-  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);
+  const size_t base = tile * APP_SORT_TILE;
+  const unsigned valid = (unsigned)(n - base < APP_SORT_TILE ? n - base : APP_SORT_TILE);
   /* 1. Load, item i of the lane at first + 32 i; past the end the largest key, ranked after
    *    every real key of the tile (it is never written). Count the tile's keys of each digit
    *    and publish the counts. */
@@ -836,26 +838,40 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 4) /* 4 blocks an SM:
   s_start[d_mine] = run;
   s_dest[d_mine] = start[d_mine] + before - run; /* modulo 2^32: + j >= run */
   __syncthreads();
-  /* 4. Place each key in the sorted tile (then its value, read only now). */
+  /* 4. Place each key in the sorted tile. */
 #pragma unroll
   for (int i = 0; i < APP_SORT_ITEMS; i++) {
     const unsigned d = (k[i] >> shift) & mask;
     rank[i] += s_start[d] + s_count[warp][d];
     s_keys[rank[i]] = k[i];
   }
-  if (PAIRS)
+  __syncthreads();
+  /* 5. Write the sorted tile: key j to s_dest[d] + j, a digit's run on consecutive addresses;
+   *    keep where each went. PAIRS: the values, read only now, take the keys' places in
+   *    shared memory and go where their keys went. */
+  uint32_t at[APP_SORT_ITEMS];
+#pragma unroll
+  for (int r = 0; r < APP_SORT_ITEMS; r++) {
+    const unsigned j = threadIdx.x + r * APP_SORT_THREADS;
+    if (j < valid) {
+      const uint32_t key = s_keys[j];
+      at[r] = s_dest[(key >> shift) & mask] + j; /* modulo 2^32 */
+      keys_out[at[r]] = key;
+    }
+  }
+  if (PAIRS) {
+    __syncthreads(); /* every key read before a value takes its place */
 #pragma unroll
     for (int i = 0; i < APP_SORT_ITEMS; i++) {
       const unsigned j = first + 32 * i;
-      s_vals[rank[i]] = j < valid ? __ldcs(vals_in + base + j) : 0u;
+      s_keys[rank[i]] = j < valid ? __ldcs(vals_in + base + j) : 0u;
     }
-  __syncthreads();
-  /* 5. Write the sorted tile: key j to s_dest[d] + j, a digit's run on consecutive addresses. */
-  for (unsigned j = threadIdx.x; j < valid; j += APP_SORT_THREADS) {
-    const uint32_t key = s_keys[j];
-    const size_t at = (uint32_t)(s_dest[(key >> shift) & mask] + j);
-    keys_out[at] = key;
-    if (PAIRS) vals_out[at] = s_vals[j];
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < APP_SORT_ITEMS; r++) {
+      const unsigned j = threadIdx.x + r * APP_SORT_THREADS;
+      if (j < valid) vals_out[at[r]] = s_keys[j];
+    }
   }
   /* STUDENT-END(lab07) */
 }
@@ -866,7 +882,7 @@ static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, ui
                         uint32_t *d_vals_out, size_t n) {
   if (n == 0) return;
   constexpr int PASSES = 32 / APP_RADIX_BITS; /* an even number: the last pass ends in out */
-  const unsigned tiles = appTiles(n);
+  const unsigned tiles = (unsigned)((n + APP_SORT_TILE - 1) / APP_SORT_TILE);
   const size_t hist_bytes = PASSES * APP_RADIX_DIGITS * sizeof(uint32_t);
   const size_t status_bytes = (size_t)tiles * APP_RADIX_DIGITS * sizeof(unsigned long long);
   const bool fresh = hist_bytes + status_bytes > g_counts.bytes;
@@ -876,7 +892,7 @@ static void radixPasses(const uint32_t *d_keys_in, const uint32_t *d_vals_in, ui
   uint32_t *kt = (uint32_t *)appReserve(&g_sort_keys, n * sizeof(uint32_t));
   uint32_t *vt = d_vals_in ? (uint32_t *)appReserve(&g_sort_vals, n * sizeof(uint32_t)) : NULL;
   CUDA_CHECK(cudaMemsetAsync(hist, 0, hist_bytes, 0));
-  radixHistogramKernel<<<tiles < 1024u ? tiles : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
+  radixHistogramKernel<<<appTiles(n) < 1024u ? appTiles(n) : 1024u, APP_THREADS>>>(d_keys_in, n, hist);
   CUDA_CHECK_LAUNCH();
   radixDigitStartKernel<<<PASSES, APP_RADIX_DIGITS>>>(hist);
   CUDA_CHECK_LAUNCH();
