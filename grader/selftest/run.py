@@ -442,10 +442,6 @@ KNOWN_PROFILE_DIFFERENCES = {
                           "8-byte store",
     ("07", "strBatchKernel"): "shared store wavefronts 1 per tile fewer: the look-back's lone s_prefix, "
                               "stored with two STS by nvcc and one 8-byte store by GCC, as in spmvKernel",
-    ("07", "radixOnesweepKernel"): "shared load wavefronts by instruction, 8 per tile fewer in the keys-only "
-                                   "kernel: nvcc reads the totals of the warps before a warp (a loop of as many "
-                                   "trips as the warp's index) four at a time with LDS.128; the emu counts one "
-                                   "4-byte load a trip, as in the kernel with values",
 }
 
 
