@@ -237,7 +237,7 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n);
 /**
  * LSD radix sort by digits of APP_RADIX_BITS bits in one sweep a digit: one read counts every
  * digit of the 4 passes (radixHistogramKernel()), and each pass reads the keys once
- * (radixOnesweepKernel()): a tile publishes its count of each digit, ranks its keys by digit
+ * (radixOnesweepKernel(), on tiles of its own: 6144 keys, 24 a thread): a tile publishes its count of each digit, ranks its keys by digit
  * (warp by warp, the lanes of one digit found by a mask set with atomicOr), looks back over the
  * earlier tiles' counts digit by digit and writes each digit's run contiguously. @p d_out may
  * equal @p d_in; n below 2^32.
