@@ -675,7 +675,8 @@ static __global__ void __launch_bounds__(APP_THREADS)
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): a __shared__ uint32_t histogram of 4 * APP_RADIX_DIGITS counters (pass p's
    * digit d at p * APP_RADIX_DIGITS + d), zeroed; __syncthreads(); for the tiles blockIdx.x,
-   * blockIdx.x + gridDim.x, ...: loadTile the tile's keys, and for each valid key (tilePos(i) <
+   * blockIdx.x + gridDim.x, ... (tiles of APP_TILE keys, loadTile's, appTiles(n) of them: not
+   * the sweep's tiles): loadTile the tile's keys, and for each valid key (tilePos(i) <
    * valid) and each pass p, atomicAdd 1 to the counter of its digit (key >> (8 p)) & 255;
    * __syncthreads(); then add each counter to hist (one atomicAdd per counter and block).
    * Until then: nothing is counted. */
@@ -716,7 +717,8 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM:
    *      (0xffffffff past `valid`: it ranks after every real key and is never written);
    *      atomicAdd 1 to tile_count[digit] for each valid key; __syncthreads(); publish
    *      total = tile_count[d] with digitStore(status + tile * APP_RADIX_DIGITS + d, epoch,
-   *      state, total), state APP_PREFIX for tile 0 and APP_AGGREGATE for the others;
+   *      state, total), state APP_PREFIX for tile 0 and APP_AGGREGATE for the others (no
+   *      fence: the count travels in the status word itself);
    *   2. for each item i in order: atomicOr(&match[warp][digit], 1u << lane); __syncwarp();
    *      peers = match[warp][digit]; the lowest peer (__ffs(peers) - 1) reads count[warp][digit];
    *      __syncwarp(); it then clears the mask and adds __popc(peers) to the count; rank[i] =
@@ -725,8 +727,10 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM:
    *   3. each warp's count[w][d] becomes the digit's keys in the warps before it; an exclusive
    *      sum of the totals over the block gives run[d], where digit d's run begins in the sorted
    *      tile (a shuffle scan in each warp, then the sums of the warps before it: blockScanExc
-   *      is for the 128-thread tiles; the padding sorts after every run, so either total does);
-   *      before = digitLookback(status, tile, epoch, total): digit d's keys in earlier tiles;
+   *      is for the 128-thread tiles; the padding sorts after every run, so summing the warps'
+   *      counts, padding included, gives the same runs as summing tile_count);
+   *      before = digitLookback(status, tile, epoch, total), with the total you published:
+   *      digit d's keys in earlier tiles;
    *      dest[d] = start[d] + before - run[d] (modulo 2^32); __syncthreads();
    *   4. a key goes to shared position run[digit] + count[warp][digit] + rank[i] (keep that
    *      position in rank[i]); __syncthreads();
