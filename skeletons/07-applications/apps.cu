@@ -612,6 +612,14 @@ void radixSortSplit(const uint32_t *d_in, uint32_t *d_out, size_t n) {
 /** Predecessors a digit's look-back reads at once. */
 #define APP_SORT_WINDOW 4
 
+/** Digit (key >> shift) & 255 of a pass (shift a multiple of APP_RADIX_BITS = 8): the key's byte
+ *  shift / 8, picked out by one byte permute (a shift and a mask are two instructions, and
+ *  every key's digit is taken three times a pass). */
+APP_HELPER unsigned radixDigit(uint32_t key, int shift) {
+  static_assert(APP_RADIX_BITS == 8, "a digit is a byte");
+  return __byte_perm(key, 0u, 0x4440u | (unsigned)(shift >> 3));
+}
+
 /** A tile's count of one digit in one pass, with the tag of the toolkit's status words (state
  *  and epoch): one 8-byte word per (tile, digit), the tile's 256 words side by side. */
 APP_HELPER void digitStore(unsigned long long *w, unsigned epoch, unsigned state, uint32_t count) {
@@ -712,10 +720,12 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM:
    * 8 warps' sums, and match[APP_SORT_WARPS][256], which may share keys' memory
    * (uint32_t (*match)[256] = (uint32_t (*)[256])keys: the masks are done before step 4).
    * Zero count, match and tile_count; draw the tile with nextTile(counter, &s_tile) (its barrier
-   * orders the zeroing); base = tile * APP_SORT_TILE, valid = the keys of this tile.
+   * orders the zeroing); base = tile * APP_SORT_TILE, valid = the keys of this tile. A key's
+   * digit is radixDigit(key, shift).
    *   1. load item i of the lane from j = warp * 32 * APP_SORT_ITEMS + 32 * i + lane
    *      (0xffffffff past `valid`: it ranks after every real key and is never written);
-   *      atomicAdd 1 to tile_count[digit] for each valid key; __syncthreads(); publish
+   *      atomicAdd 1 to tile_count[digit] for each valid key (or for every key, and take the
+   *      APP_SORT_TILE - valid padding keys off digit 255's count); __syncthreads(); publish
    *      total = tile_count[d] with digitStore(status + tile * APP_RADIX_DIGITS + d, epoch,
    *      state, total), state APP_PREFIX for tile 0 and APP_AGGREGATE for the others (no
    *      fence: the count travels in the status word itself);
@@ -739,6 +749,8 @@ static __global__ void __launch_bounds__(APP_SORT_THREADS, 3) /* 3 blocks an SM:
    *      threads, consecutive addresses); keep each at[r]. PAIRS: __syncthreads(); each value
    *      (read now, item i as its key) goes to keys[rank[i]]; __syncthreads(); value j goes to
    *      vals_out[at[r]].
+   * Optional tuning (the reference does it): when valid == APP_SORT_TILE, as in every tile
+   * but the last, load and write without testing each position against valid.
    * Until then: nothing is written. */
   (void)keys_in, (void)vals_in, (void)keys_out, (void)vals_out, (void)n, (void)shift, (void)start, (void)status,
       (void)counter, (void)epoch;
