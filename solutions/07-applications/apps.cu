@@ -975,9 +975,15 @@ static __global__ void __launch_bounds__(APP_THREADS)
   const float a0 = alt[0];
   float slope[APP_ITEMS], before[APP_ITEMS];
   loadTile(alt, base, valid, 0.0f, slope);
-  if (valid == APP_TILE && base > 0) { /* a whole tile after the first: no point to leave out */
+  if (valid == APP_TILE && base > 0 && base < ((size_t)1 << 36)) {
+    /* A whole tile after the first: no point to leave out. Tuning a student need not match:
+     * the point's index as a float without a 64-bit conversion each. base, a multiple of 2^12
+     * below 2^36, and each tile position, below 2^12, are exact floats, so their float sum is
+     * base + position rounded once, as (float)(base + position) is. */
+    const float fbase = (float)base, fpos = (float)tilePos(0);
 #pragma unroll
-    for (int k = 0; k < APP_ITEMS; k++) slope[k] = (slope[k] - a0) / (float)(base + tilePos(k));
+    for (int k = 0; k < APP_ITEMS; k++)
+      slope[k] = (slope[k] - a0) / (fbase + (fpos + (float)(tilePos(k) - tilePos(0))));
   } else {
 #pragma unroll
     for (int k = 0; k < APP_ITEMS; k++) {
@@ -1316,33 +1322,38 @@ static __global__ void __launch_bounds__(APP_THREADS)
     }
   }
 
-  /* 2. Walk them: codes, heads, the results of the strings that start and end here. */
+  /* 2. Walk them: codes, heads, the results of the strings that start and end here. Offsets
+   *    fit in 32 bits (off_a is uint32_t): the walk counts in 32-bit registers, the bytes left
+   *    of the open string (rem) and the byte's place in it (t). */
   FlagVal<int32_t> mine = none; /* (a string starts here, the code of the last one so far) */
   int32_t from_p = -1, from_code = 0, from_tie = 0; /* a string from before that ends here */
   if (q0 < q1) {
+    const uint32_t u0 = (uint32_t)q0, cnt = (uint32_t)(q1 - q0);
     int32_t p = lowerBound(off_a, p_first, p_end, q0 + 1) - 1; /* the last to start at or before q0 */
-    long long s0 = off_a[p], s1 = off_a[p + 1];
+    const uint32_t s0 = off_a[p];
+    uint32_t rem = off_a[p + 1] - u0, t = u0 - s0;
     uint32_t b0 = off_b[p], len_b = off_b[p + 1] - b0;
-    bool from_before = s0 < q0;
+    bool from_before = s0 < u0;
     int32_t code = 0;
     mine.flag = !from_before;
 #pragma unroll
     for (int j = 0; j < APP_ITEMS; j++) {
-      const long long pos = q0 + j;
-      if (pos >= q1) break;
-      if (pos == s1) { /* the next non-empty string of a starts here */
+      if ((uint32_t)j >= cnt) break;
+      if (rem == 0) { /* the next non-empty string of a starts here */
+        const uint32_t pos = u0 + j;
+        uint32_t s1;
         do {
           p++;
           s1 = off_a[p + 1];
         } while (s1 == pos);
-        s0 = pos;
+        rem = s1 - pos;
+        t = 0;
         b0 = off_b[p];
         len_b = off_b[p + 1] - b0;
         code = 0;
         from_before = false;
         mine.flag = 1u;
       }
-      const uint32_t t = (uint32_t)(pos - s0);
       if (code == 0) {
         const uint32_t x = (wa[j / 4] >> (8 * (j % 4))) & 0xffu;
         if (t >= len_b) code = 1;
@@ -1351,8 +1362,9 @@ static __global__ void __launch_bounds__(APP_THREADS)
           code = x < y ? -1 : x > y ? 1 : 0;
         }
       }
-      if (pos == s1 - 1) { /* the string's last byte */
-        const int32_t tie = len_b > (uint32_t)(s1 - s0) ? -1 : 0;
+      t++;
+      if (--rem == 0) { /* the string's last byte: t is its length */
+        const int32_t tie = len_b > t ? -1 : 0;
         if (from_before) from_p = p, from_code = code, from_tie = tie;
         else result[p] = code != 0 ? code : tie;
       }
