@@ -129,6 +129,55 @@ APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T>
   return total;
 }
 
+/**
+ * blockScanExc() with AddU for flags of 0 or 1 (compaction, partition), with fewer shuffles:
+ * a lane's count in a row is at most 4 and a row's at most 128, so the counts of 4 rows travel
+ * packed in the 4 bytes of one word and two warp scans do the work of eight (no byte carries
+ * into the next). On return f[k] is the number of set flags before item k in the tile; returns
+ * the tile's count. Ends with a barrier, as blockScanExc() does.
+ */
+APP_HELPER uint32_t blockCountExc(uint32_t (&f)[APP_ITEMS], BlockScanTemp<uint32_t> *temp) {
+  static_assert(APP_ROWS == 8, "two words of 4 rows' counts");
+  const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
+  uint32_t own[2] = {0u, 0u};
+#pragma unroll
+  for (int r = 0; r < APP_ROWS; r++) own[r / 4] += (f[4 * r] + f[4 * r + 1] + f[4 * r + 2] + f[4 * r + 3]) << (8 * (r % 4));
+  uint32_t inc[2] = {own[0], own[1]};
+#pragma unroll
+  for (int d = 1; d < APP_WARP; d *= 2) {
+    const uint32_t y0 = __shfl_up_sync(FULL_MASK, inc[0], d), y1 = __shfl_up_sync(FULL_MASK, inc[1], d);
+    if (lane >= d) inc[0] += y0, inc[1] += y1;
+  }
+  const uint32_t rows[2] = {__shfl_sync(FULL_MASK, inc[0], APP_WARP - 1), __shfl_sync(FULL_MASK, inc[1], APP_WARP - 1)};
+  uint32_t start[APP_ROWS], carry = 0; /* row r's count before this lane, in the warp */
+#pragma unroll
+  for (int r = 0; r < APP_ROWS; r++) {
+    start[r] = carry + (((inc[r / 4] - own[r / 4]) >> (8 * (r % 4))) & 0xffu);
+    carry += (rows[r / 4] >> (8 * (r % 4))) & 0xffu;
+  }
+  if (lane == 0) temp->warp[warp] = carry; /* the warp's count */
+  __syncthreads();
+  uint32_t warp_before = 0, total = 0;
+#pragma unroll
+  for (int w = 0; w < APP_WARPS; w++) {
+    const uint32_t c = temp->warp[w];
+    if (w < warp) warp_before += c;
+    total += c;
+  }
+#pragma unroll
+  for (int r = 0; r < APP_ROWS; r++) {
+    uint32_t acc = warp_before + start[r];
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      const uint32_t v = f[4 * r + c];
+      f[4 * r + c] = acc;
+      acc += v;
+    }
+  }
+  __syncthreads();
+  return total;
+}
+
 /* Status words of the look-back (labs 05 and 06). A word holds a 32-bit value, one extra bit
  * (the head flag of a segmented pair) and a tag: state (AGGREGATE or PREFIX) and the epoch of
  * the launch that wrote it, so words need no clearing between launches. Each word has a
@@ -393,7 +442,7 @@ static __global__ void __launch_bounds__(APP_THREADS)
   uint32_t rank[APP_ITEMS];
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) rank[k] = v[k] > pivot;
-  const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
+  const uint32_t kept = blockCountExc(rank, &temp); /* blockScanExc with AddU does the same, slower */
   const uint32_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) /* staged at their ranks: the tile's kept elements in order */
@@ -464,7 +513,7 @@ static __global__ void __launch_bounds__(APP_THREADS, 6) /* 6 blocks an SM: at m
   uint32_t rank[APP_ITEMS], kept_here[APP_ITEMS];
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) kept_here[k] = rank[k] = tilePos(k) < valid && keep(v[k]);
-  const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
+  const uint32_t kept = blockCountExc(rank, &temp);
   const size_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
   /* staged: the tile's kept elements at 0 .. kept-1, the others after them, both in order */
 #pragma unroll
