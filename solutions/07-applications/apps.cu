@@ -516,7 +516,7 @@ static __global__ void __launch_bounds__(APP_THREADS, 6) /* 6 blocks an SM: at m
   uint32_t rank[APP_ITEMS], kept_here[APP_ITEMS];
 #pragma unroll
   for (int k = 0; k < APP_ITEMS; k++) kept_here[k] = rank[k] = tilePos(k) < valid && keep(v[k]);
-  const uint32_t kept = blockCountExc(rank, &temp);
+  const uint32_t kept = blockScanExc(rank, AddU(), 0u, &temp);
   const size_t before = tileLookback(status, tile, kept, AddU(), 0u, epoch, &s_prefix);
   /* staged: the tile's kept elements at 0 .. kept-1, the others after them, both in order */
 #pragma unroll
