@@ -137,18 +137,24 @@ APP_HELPER T blockScanExc(T (&x)[APP_ITEMS], Op op, T identity, BlockScanTemp<T>
  * the tile's count. Ends with a barrier, as blockScanExc() does.
  */
 APP_HELPER uint32_t blockCountExc(uint32_t (&f)[APP_ITEMS], BlockScanTemp<uint32_t> *temp) {
-  static_assert(APP_ROWS == 8, "two words of 4 rows' counts");
+  constexpr int WORDS = (APP_ROWS + 3) / 4; /* 4 rows' counts a word */
   const int lane = threadIdx.x % APP_WARP, warp = threadIdx.x / APP_WARP;
-  uint32_t own[2] = {0u, 0u};
+  uint32_t own[WORDS] = {}, inc[WORDS], rows[WORDS];
 #pragma unroll
   for (int r = 0; r < APP_ROWS; r++) own[r / 4] += (f[4 * r] + f[4 * r + 1] + f[4 * r + 2] + f[4 * r + 3]) << (8 * (r % 4));
-  uint32_t inc[2] = {own[0], own[1]};
+#pragma unroll
+  for (int w = 0; w < WORDS; w++) inc[w] = own[w];
 #pragma unroll
   for (int d = 1; d < APP_WARP; d *= 2) {
-    const uint32_t y0 = __shfl_up_sync(FULL_MASK, inc[0], d), y1 = __shfl_up_sync(FULL_MASK, inc[1], d);
-    if (lane >= d) inc[0] += y0, inc[1] += y1;
+    uint32_t y[WORDS];
+#pragma unroll
+    for (int w = 0; w < WORDS; w++) y[w] = __shfl_up_sync(FULL_MASK, inc[w], d);
+#pragma unroll
+    for (int w = 0; w < WORDS; w++)
+      if (lane >= d) inc[w] += y[w];
   }
-  const uint32_t rows[2] = {__shfl_sync(FULL_MASK, inc[0], APP_WARP - 1), __shfl_sync(FULL_MASK, inc[1], APP_WARP - 1)};
+#pragma unroll
+  for (int w = 0; w < WORDS; w++) rows[w] = __shfl_sync(FULL_MASK, inc[w], APP_WARP - 1);
   uint32_t start[APP_ROWS], carry = 0; /* row r's count before this lane, in the warp */
 #pragma unroll
   for (int r = 0; r < APP_ROWS; r++) {
