@@ -204,10 +204,17 @@ def lab_backend(manifest, backend):
 
 def graded_here(test, manifest, backend):
     """Whether a test counts on this backend: timing tests need a GPU (or the CPU, for a lab
-    without kernels). The same answer for every student, so every maximum is fixed. A test not
-    graded here still runs (run_settings): a timing test on emu checks its timed calls once at
-    its emu size and shows the memory model's figures, reported as a skip."""
-    return not (test.get("timing") and lab_backend(manifest, backend) == "emu")
+    without kernels), the efficiency tests that read the emu's counters (`counters`, not timing)
+    need the emu. The answer depends on the backend alone, never on what the test reported, so
+    every student's maximum is the same. A test not graded here still runs (run_settings): a
+    timing test on emu checks its timed calls once at its emu size and shows the memory model's
+    figures, reported as a skip."""
+    lb = lab_backend(manifest, backend)
+    if test.get("timing"):
+        return lb != "emu"
+    if test.get("counters"):
+        return lb == "emu"
+    return True
 
 
 def run_settings(manifest, test, backend, sizes_of=None):
@@ -980,13 +987,15 @@ def source_lines(lines, driver, found=None):
 
 
 def not_graded(result, backend):
-    """A test that does not count on this backend (a timing test on emu) is a skip whatever it
-    reported: 0 points, not in the maximum. Its notes (the memory model's figures) stay; a
-    failure, which left no figures, becomes a note."""
-    if result.status != "skip" or not result.reasons:
+    """A test that does not count on this backend (a timing test on emu, an emu counters test on
+    a GPU) is a skip whatever it reported: 0 points, not in the maximum. Its notes (the memory
+    model's figures) stay; a failure, which left no figures, becomes a note."""
+    if result.status != "skip" or not result.reasons or not result.timing:
         why = [f"no figures: {result.reasons[0]}"] if result.status == "fail" and result.reasons else []
         result.notes = why + result.notes
-        result.reasons = [f"not graded on the {backend} backend, which does not time kernels"]
+        result.reasons = [f"not graded on the {backend} backend, which does not time kernels" if result.timing else
+                          f"not graded on the {backend} backend: it reads the emu's memory counters (the timing "
+                          f"tests grade speed here)"]
     result.status = "skip"
 
 
@@ -1425,7 +1434,9 @@ def main(argv=None):
             max_total += possible
             extra = []
             if not_here:
-                extra.append(f"timing tests not graded on the {backend} backend: "
+                kind = "timing tests" if all(t.get("timing") for t in not_here) else \
+                    "emu counters tests" if not any(t.get("timing") for t in not_here) else "tests"
+                extra.append(f"{kind} not graded on the {backend} backend: "
                              f"{', '.join(t['name'] for t in not_here)}")
             if skipped:
                 extra.append(f"{skipped} point{'' if skipped == 1 else 's'} skipped on this machine")

@@ -99,6 +99,8 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
             problems.append(f"{name}: should still pass, got: {e['output'].splitlines()[:2]}")
     if code == 0 and verdicts:
         problems.append("the grader exited 0 on a submission that lost points")
+    if selftest.max_problem(data, [lab], backend, tests):
+        problems.append(selftest.max_problem(data, [lab], backend, tests))
     if output and not re.search(output, out):
         problems.append(f"the grader's output should match /{output}/; it ends:\n" + out[-800:])
     if problems:

@@ -82,6 +82,18 @@ def is_skip(entry):
     return entry["max_score"] == 0 and entry["output"].startswith("SKIPPED")
 
 
+def max_problem(data, labs, backend, tests=()):
+    """None when results.json's maximum is what the backend alone makes it (the points of the
+    chosen tests that count there, graded_here), else what is wrong: a maximum that depends on
+    the answer grades one student out of more points than another."""
+    want = sum(int(t["points"]) for m in grade.all_manifests() if m["lab"] in labs for t in m["test"]
+               if (not tests or t["name"] in tests) and grade.graded_here(t, m, backend))
+    if data.get("max_score") is not None and data["max_score"] != want:
+        return (f"the maximum is {data['max_score']} where the {backend} backend makes it {want}: it depends on the "
+                f"answer")
+    return None
+
+
 # ---- checks ------------------------------------------------------------------------------
 
 def manifests():
@@ -212,6 +224,8 @@ def solutions_pass(lab, schedule, backend="emu"):
     log = os.path.join(ROOT, "build", "grade", backend, "solutions", "logs", f"lab{lab}", "build.log")
     if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
         bad.append(f"the solution builds with warnings (see {os.path.relpath(log, ROOT)})")
+    if max_problem(data, [lab], backend):
+        bad.append(max_problem(data, [lab], backend))
     if backend == "cuda":
         # a GPU's times are steady: a solution's test that needs more than half its time limit
         # leaves a correct but slower student's code, or a busier GPU, a timeout
@@ -245,6 +259,8 @@ def skeletons_fail(lab, backend="emu"):
     log = os.path.join(ROOT, "build", "grade", backend, "skeletons", "logs", f"lab{lab}", "build.log")
     if os.path.exists(log) and re.search(r"\bwarning\b", open(log, errors="replace").read()):
         bad.append(f"the skeleton builds with warnings (see {os.path.relpath(log, ROOT)})")
+    if max_problem(data, [lab], backend):
+        bad.append(max_problem(data, [lab], backend))
     if bad:
         raise CheckFailed("\n    ".join([f"skeleton of lab {lab}:"] + bad))
     return f"{len(data['tests'])} tests fail cleanly, score {data['score']}"

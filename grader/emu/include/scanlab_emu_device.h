@@ -56,6 +56,10 @@ int barrier(int kind, int pred, const char *file, int line);
 unsigned long long collective(int kind, unsigned mask, unsigned long long value, int param,
                               int width, const char *file, int line);
 void yield_point();
+/* __threadfence (a publish point) and __nanosleep (a poll point): a switch point, as yield_point,
+ * where another block may take its turn (turns.cpp) */
+void fence_point();
+void sleep_point();
 /* After an atomic on @p address: the memory probes count it (shared or global memory); then a
  * switch point, as yield_point. */
 void atomic_point(const volatile void *address);
@@ -402,10 +406,10 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned value, SCANLAB_EMU_SIT
 inline unsigned __activemask(SCANLAB_EMU_SITE) { return ::scanlab_emu::coalesced_mask(SCANLAB_EMU_AT); }
 
 /* ---- memory fences, sleeping, clocks ---- */
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::fence_point(); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
-inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::yield_point(); }
-inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::yield_point(); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::fence_point(); }
+inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::sleep_point(); }
 inline long long clock64() { return ::scanlab_emu::device_clock(); }
 inline unsigned long long __globaltimer() { return (unsigned long long)::scanlab_emu::clock_ns(); }
 

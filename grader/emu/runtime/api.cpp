@@ -849,7 +849,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
   p->minor = 0;
   p->textureAlignment = 512;
   p->deviceOverlap = 0;
-  p->multiProcessorCount = config().workers;
+  p->multiProcessorCount = EMU_SMS; /* the emulated device's, whatever the host's cores */
   p->concurrentKernels = 0;
   p->asyncEngineCount = 0;
   p->unifiedAddressing = 1;

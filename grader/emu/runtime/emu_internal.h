@@ -133,6 +133,8 @@ struct Worker {
   bool arena_ready;             /* the layout matches dyn_size and the guards are poisoned */
   std::vector<WarpState> warps;
   int coalesced_waiting = 0;    /* fibers waiting in coalesced_threads() */
+  std::condition_variable turn_cv; /* turns.cpp: woken when this worker's slot gets the turn */
+  struct LaunchState *summoned = nullptr; /* a launch whose turn it got first (summon_worker) */
   void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
 };
 
@@ -147,6 +149,18 @@ struct GridBarrier {
   unsigned long long generation = 0;
   bool broken = false;
 };
+
+/* turns.cpp: a slot of the blocks in flight together, one worker each */
+enum SlotState : uint8_t { SLOT_UNSTARTED, SLOT_RUNNING, SLOT_DONE };
+struct SlotTurn {
+  SlotState state = SLOT_UNSTARTED;
+  bool stuck = false; /* its last turn ended waiting for someone */
+  int polls = 0;      /* poll points since its last publish point */
+  int ticks = 0;      /* ticks since it last gave up its turn for them */
+};
+/* The emulated device: multiprocessors, and at most this many blocks in flight at once. */
+static const int EMU_SMS = 4;
+static const int EMU_MAX_SLOTS = 8;
 
 struct LaunchState {
   LaunchInfo info;
@@ -163,7 +177,40 @@ struct LaunchState {
   GridBarrier *grid = nullptr;  /* cooperative launches */
   bool name_pending = false;    /* no kernel address: the template kernel's entry names it */
   std::atomic<const char *> resolved{nullptr};
+  /* turns (turns.cpp): set by turns_begin; only the holder reads or writes the rest */
+  bool turns = false;
+  int nslots = 1;
+  Worker *const *slot_worker = nullptr;
+  std::vector<SlotTurn> slots;
+  std::mutex turn_mutex;
+  int holder = 0;       /* the slot that runs now (under turn_mutex) */
+  bool over = false;    /* every slot is done (under turn_mutex) */
+  long long dispatched = 0;
+  bool seen_publish = false;
+  int late = -1;        /* the slot that runs only when all others wait */
+  bool late_armed = false; /* the late slot has had a publish point: from now on it is late */
+  unsigned long long trng = 1;
+  unsigned long long dispatch_seed = 1; /* the order blocks are handed out in (fixed a launch) */
+  unsigned long long handoffs = 0;
+  std::atomic<bool> any_point{false}; /* a publish or poll point happened (kernel_heard) */
 };
+
+/* turns (turns.cpp) */
+int resident_blocks(const LaunchInfo &in);
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots);
+long long turns_take_block(LaunchState *L);
+/* At a publish or poll point of the running fiber: true when the launch failed meanwhile (the
+ * caller leaves the block). */
+enum PointKind { POINT_PUBLISH, POINT_POLL, POINT_TICK };
+bool turn_point(Worker *w, int kind);
+void inter_point(int kind); /* sched.cpp: turn_point, leaving the block on failure */
+void summon_worker(Worker *w, LaunchState *L); /* sched.cpp: a helper's first turn in a launch */
+/* A kernel is quiet when none of its launches so far had a publish or poll point: its blocks
+ * cannot see one another's order, and its later launches run on parallel workers. */
+bool kernel_is_quiet(const void *key);
+void kernel_heard(const void *key, bool had_points);
+bool turn_wait_first(Worker *w); /* false: the launch ended without giving this slot a turn */
+void turn_slot_done(Worker *w);
 
 /* stack and context switching (fiber.cpp) */
 bool stack_alloc(Stack *s, size_t bytes);

@@ -430,6 +430,9 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
     if (sh) record_rare(p, size, write, ret, vol);
     return;
   }
+  /* a volatile access to global memory: a point where another block may take its turn
+   * (turns.cpp), before the access, so what it reads or writes is as of its turn */
+  if (__builtin_expect(vol & VOLATILE, 0)) inter_point(write ? POINT_PUBLISH : POINT_POLL);
   Access *y = (Access *)f->probe_cur;
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
   if (write) tick_store(pr);
