@@ -334,7 +334,9 @@ def run_emu(lab, binary, tag, argv, work):
         os.remove(prof)
     env = dict(os.environ, SCANLAB_EMU_PROFILE=prof)
     env.setdefault("SCANLAB_EMU_SCHEDULE", "forward")
-    env["SCANLAB_EMU_WORKERS"] = "1"  # profile_compare.py: the lower bound on polling needs it
+    # profile_compare.py: the lower bound on polling needs blocks that run one after another
+    # unless one waits (no tile held back, no switch at a publish point)
+    env["SCANLAB_EMU_CALM"] = "1"
     cmd = [binary] + argv
     print("$ SCANLAB_EMU_PROFILE=" + os.path.relpath(prof, ROOT) + " " + shown(cmd), flush=True)
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)

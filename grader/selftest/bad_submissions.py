@@ -712,7 +712,8 @@ def lookback_read_twice(case, read, bytes_re):
 def case_lookback_one_tile():
     """Lab 05 on the emu: a single pass written for one tile per block (the block stores its tile
     and returns) scans only the first grid's worth of tiles, since the given wrapper launches
-    only the blocks that fit at once (the emu's workers times the blocks an SM holds). Both tests
+    only the blocks that fit at once (the emulated device's 4 multiprocessors times the blocks
+    an SM holds). Both tests
     fail with a mismatch at their sizes longer than that grid."""
     rel = "05-global-scan/global_scan.cu"
     sub = make_submission("lookback_one_tile", rel, "  for (unsigned tile = s_tile_id; tile < tiles;) {",
@@ -757,6 +758,127 @@ def case_sight_byte_stores():
                           "    if (false && j + 4 <= valid) {")
     return efficiency_case("sight_byte_stores", sub, "07", ("sight", "emu_sight"), "emu_sight",
                            r"lineOfSight\(n=\d+\) moved \d+\.\d\d bytes per point .* at most 6\.00")
+
+
+# ---- inter-block protocols: one verdict whatever the machine ----------------------------------
+
+LOOKBACK_NEAREST = ("05-global-scan/global_scan.cu",
+                    "    if (invalid_lanes & upto) continue; /* a tile in between has not published yet */",
+                    "    if (invalid_lanes & 1u) continue; /* waits for the nearest tile only */")
+LOOKBACK_NO_WAIT = ("06-segmented-scan/seg_scan.cu",
+                    "    if (invalid_lanes & upto) continue; /* a tile in between has not published yet */",
+                    "    (void)invalid_lanes; /* never waits */")
+LAB05_LOOKBACK_USERS = ("lookback_inc", "lookback_exc", "in_place", "wraparound", "repeat", "huge", "emu_traffic")
+
+
+def case_lookback_nearest(backend="emu"):
+    """Lab 05: a look-back that stops waiting once the tile just before it has published, while an
+    older tile in its window has not. It scored 34/34 on 2 cores and failed with 8 (blocks ran one
+    after another); now a tile publishes late under every schedule, on any machine, and every test
+    of the single pass fails with a mismatch, as on a GPU."""
+    rel, old, new = LOOKBACK_NEAREST
+    sub = make_submission("lookback_nearest" + ("_gpu" if backend != "emu" else ""), rel, old, new)
+    tests = tuple(t for t in LAB05_LOOKBACK_USERS if backend == "emu" or t != "emu_traffic")
+    return expect("lookback_nearest", sub, "05", tests, {t: r"first mismatch at \[\d+\]" for t in tests},
+                  max_timeout=60, backend=backend)
+
+
+def case_lookback_no_wait(backend="emu"):
+    """Lab 06: a flagged look-back that never waits for a tile that has not published. 40/40
+    through grade-class (one worker a student) and 20/40 through make grade on the same machine;
+    now it fails every global test under every schedule and worker count."""
+    rel, old, new = LOOKBACK_NO_WAIT
+    sub = make_submission("lookback_no_wait" + ("_gpu" if backend != "emu" else ""), rel, old, new)
+    tests = ("global_inc", "global_exc", "global_flags", "global_long")
+    return expect("lookback_no_wait", sub, "06", tests, {t: r"first mismatch at \[\d+\]" for t in tests},
+                  max_timeout=60, backend=backend)
+
+
+def comparable(data):
+    """results.json without what may differ between two runs of one submission: times (seconds,
+    and the figures of a timed CPU lab, which a busy machine moves)."""
+    out = []
+    for t in data.get("tests", []):
+        text = re.sub(r"\(\d+(\.\d+)?s\)|\b\d+(\.\d+)? ?s\b", "", t.get("output", ""))
+        if "of memcpy" in text:  # lab 01's timing: a measured CPU figure
+            text = re.sub(r"[\d.]+", "#", text)
+        out.append((t["name"], t.get("score"), t.get("max_score"), t.get("status"), text))
+    return {"score": data.get("score"), "max_score": data.get("max_score"), "tests": out}
+
+
+def first_difference(a, b):
+    if (a["score"], a["max_score"]) != (b["score"], b["max_score"]):
+        return f"score {a['score']}/{a['max_score']} against {b['score']}/{b['max_score']}"
+    for x, y in zip(a["tests"], b["tests"]):
+        if x != y:
+            return f"{x[0]}: {x[3]} against {y[3]}:\n      {x[4][:300]!r}\n      {y[4][:300]!r}"
+    return "a different list of tests" if len(a["tests"]) != len(b["tests"]) else None
+
+
+def case_verdicts_machine_free():
+    """The same results.json (times aside) for one submission graded with 1, 2 and 8 host threads
+    (SCANLAB_EMU_WORKERS), and through grade-class with JOBS=1 and JOBS=4: the solution and the two
+    look-backs above, lab 05's single pass and lab 06's global scan. Each verdict is a function of
+    the submission, the kit and the schedule alone."""
+    subs = {"solution": "solutions"}
+    for case, (rel, old, new) in (("nearest", LOOKBACK_NEAREST), ("no_wait", LOOKBACK_NO_WAIT)):
+        subs[case] = make_submission("machine_free_" + case, rel, old, new)
+        # the other lab's file too, so that every entry is graded on both labs alike
+        other = LOOKBACK_NO_WAIT[0] if case == "nearest" else LOOKBACK_NEAREST[0]
+        os.makedirs(os.path.join(subs[case], os.path.dirname(other)))
+        shutil.copy(os.path.join(ROOT, "solutions", other), os.path.join(subs[case], other))
+    labs, tests = ["05", "06"], ("lookback_exc", "wraparound", "global_flags")
+    seen = {}
+    problems = []
+    for name, sub in subs.items():
+        for workers in ("1", "2", "8"):
+            code, out, data = grade(f"machine_free-{name}-{workers}", sub, labs, tests=tests, max_timeout=60,
+                                    env={"SCANLAB_EMU_WORKERS": workers})
+            got = comparable(data)
+            if not got["tests"]:
+                problems.append(f"{name} with {workers} threads: no results:\n{out[-600:]}")
+            elif name not in seen:
+                seen[name] = (workers, got)
+            elif first_difference(seen[name][1], got):
+                problems.append(f"{name}: {seen[name][0]} threads and {workers} differ: "
+                                f"{first_difference(seen[name][1], got)}")
+    if seen.get("solution") and seen["solution"][1]["score"] != seen["solution"][1]["max_score"]:
+        problems.append(f"the solution scored {seen['solution'][1]['score']}/{seen['solution'][1]['max_score']}")
+    import grade as g  # noqa: E402
+    lost = {name: sum(int(t["points"]) for m in g.all_manifests() if m["lab"] == lab for t in m["test"]
+                      if t["name"] in tests) for name, lab in (("nearest", "05"), ("no_wait", "06"))}
+    for name in ("nearest", "no_wait"):  # each loses its own lab's points, and only those
+        if name in seen and seen[name][1]["score"] != seen[name][1]["max_score"] - lost[name]:
+            problems.append(f"the {name} look-back scored {seen[name][1]['score']}/{seen[name][1]['max_score']}")
+    klass = os.path.join(BAD, "machine_free_class")
+    shutil.rmtree(klass, ignore_errors=True)
+    os.makedirs(klass)
+    for name, sub in subs.items():
+        shutil.copytree(os.path.join(ROOT, sub) if not os.path.isabs(sub) else sub, os.path.join(klass, name),
+                        ignore=shutil.ignore_patterns("0[1-47]-*"))
+    for jobs in ("1", "4"):
+        out_dir = os.path.join(BAD, f"machine_free_class_out_{jobs}")
+        shutil.rmtree(out_dir, ignore_errors=True)
+        cmd = [sys.executable, os.path.join(ROOT, "grader", "grade_class.py"), "--class", klass, "--jobs", jobs,
+               "--backend", "emu", "--out", out_dir, "--no-reference", "--regrade"]
+        for lab in labs:
+            cmd += ["--lab", lab]
+        for t in tests:
+            cmd += ["--test", t]
+        code, out = selftest.sh(cmd)
+        for name in subs:
+            path = os.path.join(out_dir, name, "results.json")
+            if not os.path.exists(path):
+                problems.append(f"grade-class JOBS={jobs}: no results for {name}:\n{out[-600:]}")
+                continue
+            got = comparable(json.load(open(path)))
+            if name in seen and first_difference(seen[name][1], got):
+                problems.append(f"{name}: grade-class with JOBS={jobs} differs from make grade: "
+                                f"{first_difference(seen[name][1], got)}")
+    if problems:
+        raise CheckFailed("\n    ".join(["case verdicts_machine_free:"] + problems))
+    return ", ".join(f"{n} {seen[n][1]['score']}/{seen[n][1]['max_score']}" for n in seen) + \
+        ", the same with 1, 2 and 8 threads and JOBS=1 and 4"
 
 
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
@@ -1133,6 +1255,9 @@ CASES = [
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
     ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
+    ("lab 05: a look-back that waits for the nearest tile only", case_lookback_nearest),
+    ("lab 06: a look-back that never waits", case_lookback_no_wait),
+    ("one verdict with 1, 2 and 8 host threads and JOBS=1 and 4", case_verdicts_machine_free),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),
@@ -1169,6 +1294,9 @@ CASES = [
 ]
 
 GPU_CASES = [
+    ("lab 05: a look-back that waits for the nearest tile only fails as on the emu",
+     lambda: case_lookback_nearest("cuda")),
+    ("lab 06: a look-back that never waits fails as on the emu", lambda: case_lookback_no_wait("cuda")),
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
     ("flags written only in timed calls", case_flags_modified_when_timed),

@@ -41,6 +41,7 @@ struct Config {
   double watchdog_s;
   double hang_s;   /* seconds a launch may go without progress before it is named a hang (0: never) */
   size_t stack_bytes;
+  bool calm; /* SCANLAB_EMU_CALM=1: blocks in flight switch only when one waits (turns.cpp) */
 };
 const Config &config();
 

@@ -57,6 +57,7 @@ static Config load_config() {
   c.watchdog_s = 60.0;
   c.hang_s = 5.0;
   c.stack_bytes = (size_t)g_default_stack_kb * 1024;
+  c.calm = false;
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
     if (v >= 1 && v <= 1024) c.workers = v;
@@ -86,6 +87,7 @@ static Config load_config() {
     if (end != s && v >= 0) c.hang_s = v;
     else diag("emu: ignoring SCANLAB_EMU_HANG_S=%s (expected seconds, 0 for none)", s);
   }
+  if (const char *s = getenv("SCANLAB_EMU_CALM")) c.calm = !strcmp(s, "1");
   if (const char *s = getenv("SCANLAB_EMU_STACK_KB")) {
     long v = atol(s);
     if (v >= 16 && v <= 65536) c.stack_bytes = (size_t)v * 1024;

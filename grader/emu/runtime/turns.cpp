@@ -28,6 +28,10 @@
  * in index order, reverse backwards, random shuffled within each run of as many blocks as there
  * are slots): a GPU promises no order.
  *
+ * With SCANLAB_EMU_CALM=1 (make profile: the least polling, to set beside a GPU's counts) there
+ * is no late slot, blocks are handed out in index order and a block gives up its turn only
+ * when it is stuck: blocks run one after another unless one waits for another.
+ *
  * Everything here is decided by counts, never by time, so a launch runs the same on 1 core or
  * 64. The workers are OS threads, only one of which runs at a time.
  */
@@ -88,7 +92,7 @@ void turns_begin(LaunchState *L, Worker *const *workers, int nslots) {
   if (!L->trng) L->trng = 1;
   mix(L->trng);
   L->dispatch_seed = mix(L->trng) | 1;
-  if (nslots < 2) L->late = -1;
+  if (nslots < 2 || cfg.calm) L->late = -1;
   else if (cfg.schedule == SCHED_FORWARD) L->late = 1;
   else if (cfg.schedule == SCHED_REVERSE) L->late = nslots - 1;
   else L->late = (int)(mix(L->trng) % (unsigned long long)nslots);
@@ -101,7 +105,7 @@ long long turns_take_block(LaunchState *L) {
   const long long i = L->dispatched++;
   L->next_block.store(L->dispatched);
   const ScheduleKind k = config().schedule;
-  if (k == SCHED_FORWARD) return i;
+  if (k == SCHED_FORWARD || config().calm) return i;
   if (k == SCHED_REVERSE) return L->nblocks - 1 - i;
   /* random: shuffled within each run of nslots blocks, by a bijection of the run's indices */
   const long long run = L->nslots, start = i / run * run;
@@ -189,7 +193,7 @@ bool turn_point(Worker *w, int kind) {
     t.polls = 0;
     t.ticks = 0;
     const ScheduleKind k = config().schedule;
-    give = w->id == L->late || k != SCHED_RANDOM || (mix(L->trng) & 1);
+    give = !config().calm && (w->id == L->late || k != SCHED_RANDOM || (mix(L->trng) & 1));
   } else if (kind == POINT_POLL) {
     if (++t.polls < SPIN_POLLS) return false;
     t.polls = 0;
