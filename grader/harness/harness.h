@@ -400,7 +400,12 @@ enum {
                            of each sector is data traffic (volatile or not, it is counted) */
   HX_C_SATOM,          /**< atomic operations on shared memory, one per thread and operation (not in
                             the requests, wavefronts or conflicts above) */
-  HX_C_GATOM           /**< atomic operations on global memory, likewise (not in the sectors above) */
+  HX_C_GATOM,          /**< atomic operations on global memory, likewise (not in the sectors above) */
+  HX_C_W_ACCESSES,     /**< the memory accesses of the blocks' threads, lane by lane (the requests
+                            above count them a warp instruction at a time) */
+  HX_C_W_TOP,          /**< over the blocks: the accesses of each block's busiest thread, summed */
+  HX_C_W_BLOCKS,       /**< the blocks counted */
+  HX_C_W_TOP_T0        /**< of those, the blocks whose busiest thread is thread 0 */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */
@@ -435,6 +440,15 @@ double hx_bytes_moved(const hx_counters *c);
  * @return the bytes moved per unit; -1 where there are no counters (a GPU: no note)
  */
 double hx_model_note(const char *what, double units, const char *unit, double ideal);
+/**
+ * @brief On emu, whether the last call's blocks shared their work among their threads: fails the
+ * test with a message that names what the counters show, and returns 0, when the busiest thread
+ * of a block made more than @p max_share of the block's memory accesses (the work done by one
+ * thread: a serial loop inside the block), or when the call's memory instructions had fewer than
+ * @p min_lanes lanes each on average (one lane of each warp doing the work). @p call names the
+ * call in the message. Returns -1 where there are no counters (a GPU), 1 when both hold.
+ */
+int hx_check_parallel(const char *call, double max_share, double min_lanes);
 /** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
  *  hx_time_calls() times, in a process that runs no student code. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);

@@ -1237,6 +1237,38 @@ static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) 
 static hx_counters last_counters;
 const hx_counters *hx_last_counters(void) { return last_counters.available ? &last_counters : NULL; }
 
+int hx_check_parallel(const char *call, double max_share, double min_lanes) {
+  const hx_counters *c = hx_last_counters();
+  if (!c) return -1;
+  const unsigned long long *k = c->c;
+  const double acc = (double)k[HX_C_W_ACCESSES], blocks = (double)k[HX_C_W_BLOCKS];
+  const double instr = (double)(k[HX_C_GLD_REQ] + k[HX_C_GST_REQ] + k[HX_C_SLD_REQ] + k[HX_C_SST_REQ]);
+  if (acc <= 0 || blocks <= 0 || instr <= 0) {
+    HX_FAIL("%s: the emu counted no memory access of its kernels, so their work cannot be judged", call);
+    return 0;
+  }
+  const double share = (double)k[HX_C_W_TOP] / acc, lanes = acc / instr;
+  hx_note("%s: the busiest thread of a block made %.1f%% of the block's memory accesses (at most %.0f%%); %.1f of "
+          "32 lanes took part in each memory instruction, on average (at least %.0f)", call, 100 * share,
+          100 * max_share, lanes, min_lanes);
+  int ok = 1;
+  if (share > max_share) {
+    const int t0 = k[HX_C_W_TOP_T0] * 2 >= k[HX_C_W_BLOCKS];
+    HX_FAIL("%s: %s makes %.0f%% of its block's memory accesses: the block's work is done by one thread, one "
+            "element after another, where its threads should share it (at most %.0f%% for one thread; the emu "
+            "counts each thread's loads and stores of shared and global memory)", call,
+            t0 ? "thread 0" : "one thread", 100 * share, 100 * max_share);
+    ok = 0;
+  }
+  if (lanes < min_lanes) {
+    HX_FAIL("%s: %.1f of a warp's 32 lanes take part in each memory instruction, on average: most lanes idle "
+            "while a few do the work (at least %.0f; the emu counts the lanes of each warp-level load and store)",
+            call, lanes, min_lanes);
+    ok = 0;
+  }
+  return ok;
+}
+
 double hx_bytes_moved(const hx_counters *c) {
   const unsigned long long *k = c->c;
   return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT] + k[HX_C_GATOM]);

@@ -881,6 +881,95 @@ def case_verdicts_machine_free():
         ", the same with 1, 2 and 8 threads and JOBS=1 and 4"
 
 
+# ---- work done serially inside a block: slow on a GPU, and now on the emu ----------------------
+
+KS_DB_LOOP = """  for (unsigned offset = 1; offset < blockDim.x; offset *= 2) {
+    dst[t] = t >= offset ? src[t - offset] + src[t] : src[t];
+    __syncthreads();                              /* all of dst written, all of src read */
+    int *tmp = src;
+    src = dst;
+    dst = tmp;
+  }
+"""
+SERIAL_BLOCK = {
+    # lab 02: the double-buffered scan (the one `timing` times, batched) done by thread 0
+    "serial_block_02": ("02", "02-kogge-stone/kogge_stone.cu", KS_DB_LOOP,
+                        "  if (t == 0)\n    for (unsigned k = 1; k < blockDim.x; k++) src[k] += src[k - 1];\n"
+                        "  __syncthreads();\n"),
+    # lab 02: lane 0 of each warp scans its warp's 32, then the warps' carries one by one
+    "warp_lane_02": ("02", "02-kogge-stone/kogge_stone.cu", KS_DB_LOOP,
+                     "  if (t % 32 == 0)\n    for (unsigned k = t + 1; k < t + 32 && k < blockDim.x; k++) src[k] += src[k - 1];\n"
+                     "  for (unsigned w = 32; w < blockDim.x; w += 32) {\n    __syncthreads();\n"
+                     "    const int carry = src[w - 1];\n    __syncthreads();\n"
+                     "    if (t >= w && t < w + 32) src[t] += carry;\n  }\n  __syncthreads();\n"),
+}
+SERIAL_05_NEW = """  __shared__ int32_t all[1024];             /* thread 0 scans the block alone */
+  all[threadIdx.x] = x;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (unsigned k = 1; k < blockDim.x; k++) all[k] += all[k - 1];
+  __syncthreads();
+  const int32_t v = all[threadIdx.x];
+  (void)s_tmp;
+  if (total) *total = all[blockDim.x - 1];
+  __syncthreads();
+  return v;
+"""
+
+
+def scan_inc_block_body():
+    """The solution's scanIncBlock, between its markers."""
+    text = open(os.path.join(ROOT, "solutions", "05-global-scan", "global_scan.cu")).read()
+    at = text.index("__device__ int32_t scanIncBlock(")
+    begin = text.index("/* STUDENT-BEGIN(lab05) */\n", at) + len("/* STUDENT-BEGIN(lab05) */\n")
+    return text[begin:text.index("  /* STUDENT-END(lab05) */", begin)]
+
+
+LAB02_ALL = ("ks_example", "ks_edge_sizes", "db_example", "db_edge_sizes", "tiles", "emu_parallel")
+
+
+def serial_block_case(case, backend="emu"):
+    lab, rel, old, new = SERIAL_BLOCK[case]
+    sub = make_submission(case + ("_gpu" if backend != "emu" else ""), rel, old, new)
+    if backend != "emu":  # on a GPU the emu's test does not count: `timing` is what fails
+        return expect(case, sub, lab, ("db_example", "tiles", "timing"),
+                      {"timing": r"scanIncKoggeStoneTiles\(.*reached [0-9.]+ of copy bandwidth"}, max_timeout=200,
+                      backend=backend)
+    reason = (r"thread 0 makes \d+% of its block's memory accesses: the block's work is done by one thread"
+              if case == "serial_block_02" else r"of a warp's 32 lanes take part in each memory instruction")
+    return expect(case, sub, lab, LAB02_ALL, {"emu_parallel": reason}, max_timeout=60)
+
+
+def case_serial_block_02():
+    """Lab 02: the double-buffered Kogge-Stone scan done by thread 0, one element after another,
+    between the block's parallel load and store. Right, quick on the emu, and graded 14/14 there;
+    `emu_parallel` now fails it naming thread 0's share, as `timing` fails it on a GPU."""
+    return serial_block_case("serial_block_02")
+
+
+def case_warp_lane_02():
+    """Lab 02: lane 0 of each warp scans its warp's 32 elements, then the warps' carries are added
+    one warp at a time. Each thread's share is small (no thread does the block's work), but most
+    lanes idle: `emu_parallel` fails it on the lanes per memory instruction."""
+    return serial_block_case("warp_lane_02")
+
+
+def case_serial_block_05(backend="emu"):
+    """Lab 05: scanIncBlock done by thread 0 through a shared array of the block's values: every
+    form's answers are right (34/34 on the emu); `emu_parallel` fails it naming thread 0, and on a
+    GPU the forms built on scanIncBlock miss their timing thresholds."""
+    sub = make_submission("serial_block_05" + ("_gpu" if backend != "emu" else ""), "05-global-scan/global_scan.cu",
+                          scan_inc_block_body(), SERIAL_05_NEW)
+    if backend != "emu":
+        return expect("serial_block_05", sub, "05", ("block_sizes", "timing_propagate", "timing_rts"),
+                      {t: r"reached [0-9.]+ of copy bandwidth" for t in ("timing_propagate", "timing_rts")},
+                      max_timeout=200, backend=backend)
+    return expect("serial_block_05", sub, "05", ("block_example", "block_sizes", "propagate_inc", "rts_inc",
+                                                 "lookback_inc", "emu_parallel"),
+                  {"emu_parallel": r"scanIncBlock via scanIncBlockTiles\(n=\d+, block=1024\): thread 0 makes \d+% "
+                                   r"of its block's memory accesses"}, max_timeout=60)
+
+
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
 
 LAB06_MISSED = (
@@ -1258,6 +1347,9 @@ CASES = [
     ("lab 05: a look-back that waits for the nearest tile only", case_lookback_nearest),
     ("lab 06: a look-back that never waits", case_lookback_no_wait),
     ("one verdict with 1, 2 and 8 host threads and JOBS=1 and 4", case_verdicts_machine_free),
+    ("lab 02: a block's scan done by thread 0 (emu counters)", case_serial_block_02),
+    ("lab 02: a block's scan done by lane 0 of each warp (emu counters)", case_warp_lane_02),
+    ("lab 05: scanIncBlock done by thread 0 (emu counters)", case_serial_block_05),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),
@@ -1297,6 +1389,10 @@ GPU_CASES = [
     ("lab 05: a look-back that waits for the nearest tile only fails as on the emu",
      lambda: case_lookback_nearest("cuda")),
     ("lab 06: a look-back that never waits fails as on the emu", lambda: case_lookback_no_wait("cuda")),
+    ("lab 02: a block's scan done by thread 0 misses its timing, as the emu predicts",
+     lambda: serial_block_case("serial_block_02", "cuda")),
+    ("lab 05: scanIncBlock done by thread 0 misses its timing, as the emu predicts",
+     lambda: case_serial_block_05("cuda")),
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
     ("flags written only in timed calls", case_flags_modified_when_timed),

@@ -269,6 +269,27 @@ static void test_timing(void) {
   }
 }
 
+/* ---- work shared among a block's threads, counted by the emu ------------------------------- */
+
+/* Each scan once, correct, then the emu's count of how its blocks' memory accesses were shared:
+ * a scan that thread 0 does alone, one element after another, is right and (on the emu) even
+ * quick, but no faster on a GPU than one thread; the emu fails it here, naming that. */
+static void test_emu_parallel(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const int block = (int)hx_param_int("block");
+  const double max_share = hx_param_double("max_share"), min_lanes = hx_param_double("min_lanes");
+  const Variant *all[3] = {&KS, &DB, &TILES};
+  for (int k = 0; k < 3; k++) {
+    const size_t m = all[k]->tiles ? n : (size_t)block;
+    if (run_random(all[k], m, block, hx_seed() + (uint64_t)k)) continue;
+    char call[128];
+    snprintf(call, sizeof call, "%s(n=%zu, blockSize=%d)", all[k]->name, m, block);
+    if (hx_check_parallel(call, max_share, min_lanes) < 0)
+      HX_SKIP("the emu's probes count each thread's accesses (make grade BACKEND=emu); on a GPU, `timing` "
+              "measures what a serial block costs");
+  }
+}
+
 static const hx_test TESTS[] = {
     {"ks_example", test_ks_example},
     {"ks_edge_sizes", test_ks_edge_sizes},
@@ -278,6 +299,7 @@ static const hx_test TESTS[] = {
     {"db_block_sizes", test_db_block_sizes},
     {"tiles", test_tiles},
     {"tiles_large", test_tiles_large},
+    {"emu_parallel", test_emu_parallel},
     {"timing", test_timing},
     {NULL, NULL},
 };

@@ -256,6 +256,7 @@ void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cp
 void probe_launch_begin(const LaunchInfo *in);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
+void probe_block_end(Worker *w); /* after the block's last probe_epoch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p);

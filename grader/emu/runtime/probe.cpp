@@ -90,7 +90,12 @@ const char *const METRIC_NAMES[N_METRICS] = {
  * volatile loads had read before (a look-back's polling: how often a tile reads its neighbours'
  * status words depends on the schedule, the data traffic does not; a volatile load's first read
  * of a sector is data traffic like any other, so a kernel cannot hide its reads behind volatile) */
-enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM, N_COUNTS };
+enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM,
+       /* the work of blocks (probe_block_end): the memory accesses of their threads (lane by
+        * lane, atomics aside; the requests above are the same accesses a warp instruction at a
+        * time), the busiest thread's share of each block's (summed over blocks), the blocks,
+        * and the blocks whose busiest thread is thread 0 */
+       W_ACCESSES, W_TOP, W_BLOCKS, W_TOP_T0, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 /* Room for the logs of one worker's block, all its threads together: a warp that spins for
@@ -171,6 +176,7 @@ struct Probe {
   size_t vol_limit = VOL_SLACK;
   /* each thread's accesses of the epoch, in its order (make_views) */
   std::vector<const Access *> tb, te;
+  std::vector<uint64_t> tacc;  /* each thread's accesses in the block so far (probe_block_end) */
   /* race detector: the word summaries of the epoch (gen) and the suspect granules */
   uint32_t gen = 1;
   bool sh_direct = true;       /* every range starts at a multiple of 4 bytes and no access
@@ -1313,6 +1319,29 @@ void probe_block_begin(Worker *w) {
   pr->sh_direct = true;
   pr->resummarize = false;
   if (w->launch->info.smem) add_shared_range(pr, (uintptr_t)w->dyn, w->launch->info.smem);
+  pr->tacc.assign(n, 0);
+}
+
+/* A block's end, after its last epoch: how its memory accesses were shared among its threads.
+ * A block whose work one thread does (a serial loop in thread 0) shows its busiest thread near
+ * 100 % of its accesses; the threads of a parallel one share them. */
+void probe_block_end(Worker *w) {
+  Probe *pr = (Probe *)w->probe;
+  if (!pr) return;
+  uint64_t sum = 0, top = 0;
+  size_t who = 0;
+  for (size_t t = 0; t < pr->tacc.size() && t < (size_t)w->nthreads; t++) {
+    sum += pr->tacc[t];
+    if (pr->tacc[t] > top) {
+      top = pr->tacc[t];
+      who = t;
+    }
+  }
+  if (!sum) return;
+  pr->counts[W_ACCESSES] += sum;
+  pr->counts[W_TOP] += top;
+  pr->counts[W_BLOCKS]++;
+  pr->counts[W_TOP_T0] += who == 0;
 }
 
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes) {
@@ -1341,6 +1370,8 @@ bool probe_epoch(Worker *w) {
   Probe *pr = (Probe *)w->probe;
   if (!pr) return true;
   make_views(w, pr);
+  if (pr->tacc.size() < pr->tb.size()) pr->tacc.resize(pr->tb.size(), 0);
+  for (size_t t = 0; t < pr->tb.size(); t++) pr->tacc[t] += (uint64_t)(pr->te[t] - pr->tb[t]);
   count_epoch(w, pr);
   bool ok = true;
   Race r;

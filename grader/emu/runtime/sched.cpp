@@ -989,6 +989,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     r.add("%s", probe_race_message());
     report(w, r);
   }
+  if (g_probe_on && !w->failed) probe_block_end(w);
 }
 
 /* ------------------------------------------------------------------ workers */
