@@ -957,12 +957,13 @@ def case_warp_lane_02():
 def case_serial_block_05(backend="emu"):
     """Lab 05: scanIncBlock done by thread 0 through a shared array of the block's values: every
     form's answers are right (34/34 on the emu); `emu_parallel` fails it naming thread 0, and on a
-    GPU the forms built on scanIncBlock miss their timing thresholds."""
+    GPU reduce-then-scan, whose scan of chunk totals it slows, misses its timing threshold
+    (scan-then-propagate, three passes over memory, measured 0.35 of copy either way)."""
     sub = make_submission("serial_block_05" + ("_gpu" if backend != "emu" else ""), "05-global-scan/global_scan.cu",
                           scan_inc_block_body(), SERIAL_05_NEW)
-    if backend != "emu":
+    if backend != "emu":  # scan-then-propagate's one block scan a tile hides behind its three passes
         return expect("serial_block_05", sub, "05", ("block_sizes", "timing_propagate", "timing_rts"),
-                      {t: r"reached [0-9.]+ of copy bandwidth" for t in ("timing_propagate", "timing_rts")},
+                      {"timing_rts": r"reached [0-9.]+ of copy bandwidth"}, ignore=("timing_propagate",),
                       max_timeout=200, backend=backend)
     return expect("serial_block_05", sub, "05", ("block_example", "block_sizes", "propagate_inc", "rts_inc",
                                                  "lookback_inc", "emu_parallel"),
