@@ -779,7 +779,11 @@ def case_lookback_nearest(backend="emu"):
     rel, old, new = LOOKBACK_NEAREST
     sub = make_submission("lookback_nearest" + ("_gpu" if backend != "emu" else ""), rel, old, new)
     tests = tuple(t for t in LAB05_LOOKBACK_USERS if backend == "emu" or t != "emu_traffic")
-    return expect("lookback_nearest", sub, "05", tests, {t: r"first mismatch at \[\d+\]" for t in tests},
+    # on a GPU the order is the hardware's: wraparound's 25 tiles failed on an H200 and passed on
+    # an H100; the sizes of many tiles fail on both
+    ignore = () if backend == "emu" else ("wraparound",)
+    return expect("lookback_nearest", sub, "05", tests,
+                  {t: r"first mismatch at \[\d+\]" for t in tests if t not in ignore}, ignore=ignore,
                   max_timeout=60, backend=backend)
 
 
@@ -956,15 +960,12 @@ def case_warp_lane_02():
 
 def case_serial_block_05(backend="emu"):
     """Lab 05: scanIncBlock done by thread 0 through a shared array of the block's values: every
-    form's answers are right (34/34 on the emu); `emu_parallel` fails it naming thread 0, and on a
-    GPU reduce-then-scan, whose scan of chunk totals it slows, misses its timing threshold
-    (scan-then-propagate, three passes over memory, measured 0.35 of copy either way)."""
+    form's answers are right (34/34 on the emu); `emu_parallel` fails it naming thread 0. On a GPU
+    no graded test sees it: the timed forms call scanIncBlock once per tile of several thousand
+    elements, which hides it (on an H100 all three timing tests passed; an H200 failed
+    reduce-then-scan's), so this case runs on the emu only."""
     sub = make_submission("serial_block_05" + ("_gpu" if backend != "emu" else ""), "05-global-scan/global_scan.cu",
                           scan_inc_block_body(), SERIAL_05_NEW)
-    if backend != "emu":  # scan-then-propagate's one block scan a tile hides behind its three passes
-        return expect("serial_block_05", sub, "05", ("block_sizes", "timing_propagate", "timing_rts"),
-                      {"timing_rts": r"reached [0-9.]+ of copy bandwidth"}, ignore=("timing_propagate",),
-                      max_timeout=200, backend=backend)
     return expect("serial_block_05", sub, "05", ("block_example", "block_sizes", "propagate_inc", "rts_inc",
                                                  "lookback_inc", "emu_parallel"),
                   {"emu_parallel": r"scanIncBlock via scanIncBlockTiles\(n=\d+, block=1024\): thread 0 makes \d+% "
@@ -1392,8 +1393,6 @@ GPU_CASES = [
     ("lab 06: a look-back that never waits fails as on the emu", lambda: case_lookback_no_wait("cuda")),
     ("lab 02: a block's scan done by thread 0 misses its timing, as the emu predicts",
      lambda: serial_block_case("serial_block_02", "cuda")),
-    ("lab 05: scanIncBlock done by thread 0 misses its timing, as the emu predicts",
-     lambda: case_serial_block_05("cuda")),
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
     ("flags written only in timed calls", case_flags_modified_when_timed),
