@@ -405,7 +405,10 @@ enum {
                             above count them a warp instruction at a time) */
   HX_C_W_TOP,          /**< over the blocks: the accesses of each block's busiest thread, summed */
   HX_C_W_BLOCKS,       /**< the blocks counted */
-  HX_C_W_TOP_T0        /**< of those, the blocks whose busiest thread is thread 0 */
+  HX_C_W_TOP_T0,       /**< of those, the blocks whose busiest thread is thread 0 */
+  HX_C_GLD_BYTES,      /**< the bytes global loads asked for, lane by lane (32 * HX_C_GLD_SECT moved them) */
+  HX_C_GLD_PLAIN_REPOLL /**< plain global loads that read the address the same thread's previous load
+                             at that instruction read: polling with plain loads */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). */
@@ -449,6 +452,13 @@ double hx_model_note(const char *what, double units, const char *unit, double id
  * call in the message. Returns -1 where there are no counters (a GPU), 1 when both hold.
  */
 int hx_check_parallel(const char *call, double max_share, double min_lanes);
+/**
+ * @brief On emu, what the last call's counters show about why it moved more bytes than it should:
+ * polling with plain loads (where a protocol needs volatile or atomic ones), uncoalesced loads
+ * (sectors mostly unused), or neither (an extra pass). Writes a clause into @p out (empty where
+ * there are no counters) for a failure message.
+ */
+void hx_traffic_diagnosis(char *out, size_t cap);
 /** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
  *  hx_time_calls() times, in a process that runs no student code. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);

@@ -1269,6 +1269,29 @@ int hx_check_parallel(const char *call, double max_share, double min_lanes) {
   return ok;
 }
 
+void hx_traffic_diagnosis(char *out, size_t cap) {
+  const hx_counters *c = hx_last_counters();
+  if (!cap) return;
+  out[0] = 0;
+  if (!c) return;
+  const unsigned long long *k = c->c;
+  const double moved = 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD]);
+  const double asked = (double)k[HX_C_GLD_BYTES];
+  if (k[HX_C_GLD_PLAIN_REPOLL] >= 64)
+    snprintf(out, cap, ": %llu plain loads read again the address the same thread had just read at the same "
+             "line: a look-back polling its status words with plain loads, where the protocol needs volatile "
+             "or atomic ones (a plain load may be kept in a register or an L1 line and never see the other "
+             "block's store; the emu leaves polling out of the traffic only for volatile loads)",
+             k[HX_C_GLD_PLAIN_REPOLL]);
+  else if (moved > 0 && asked < 0.6 * moved)
+    snprintf(out, cap, ": the loads used %.0f%% of the bytes of the 32-byte sectors they touched, the lanes of "
+             "a warp reading addresses far apart (uncoalesced: lane l should read the word next to lane l-1's)",
+             100.0 * asked / moved);
+  else
+    snprintf(out, cap, ": the loads are coalesced and none polls with plain loads, so an array is read or "
+             "written more often than once (an extra pass)");
+}
+
 double hx_bytes_moved(const hx_counters *c) {
   const unsigned long long *k = c->c;
   return 32.0 * (double)(k[HX_C_GLD_SECT] - k[HX_C_GLD_VOL_REREAD] + k[HX_C_GST_SECT] + k[HX_C_GATOM]);

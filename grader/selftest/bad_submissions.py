@@ -647,12 +647,17 @@ def case_probes_switched_off():
                    "emu_conflicts": r"no_sanitize: turns off the emulator's probes"}, max_timeout=30)
 
 
-def efficiency_case(case, sub, lab, tests, test, reason):
-    """A correct but wasteful submission: under each of the self-test's schedules, `test` (an emu
-    efficiency test) fails with `reason` and every other test of `tests` passes."""
-    for schedule in selftest.SCHEDULES:
-        expect(f"{case}-{schedule.split(':')[0]}", sub, lab, tests, {test: reason}, max_timeout=60, schedule=schedule)
-    return f"{test} FAILS with the right reason, {len(tests) - 1} still OK, under {len(selftest.SCHEDULES)} schedules"
+def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False):
+    """A correct but wasteful submission: `test` (an emu efficiency test) fails with `reason` and
+    every other test of `tests` passes, under the graded schedule; with `every_schedule`, under
+    each of the self-test's (the counters leave out what the order changes: a few cases show it,
+    the rest save the time)."""
+    schedules = selftest.SCHEDULES if every_schedule else (None,)
+    for schedule in schedules:
+        expect(f"{case}-{(schedule or 'graded').split(':')[0]}", sub, lab, tests, {test: reason}, max_timeout=60,
+               schedule=schedule)
+    return f"{test} FAILS with the right reason, {len(tests) - 1} still OK, under {len(schedules)} schedule" + \
+        ("s" if len(schedules) > 1 else " (the graded one)")
 
 
 def case_warp_walked():
@@ -696,17 +701,19 @@ def case_segscan_uncoalesced():
                            r"segScanIncGlobal<int, Add>\(n=\d+\) moved \d+\.\d\d bytes per element .* at most 9\.50")
 
 
-def lookback_read_twice(case, read, bytes_re):
+def lookback_read_twice(case, read, bytes_re, every_schedule=False):
     """Lab 05 on the emu: a single pass that reads its input a second time, one word per lane and
     row, through `read` (an expression of the word's address `p`); emu_traffic must fail it with
-    `bytes_re` bytes per element under every schedule, and its correctness tests still pass."""
+    `bytes_re` bytes per element, naming an extra pass, and its correctness tests still pass."""
     rel = "05-global-scan/global_scan.cu"
     old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
     sub = make_submission(case, rel, old, "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
                           "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
                           f"      (void){read};\n    }}\n" + old)
     return efficiency_case(case, sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
-                           rf"scanIncLookback\(n=\d+\) moved {bytes_re} bytes per element .* at most 9\.00")
+                           rf"scanIncLookback\(n=\d+\) moved {bytes_re} bytes per element .* at most 9\.00: the loads "
+                           r"are coalesced and none polls with plain loads, so an array is read or written more often "
+                           r"than once \(an extra pass\)", every_schedule=every_schedule)
 
 
 def case_lookback_one_tile():
@@ -727,7 +734,7 @@ def case_volatile_reread():
     """The second read through a volatile pointer moves 12 bytes per element: volatile loads are
     left out only where they read a sector again (a look-back's polling), not the first time
     (with every volatile sector left out, as first graded, it passed at 8.01)."""
-    return lookback_read_twice("volatile_reread", "*(const volatile int32_t *)p", r"12\.\d\d")
+    return lookback_read_twice("volatile_reread", "*(const volatile int32_t *)p", r"12\.\d\d", every_schedule=True)
 
 
 def case_atomic_reread():
@@ -831,7 +838,7 @@ def case_verdicts_machine_free():
         other = LOOKBACK_NO_WAIT[0] if case == "nearest" else LOOKBACK_NEAREST[0]
         os.makedirs(os.path.join(subs[case], os.path.dirname(other)))
         shutil.copy(os.path.join(ROOT, "solutions", other), os.path.join(subs[case], other))
-    labs, tests = ["05", "06"], ("lookback_exc", "wraparound", "global_flags")
+    labs, tests = ["05", "06"], ("wraparound", "global_flags")
     seen = {}
     problems = []
     for name, sub in subs.items():
@@ -883,6 +890,34 @@ def case_verdicts_machine_free():
         raise CheckFailed("\n    ".join(["case verdicts_machine_free:"] + problems))
     return ", ".join(f"{n} {seen[n][1]['score']}/{seen[n][1]['max_score']}" for n in seen) + \
         ", the same with 1, 2 and 8 threads and JOBS=1 and 4"
+
+
+def case_lookback_plain_loads():
+    """Lab 05 on the emu: a look-back that polls the status words with plain loads (the given
+    statusLoad reads them through a volatile pointer). Right on the emu, whose stores every block
+    sees at once; emu_traffic fails it, and its message now names the plain loads that read a
+    status word again (it used to say only "13.79 bytes per element", which reads as an extra pass)."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("lookback_plain_loads", rel, "      const unsigned long long word = statusLoad(&status[j]);",
+                          "      const unsigned long long word = status[j].word; /* a plain load */")
+    return efficiency_case("lookback_plain_loads", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved [\d.]+ bytes per element .*: \d+ plain loads "
+                           r"read again the address the same thread had just read .* polling its status words with "
+                           r"plain loads")
+
+
+def case_lookback_uncoalesced():
+    """Lab 05 on the emu: a single pass whose lanes load their four elements one at a time (each
+    load instruction's lanes 16 bytes apart, so each touches four times the sectors it needs):
+    emu_traffic fails it and names the loads as uncoalesced, with the share of the sectors' bytes
+    they used."""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("lookback_uncoalesced", rel, "        v[r] = stream ? __ldcs(p) : __ldg(p);",
+                          "        (void)p;\n        v[r] = make_int4(in[base + r * 128], in[base + r * 128 + 1], "
+                          "in[base + r * 128 + 2], in[base + r * 128 + 3]);")
+    return efficiency_case("lookback_uncoalesced", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved [\d.]+ bytes per element .*: the loads used "
+                           r"\d+% of the bytes of the 32-byte sectors they touched.*uncoalesced")
 
 
 # ---- work done serially inside a block: slow on a GPU, and now on the emu ----------------------
@@ -1352,6 +1387,8 @@ CASES = [
     ("lab 02: a block's scan done by thread 0 (emu counters)", case_serial_block_02),
     ("lab 02: a block's scan done by lane 0 of each warp (emu counters)", case_warp_lane_02),
     ("lab 05: scanIncBlock done by thread 0 (emu counters)", case_serial_block_05),
+    ("lab 05: a look-back that polls with plain loads (emu counters)", case_lookback_plain_loads),
+    ("lab 05: a single pass with uncoalesced loads (emu counters)", case_lookback_uncoalesced),
     ("exit in the middle of a call", case_early_exit),
     ("real-time signal 40", case_real_time_signal),
     ("SIGSTOP on itself", case_stop_self),

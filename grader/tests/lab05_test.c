@@ -280,6 +280,8 @@ static void test_emu_traffic(void) {
             "tests measure the traffic's cost");
   if (lb < 0) return;
   hx_metric("lookback_bytes_per_element", lb);
+  char why[400];
+  hx_traffic_diagnosis(why, sizeof why); /* what the single pass's counters show, before the others run */
   const variant *others[2] = {&PROP_INC, &RTS_INC};
   for (int k = 0; k < 2; k++) {
     double r = 0;
@@ -293,7 +295,7 @@ static void test_emu_traffic(void) {
            "must read and write: its accesses were not counted", n, lb);
   HX_CHECK(lb <= max_bytes,
            "scanIncLookback(n=%zu) moved %.2f bytes per element through global memory (32-byte sectors, as the "
-           "emu counts them); a single pass moves 8 plus its status words: at most %.2f", n, lb, max_bytes);
+           "emu counts them); a single pass moves 8 plus its status words: at most %.2f%s", n, lb, max_bytes, why);
 }
 
 /* ---- work shared among a block's threads, counted by the emu ------------------------------- */

@@ -1130,6 +1130,7 @@ static void test_emu_traffic(void) {
   uint8_t *f = (uint8_t *)hx_malloc(n + 1);
   hx_buf *bflags = hx_buf_new((n + 3) / 4, 4);
   double bytes[2] = {0, 0};
+  char why[2][400] = {"", ""}; /* what each call's counters show (hx_traffic_diagnosis) */
   bool ok = f && bflags, counted = true;
   if (ok) memset(hx_buf_data(bflags), 0, (n + 3) / 4 * 4);
   for (int x = 0; ok && counted && x < 2; x++) {
@@ -1138,6 +1139,7 @@ static void test_emu_traffic(void) {
     counted = c != NULL;
     if (ok && c) {
       bytes[x] = hx_bytes_moved(c) / (double)n;
+      hx_traffic_diagnosis(why[x], sizeof why[x]);
       hx_note("%s<int, Add>(n=%zu, mean segment length %lld): %.2f bytes moved per element (4 in, 1 flag, 4 out: "
               "9; at most %.2f)", x ? "segScanExcGlobal" : "segScanIncGlobal", n, mean, bytes[x], max_bytes);
     }
@@ -1156,8 +1158,8 @@ static void test_emu_traffic(void) {
              "a segmented scan must read and write: its accesses were not counted", name, n, bytes[x]);
     HX_CHECK(bytes[x] <= max_bytes,
              "%s<int, Add>(n=%zu) moved %.2f bytes per element through global memory (32-byte sectors, as the emu "
-             "counts them); a single pass moves 9 (4 in, 1 flag, 4 out) plus its status words: at most %.2f",
-             name, n, bytes[x], max_bytes);
+             "counts them); a single pass moves 9 (4 in, 1 flag, 4 out) plus its status words: at most %.2f%s",
+             name, n, bytes[x], max_bytes, why[x]);
   }
 }
 

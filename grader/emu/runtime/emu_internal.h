@@ -69,6 +69,7 @@ struct Fiber {
   uint32_t probe_phase;
   uint32_t probe_sync; /* of those, the __syncwarp calls: what orders memory between lanes */
   uint32_t probe_ctx;
+  uintptr_t probe_gld_pc, probe_gld_addr; /* its last plain global load (a poll with plain loads) */
   int tid;
   ::uint3 tidx;
   uint8_t state;
@@ -158,6 +159,10 @@ struct SlotTurn {
   bool stuck = false; /* its last turn ended waiting for someone */
   int polls = 0;      /* poll points since its last publish point */
   int ticks = 0;      /* ticks since it last gave up its turn for them */
+  int idle_pubs = 0;  /* publish points with next to no work between them (an atomic spin) */
+  bool fresh = true;  /* no publish point yet in its block */
+  unsigned long long work_mark = 0; /* probe_accesses at its last publish point that counted */
+  unsigned long long store_mark = 0; /* probe_store_total when it last gave up its turn at a tick */
 };
 /* The emulated device: multiprocessors, and at most this many blocks in flight at once. */
 static const int EMU_SMS = 4;
@@ -190,6 +195,8 @@ struct LaunchState {
   bool seen_publish = false;
   int late = -1;        /* the slot that runs only when all others wait */
   bool late_armed = false; /* the late slot has had a publish point: from now on it is late */
+  int publishes = 0;    /* publish points that counted (turn_point) */
+  bool calm = false;    /* past ADVERSARIAL_PUBLISHES: blocks switch only when one waits */
   unsigned long long trng = 1;
   unsigned long long dispatch_seed = 1; /* the order blocks are handed out in (fixed a launch) */
   unsigned long long handoffs = 0;
@@ -257,6 +264,8 @@ void probe_launch_begin(const LaunchInfo *in);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_block_end(Worker *w); /* after the block's last probe_epoch */
+unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' threads made so far */
+unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p);

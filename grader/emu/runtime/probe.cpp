@@ -95,7 +95,12 @@ enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G
         * lane, atomics aside; the requests above are the same accesses a warp instruction at a
         * time), the busiest thread's share of each block's (summed over blocks), the blocks,
         * and the blocks whose busiest thread is thread 0 */
-       W_ACCESSES, W_TOP, W_BLOCKS, W_TOP_T0, N_COUNTS };
+       W_ACCESSES, W_TOP, W_BLOCKS, W_TOP_T0,
+       /* the bytes global loads asked for, lane by lane (beside the sectors they moved: how well
+        * they were coalesced); plain global loads of a thread that read the address its previous
+        * one at that instruction read (polling with plain loads, where a protocol needs volatile
+        * or atomic loads) */
+       G_LD_BYTES, G_LD_PLAIN_REPOLL, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 /* Room for the logs of one worker's block, all its threads together: a warp that spins for
@@ -171,6 +176,7 @@ struct Probe {
   /* stores of the running launch: read by the hang detector (sched.cpp's watchdog) on another
    * thread, written here alone (a relaxed load and store: no locked instruction per store) */
   std::atomic<unsigned long long> stores{0};
+  unsigned long long accesses = 0; /* accesses kept, all launches: turns.cpp's measure of work */
   std::vector<uintptr_t> vol;  /* the sectors volatile loads read in this launch (repeats
                                   allowed; sorted and made unique when it reaches vol_limit) */
   size_t vol_limit = VOL_SLACK;
@@ -377,6 +383,7 @@ inline void tick_store(Probe *pr) {
 inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
                  unsigned vol, uint8_t sh) {
   f->probe_cur = y + 1;
+  pr->accesses++;
   /* filled in place, field by field: a whole Access built on the stack and copied in costs a
      stalled 16-byte load (the fields were just stored one by one) on every access */
   y->pc = (uintptr_t)ret;
@@ -439,6 +446,14 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   /* a volatile access to global memory: a point where another block may take its turn
    * (turns.cpp), before the access, so what it reads or writes is as of its turn */
   if (__builtin_expect(vol & VOLATILE, 0)) inter_point(write ? POINT_PUBLISH : POINT_POLL);
+  if (!sh && !write) {
+    pr->counts[G_LD_BYTES] += size;
+    if (!(vol & VOLATILE)) {
+      if ((uintptr_t)ret == f->probe_gld_pc && a == f->probe_gld_addr) pr->counts[G_LD_PLAIN_REPOLL]++;
+      f->probe_gld_pc = (uintptr_t)ret;
+      f->probe_gld_addr = a;
+    }
+  }
   Access *y = (Access *)f->probe_cur;
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
   if (write) tick_store(pr);
@@ -1313,6 +1328,7 @@ void probe_block_begin(Worker *w) {
     f.probe_phase = 0;
     f.probe_sync = 0;
     f.probe_ctx = 0;
+    f.probe_gld_pc = f.probe_gld_addr = 0;
   }
   pr->shared.clear();
   pr->sh_lo = pr->sh_hi = pr->sh_next = 0;
@@ -1390,6 +1406,11 @@ unsigned loop_ctx_enter() {
 }
 void loop_ctx_set(unsigned ctx) {
   if (Fiber *f = (Fiber *)tls.fiber) f->probe_ctx = ctx;
+}
+
+unsigned long long probe_accesses(Worker *w) { return w->probe ? ((Probe *)w->probe)->accesses : 0; }
+unsigned long long probe_store_total(Worker *w) {
+  return w->probe ? ((Probe *)w->probe)->stores.load(std::memory_order_relaxed) : 0;
 }
 
 const char *probe_race_message() { return g_race_msg.empty() ? nullptr : g_race_msg.c_str(); }

@@ -1053,6 +1053,7 @@ static void run_worker(Worker *w, LaunchState *L) {
     long long b = L->turns ? turns_take_block(L) : L->next_block.fetch_add(1);
     if (b < 0 || b >= L->nblocks) break;
     L->current_block[(size_t)w->id].store(b);
+    if (L->turns) L->slots[(size_t)w->id].fresh = true;
     run_block(w, L, b);
     if (L->grid) {
       std::lock_guard<std::mutex> g(L->grid->m);

@@ -13,10 +13,14 @@
  *   (before it: a block can be held between writing a value and writing its flag), a fence;
  * - *poll* points: a volatile load of global memory (before it), `__nanosleep`;
  * - *ticks*: once the launch has had a publish point, each completed warp collective and
- *   barrier (so a spin loop on plain loads still turns over).
+ *   barrier (so a spin loop on plain loads still turns over: a block that stored nothing between
+ *   two such turn-overs is stuck too).
  *
- * At a publish point the schedule decides whether to switch (forward and reverse always do,
- * random with probability 1/2); after SPIN_POLLS poll points without a publish point the block
+ * A publish point counts only as a block's first or after PUBLISH_WORK memory accesses since the
+ * last that counted (an atomic an element would otherwise switch at every one; many atomics with
+ * nothing between them are a spin, and count as poll points do). At a publish point that counts
+ * the schedule decides whether to switch (forward and reverse always do, random with
+ * probability 1/2); after SPIN_POLLS poll points without a publish point the block
  * is *stuck* (it waits for someone) and gives up its turn, and runs again only once something
  * is published; after TICKS ticks it gives up its turn too. The next holder is the next slot in
  * the schedule's order (forward: the next slot, reverse: the previous one, random: any), except
@@ -27,6 +31,10 @@
  * before it. Blocks are handed out to slots in the schedule's order too (forward
  * in index order, reverse backwards, random shuffled within each run of as many blocks as there
  * are slots): a GPU promises no order.
+ *
+ * After ADVERSARIAL_PUBLISHES publish points that count, a launch goes calm: no late slot, no
+ * switch at a publish point (a look-back's faults show in its first tiles; a switch is a handoff
+ * between OS threads, slow on a loaded machine).
  *
  * With SCANLAB_EMU_CALM=1 (make profile: the least polling, to set beside a GPU's counts) there
  * is no late slot, blocks are handed out in index order and a block gives up its turn only
@@ -49,6 +57,14 @@ static const int SPIN_POLLS = 96;
 /* Warp collectives and barriers completed, once the launch has had a publish point, after which a
  * block gives up its turn (not stuck: it may be busy): a spin on plain loads still turns over. */
 static const int TICKS = 256;
+/* Memory accesses since a block's last publish point that counted, under which the next one
+ * does not count as a publish point (unless it is the block's first). */
+static const unsigned long long PUBLISH_WORK = 64;
+/* Publish points that count, in a launch, after which it goes calm (no late slot, no switch at
+ * a publish point: blocks switch only when one waits). A look-back's faults show in its first
+ * tiles as in its last; a switch costs a handoff between OS threads, which on a loaded machine
+ * waits for the scheduler, so a launch of thousands of tiles would pay thousands. */
+static const int ADVERSARIAL_PUBLISHES = 256;
 
 static unsigned long long mix(unsigned long long &s) {
   s ^= s >> 12;
@@ -188,12 +204,31 @@ bool turn_point(Worker *w, int kind) {
   bool give;
   if (kind == POINT_PUBLISH) {
     L->seen_publish = true;
+    /* a publish point counts after some work (or as a block's first): an atomic a element, or
+     * an atomic spin on a lock, would otherwise switch at every one */
+    const unsigned long long work = probe_accesses(w);
+    if (!t.fresh && work - t.work_mark < PUBLISH_WORK) {
+      if (++t.idle_pubs < SPIN_POLLS) return false;
+      t.idle_pubs = 0; /* many atomics and nothing else: a spin, as poll points are */
+      t.stuck = true;
+      const int to = choose_next(L, w->id);
+      if (to < 0 || to == w->id) return false;
+      hand_over(L, w->id, to, false);
+      return L->failed.load(std::memory_order_relaxed);
+    }
+    t.fresh = false;
+    t.work_mark = work;
+    t.idle_pubs = 0;
+    if (++L->publishes > ADVERSARIAL_PUBLISHES && !L->calm) {
+      L->calm = true;
+      L->late = -1;
+    }
     for (SlotTurn &o : L->slots) o.stuck = false; /* what it published may free the others */
     if (w->id == L->late) L->late_armed = true;
     t.polls = 0;
     t.ticks = 0;
     const ScheduleKind k = config().schedule;
-    give = !config().calm && (w->id == L->late || k != SCHED_RANDOM || (mix(L->trng) & 1));
+    give = !config().calm && !L->calm && (w->id == L->late || k != SCHED_RANDOM || (mix(L->trng) & 1));
   } else if (kind == POINT_POLL) {
     if (++t.polls < SPIN_POLLS) return false;
     t.polls = 0;
@@ -202,6 +237,11 @@ bool turn_point(Worker *w, int kind) {
   } else {
     if (!L->seen_publish || ++t.ticks < TICKS) return false;
     t.ticks = 0;
+    /* nothing stored since it last gave up its turn this way: it spins (on plain loads), so it
+     * waits for someone as a block stuck at poll points does */
+    const unsigned long long stores = probe_store_total(w);
+    t.stuck = stores == t.store_mark;
+    t.store_mark = stores;
     give = true;
   }
   if (!give) return false;
