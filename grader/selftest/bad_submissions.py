@@ -838,7 +838,7 @@ def case_verdicts_machine_free():
         other = LOOKBACK_NO_WAIT[0] if case == "nearest" else LOOKBACK_NEAREST[0]
         os.makedirs(os.path.join(subs[case], os.path.dirname(other)))
         shutil.copy(os.path.join(ROOT, "solutions", other), os.path.join(subs[case], other))
-    labs, tests = ["05", "06"], ("wraparound", "global_flags")
+    labs, tests = ["05", "06"], ("wraparound", "global_inc")
     seen = {}
     problems = []
     for name, sub in subs.items():
@@ -896,7 +896,9 @@ def case_lookback_plain_loads():
     """Lab 05 on the emu: a look-back that polls the status words with plain loads (the given
     statusLoad reads them through a volatile pointer). Right on the emu, whose stores every block
     sees at once; emu_traffic fails it, and its message now names the plain loads that read a
-    status word again (it used to say only "13.79 bytes per element", which reads as an extra pass)."""
+    status word again (it used to say only "13.79 bytes per element", which reads as an extra pass).
+    On an H100 the same submission hangs in lookback_inc and timing_lookback: the plain load never
+    sees the other block's store."""
     rel = "05-global-scan/global_scan.cu"
     sub = make_submission("lookback_plain_loads", rel, "      const unsigned long long word = statusLoad(&status[j]);",
                           "      const unsigned long long word = status[j].word; /* a plain load */")
@@ -910,7 +912,9 @@ def case_lookback_uncoalesced():
     """Lab 05 on the emu: a single pass whose lanes load their four elements one at a time (each
     load instruction's lanes 16 bytes apart, so each touches four times the sectors it needs):
     emu_traffic fails it and names the loads as uncoalesced, with the share of the sectors' bytes
-    they used."""
+    they used. (An H100 passes it, timing_lookback included, at 0.90 of copy: its L1 cache serves
+    the three loads that follow each one from the sectors the first brought, so the emu, which
+    counts the L1's sectors as Nsight Compute does, is stricter here than the GPU's clock.)"""
     rel = "05-global-scan/global_scan.cu"
     sub = make_submission("lookback_uncoalesced", rel, "        v[r] = stream ? __ldcs(p) : __ldg(p);",
                           "        (void)p;\n        v[r] = make_int4(in[base + r * 128], in[base + r * 128 + 1], "

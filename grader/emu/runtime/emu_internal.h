@@ -196,6 +196,7 @@ struct LaunchState {
   int late = -1;        /* the slot that runs only when all others wait */
   bool late_armed = false; /* the late slot has had a publish point: from now on it is late */
   int publishes = 0;    /* publish points that counted (turn_point) */
+  long long kernel_publishes = 0; /* those of the kernel's earlier launches in this process */
   bool calm = false;    /* past ADVERSARIAL_PUBLISHES: blocks switch only when one waits */
   unsigned long long trng = 1;
   unsigned long long dispatch_seed = 1; /* the order blocks are handed out in (fixed a launch) */
@@ -205,7 +206,9 @@ struct LaunchState {
 
 /* turns (turns.cpp) */
 int resident_blocks(const LaunchInfo &in);
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots);
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published);
+long long kernel_publishes(const void *key);
+void kernel_published(const void *key, long long n);
 long long turns_take_block(LaunchState *L);
 /* At a publish or poll point of the running fiber: true when the launch failed meanwhile (the
  * caller leaves the block). */

@@ -34,7 +34,9 @@
  *
  * After ADVERSARIAL_PUBLISHES publish points that count, a launch goes calm: no late slot, no
  * switch at a publish point (a look-back's faults show in its first tiles; a switch is a handoff
- * between OS threads, slow on a loaded machine).
+ * between OS threads, slow on a loaded machine); so does every launch of a kernel once its
+ * launches in the process have had KERNEL_PUBLISHES (a test's first calls, the small sizes,
+ * meet the adversarial order; its hundreds of later ones run at the speed of one thread).
  *
  * With SCANLAB_EMU_CALM=1 (make profile: the least polling, to set beside a GPU's counts) there
  * is no late slot, blocks are handed out in index order and a block gives up its turn only
@@ -65,6 +67,9 @@ static const unsigned long long PUBLISH_WORK = 64;
  * tiles as in its last; a switch costs a handoff between OS threads, which on a loaded machine
  * waits for the scheduler, so a launch of thousands of tiles would pay thousands. */
 static const int ADVERSARIAL_PUBLISHES = 256;
+/* And over all the launches of one kernel in a process (a test calls a function hundreds of
+ * times, the small sizes first): past this many, its launches start calm. */
+static const long long KERNEL_PUBLISHES = 1024;
 
 static unsigned long long mix(unsigned long long &s) {
   s ^= s >> 12;
@@ -94,8 +99,9 @@ int resident_blocks(const LaunchInfo &in) {
   return (int)r;
 }
 
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots) {
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published) {
   const Config &cfg = config();
+  L->kernel_publishes = published;
   L->turns = true;
   L->nslots = nslots;
   L->slot_worker = workers;
@@ -108,7 +114,8 @@ void turns_begin(LaunchState *L, Worker *const *workers, int nslots) {
   if (!L->trng) L->trng = 1;
   mix(L->trng);
   L->dispatch_seed = mix(L->trng) | 1;
-  if (nslots < 2 || cfg.calm) L->late = -1;
+  L->calm = published >= KERNEL_PUBLISHES;
+  if (nslots < 2 || cfg.calm || L->calm) L->late = -1;
   else if (cfg.schedule == SCHED_FORWARD) L->late = 1;
   else if (cfg.schedule == SCHED_REVERSE) L->late = nslots - 1;
   else L->late = (int)(mix(L->trng) % (unsigned long long)nslots);
@@ -219,7 +226,8 @@ bool turn_point(Worker *w, int kind) {
     t.fresh = false;
     t.work_mark = work;
     t.idle_pubs = 0;
-    if (++L->publishes > ADVERSARIAL_PUBLISHES && !L->calm) {
+    if ((++L->publishes > ADVERSARIAL_PUBLISHES || L->kernel_publishes + L->publishes > KERNEL_PUBLISHES) &&
+        !L->calm) {
       L->calm = true;
       L->late = -1;
     }
@@ -277,6 +285,18 @@ void turn_slot_done(Worker *w) {
 
 static std::mutex g_quiet_mutex;
 static std::map<const void *, bool> g_quiet; /* kernel -> no points in any launch so far */
+static std::map<const void *, long long> g_published; /* kernel -> publish points counted so far */
+
+long long kernel_publishes(const void *key) {
+  std::lock_guard<std::mutex> g(g_quiet_mutex);
+  auto it = g_published.find(key);
+  return it == g_published.end() ? 0 : it->second;
+}
+
+void kernel_published(const void *key, long long n) {
+  std::lock_guard<std::mutex> g(g_quiet_mutex);
+  g_published[key] += n;
+}
 
 bool kernel_is_quiet(const void *key) {
   std::lock_guard<std::mutex> g(g_quiet_mutex);
