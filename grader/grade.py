@@ -666,7 +666,7 @@ def run_sandboxed(cmd, log, timeout, opts):
         return -9, True
 
 
-def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=False, quick=False, devcheck=True):
+def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=False, devcheck=True):
     """Splices, checks and builds the student's driver for one lab. Returns a dict: ok, driver,
     problems (lines for every test's reason), notes, log. `quick` (emu, make test): built at -O1
     (QUICK_OPT) for a first result in seconds, the race detector on; `devcheck` False: without
@@ -694,7 +694,10 @@ def build_student(manifest, backend, sm, sub_dir, shown_root, grade_dir, force=F
         return res
 
     h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
-    h.update(f"{sm}\0{os.path.abspath(shown_root)}\0{QUICK_OPT if quick else ''}\0".encode())
+    # The key is the code, not where it came from: the same file in two students' folders (or a
+    # class's copies of the solution) builds once; the spliced text names the file by its
+    # place in the kit, never by the submission's path.
+    h.update(f"{sm}\0{QUICK_OPT if quick else ''}\0".encode())
     for name in sorted(spliced):
         h.update(name.encode() + b"\0" + spliced[name].encode() + b"\0")
     key = h.hexdigest()[:24]
@@ -802,8 +805,13 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     except OSError as e:
         if e.errno not in (errno.EEXIST, errno.ENOTEMPTY):
             raise
-        shutil.rmtree(final, ignore_errors=True)  # an older or a concurrent build of the same code
-        os.rename(out_dir, final)
+        if os.path.exists(os.path.join(final, ".complete")):
+            # a concurrent build of the same code (same key) finished first: keep its driver,
+            # which another grade may be running now, and drop ours
+            shutil.rmtree(out_dir, ignore_errors=True)
+        else:  # an older, unfinished build
+            shutil.rmtree(final, ignore_errors=True)
+            os.rename(out_dir, final)
     res.update(ok=True, driver=driver)
     return res
 
@@ -1356,7 +1364,7 @@ def main(argv=None):
                 t0 = time.monotonic()
                 counted = [t for t in tests if reads_counters(t)]
                 quick = args.quick and lb == "emu" and len(counted) < len(tests)
-                built = build_student(m, backend, args.sm, sub_dir, sub, grade_dir, force=args.rebuild, quick=quick)
+                built = build_student(m, backend, args.sm, sub_dir, grade_dir, force=args.rebuild, quick=quick)
                 if quick and built["ok"] and counted:  # the graded build, on the other core, while tests run
                     graded_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
                     graded_build = graded_pool.submit(build_student, m, backend, args.sm, sub_dir, sub, grade_dir,

@@ -649,12 +649,13 @@ def case_probes_switched_off():
 
 def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False):
     """A correct but wasteful submission: `test` (an emu efficiency test) fails with `reason` and
-    every other test of `tests` passes, under the graded schedule; with `every_schedule`, under
-    each of the self-test's (the counters leave out what the order changes: a few cases show it,
-    the rest save the time)."""
+    every other test of `tests` passes, under the graded schedule; with `every_schedule`, `test`
+    fails the same way under each of the self-test's other schedules too (the counters leave out
+    what the order changes: a few cases show it, the rest save the time)."""
     schedules = selftest.SCHEDULES if every_schedule else (None,)
-    for schedule in schedules:
-        expect(f"{case}-{(schedule or 'graded').split(':')[0]}", sub, lab, tests, {test: reason}, max_timeout=60,
+    expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60)
+    for schedule in [x for x in schedules if x and x != selftest.grade.GRADE_SCHEDULE]:
+        expect(f"{case}-{schedule.split(':')[0]}", sub, lab, (test,), {test: reason}, max_timeout=60,
                schedule=schedule)
     return f"{test} FAILS with the right reason, {len(tests) - 1} still OK, under {len(schedules)} schedule" + \
         ("s" if len(schedules) > 1 else " (the graded one)")
@@ -831,7 +832,10 @@ def case_verdicts_machine_free():
     (SCANLAB_EMU_WORKERS), and through grade-class with JOBS=1 and JOBS=4: the solution and the two
     look-backs above, lab 05's single pass and lab 06's global scan. Each verdict is a function of
     the submission, the kit and the schedule alone."""
-    subs = {"solution": "solutions"}
+    # a copy of the solutions (the builds are shared, by content): the other lane grades solutions/
+    subs = {"solution": make_submission("machine_free_solution", LOOKBACK_NEAREST[0])}
+    os.makedirs(os.path.join(subs["solution"], os.path.dirname(LOOKBACK_NO_WAIT[0])))
+    shutil.copy(os.path.join(ROOT, "solutions", LOOKBACK_NO_WAIT[0]), os.path.join(subs["solution"], LOOKBACK_NO_WAIT[0]))
     for case, (rel, old, new) in (("nearest", LOOKBACK_NEAREST), ("no_wait", LOOKBACK_NO_WAIT)):
         subs[case] = make_submission("machine_free_" + case, rel, old, new)
         # the other lab's file too, so that every entry is graded on both labs alike
