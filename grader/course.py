@@ -81,6 +81,16 @@ def not_a_submission(path):
     return "not a regular file"
 
 
+def safe_name(name):
+    """A student's name as a class run keys it: the folder under build/class, the gradebook's
+    row, and the key the course file's and the roster's names are matched by (each of those
+    names goes through here too, so "anne marie" in the roster finds the entry "anne marie",
+    graded as anne_marie). Letters, digits and _.@- are kept, anything else becomes _; a name
+    of dots alone gets a leading _ (never . or .., which are folders already)."""
+    out = re.sub(r"[^A-Za-z0-9_.@-]", "_", name.strip()) or "student"
+    return "_" + out if not out.strip(".") else out
+
+
 def safe_cell(value):
     """A spreadsheet cell that is only text: a string that a spreadsheet would read as a formula
     (a leading =, +, -, @, tab or carriage return) gets a leading apostrophe, the usual rule
@@ -278,7 +288,7 @@ def load_course(path, labs):
                 if "time" not in item:
                     raise CourseError(f"{where}: needs 'time'")
                 value = parse_time(item["time"], f"{where}: time")
-            course[key][(item["student"], number)] = value
+            course[key][(safe_name(item["student"]), number)] = value  # matched as a class run keys names
     return course
 
 
@@ -304,14 +314,14 @@ def lateness(course, lab, students, arrived, score):
     if info is None or arrived is None:
         return out
     for s in students:
-        if (s, lab) in course["arrivals"]:
-            arrived = course["arrivals"][(s, lab)]
+        if (safe_name(s), lab) in course["arrivals"]:
+            arrived = course["arrivals"][(safe_name(s), lab)]
             out["arrived"] = fmt_time(arrived)
             break
     due = info["due"]
     for s in students:
-        if (s, lab) in course["extensions"]:
-            due = max(due, course["extensions"][(s, lab)])
+        if (safe_name(s), lab) in course["extensions"]:
+            due = max(due, course["extensions"][(safe_name(s), lab)])
             break
     out["due"] = fmt_time(due)
     late_s = (arrived - due).total_seconds()
@@ -380,9 +390,11 @@ def load_roster(path):
                 s = (row.get("student") or "").strip()
                 if not s:
                     raise CourseError(f"{path}:{no}: no student name")
-                if s in seen:
-                    raise CourseError(f"{path}:{no}: student '{s}' is on line {seen[s]} too")
-                seen[s] = no
+                if safe_name(s) in seen:
+                    raise CourseError(f"{path}:{no}: student '{s}' is on line {seen[safe_name(s)]} too"
+                                      + (f" (as {safe_name(s)}: a class run keys students so)"
+                                         if safe_name(s) != s else ""))
+                seen[safe_name(s)] = no
                 out.append({k: (row.get(k) or "").strip() for k in ROSTER})
             return out
     except OSError as e:
@@ -396,12 +408,12 @@ def lms_exports(rows, roster, course, manifests, out_dir):
     column per lab: Moodle's and Blackboard's imports) from the gradebook rows. Every roster
     student gets a row; one without a submission for a lab gets a missing grade (an empty cell)
     unless the course file says missing = "zero". Returns (paths, students not on the roster)."""
-    finals = {(r["student"], r["lab"]): r for r in rows}
+    finals = {(safe_name(r["student"]), r["lab"]): r for r in rows}
     zero = (course or {}).get("missing") == "zero"
     labs = [m for m in manifests]
 
     def grade_of(student, lab):
-        r = finals.get((student, lab))
+        r = finals.get((safe_name(student), lab))
         if r is None or r["note"] in ("missing", "no results"):
             return 0 if zero else ""
         return r["final"]
@@ -425,8 +437,8 @@ def lms_exports(rows, roster, course, manifests, out_dir):
     body = [[p["name"], p["email"], p["login_id"], p["sis_user_id"], p["student"]] +
             [grade_of(p["student"], m["lab"]) for m in labs] for p in roster]
     write_csv(plain, head, body)
-    listed = {p["student"] for p in roster}
-    return [canvas, plain], sorted({r["student"] for r in rows} - listed)
+    listed = {safe_name(p["student"]) for p in roster}
+    return [canvas, plain], sorted({r["student"] for r in rows if safe_name(r["student"]) not in listed})
 
 
 # ---- Gradescope: a late submission's score -----------------------------------------------------

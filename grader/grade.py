@@ -1060,11 +1060,16 @@ def gradescope_json(labs_results, total, max_total, output_lines):
             else:
                 entry["status"] = "passed" if r.status == "pass" else "failed"
             tests.append(entry)
+    shown = {(m["lab"], t["name"]) for m, _ in labs_results for t in m["test"]
+             if t.get("visibility", "visible") == "visible"}
     figures = {f"lab{m['lab']} {r.name}": course.figure(r.notes, r.status) for m, results in labs_results
-               for r in results if r.timing}
+               for r in results if r.timing and (m["lab"], r.name) in shown}
     figures = {k: v for k, v in figures.items() if v}
+    # Gradescope shows the autograder's stdout to students unless told not to: where a test is not
+    # visible, stdout (which names every test) is hidden, and `output` has the visible tests alone.
+    concealing = any(t["visibility"] != "visible" for t in tests)
     return {"score": total, "max_score": max_total, "output": "\n".join(output_lines),
-            "stdout_visibility": "visible", "tests": tests,
+            "stdout_visibility": "hidden" if concealing else "visible", "tests": tests,
             "leaderboard": course.leaderboard(figures), "extra_data": {"figures": figures}}
 
 
@@ -1305,6 +1310,7 @@ def main(argv=None):
         return 2
 
     out_lines = []
+    concealed = [0, 0, 0]  # tests not visible to students (their manifests' visibility), their score and points
 
     def say(line=""):
         print(line, flush=True)
@@ -1432,7 +1438,8 @@ def main(argv=None):
                 if t in not_here:
                     not_graded(r, backend)
                 print_result(r, args.verbose)
-                out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))
+                if t.get("visibility", "visible") == "visible":  # results.json's output: students see it
+                    out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))
             if pool:
                 pool.shutdown()
             score = sum(r.score for r in results)
@@ -1448,14 +1455,30 @@ def main(argv=None):
                              f"{', '.join(t['name'] for t in not_here)}")
             if skipped:
                 extra.append(f"{skipped} point{'' if skipped == 1 else 's'} skipped on this machine")
-            say(f"lab {m['lab']} score: {score}/{possible}" + (f" ({'; '.join(extra)})" if extra else ""))
+            line = f"lab {m['lab']} score: {score}/{possible}" + (f" ({'; '.join(extra)})" if extra else "")
+            hidden = [(t, r) for t, r in zip(tests, results) if t.get("visibility", "visible") != "visible"]
+            if hidden:  # the output students see has the visible tests' score alone
+                print(line, flush=True)
+                shown = [r for t, r in zip(tests, results) if (t, r) not in hidden]
+                out_lines.append(f"lab {m['lab']} score on its visible tests: {sum(r.score for r in shown)}/"
+                                 f"{sum(r.points for r in shown if r.status != 'skip')} ({len(hidden)} hidden "
+                                 f"test{'s' if len(hidden) > 1 else ''}: shown when the course releases them)")
+                concealed[0] += len(hidden)
+                concealed[1] += sum(r.score for _, r in hidden)
+                concealed[2] += sum(r.points for _, r in hidden if r.status != "skip")
+            else:
+                say(line)
             labs_results.append((m, results))
     finally:
         if unpacked:
             shutil.rmtree(unpacked, ignore_errors=True)
 
     results_path = args.results or os.path.join(grade_dir, "results.json")
-    say(f"\nScore: {total}/{max_total}")
+    if concealed[0]:
+        print(f"\nScore: {total}/{max_total}", flush=True)
+        out_lines.append(f"\nScore on the visible tests: {total - concealed[1]}/{max_total - concealed[2]}")
+    else:
+        say(f"\nScore: {total}/{max_total}")
     write_atomically(results_path, gradescope_json(labs_results, total, max_total, out_lines))
     print(f"results: {os.path.relpath(results_path, ROOT) if not args.results else results_path}")
     if args.stats:

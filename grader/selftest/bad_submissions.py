@@ -353,6 +353,51 @@ def handin_of(tree, dest):
     return dest
 
 
+def case_hidden_tests():
+    """Tests a course hides on Gradescope (lab 01's noncommutative hidden, in_place after the due
+    date) and a submission that fails the hidden one: results.json's output (which students see)
+    names neither test nor their reasons, and gives the visible tests' score; stdout, which names
+    every test, is marked hidden; the test entries carry their visibility and the score is whole.
+    (Both tests' names and the failure were in the output students saw, and on stdout.)"""
+    import grade as g  # noqa: E402
+    folder = os.path.join(ROOT, "build", "selftest", "manifests-hidden")
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(g.MANIFESTS, folder)
+    path = os.path.join(folder, "lab01.toml")
+    text = open(path).read()
+    for name, vis in (("noncommutative", "hidden"), ("in_place", "after_due_date")):
+        head = f'name = "{name}"\n'
+        if text.count(head) != 1:
+            raise CheckFailed(f"self-test fixture: no test '{name}' in grader/manifests/lab01.toml")
+        text = text.replace(head, head + f'visibility = "{vis}"\n')
+    open(path, "w").write(text)
+    sub = make_submission("hidden_tests", LAB01_FILE, "    op(acc, acc, src + i * size);",
+                          "    op(acc, src + i * size, acc);")
+    code, out, data = grade("hidden_tests", sub, ["01"], tests=LAB01_TESTS, env={"SCANLAB_MANIFESTS": folder})
+    got = selftest.by_name(data)
+    problems = []
+    if got.get("noncommutative", {}).get("status") != "failed" or got.get("noncommutative", {}).get("visibility") != "hidden":
+        problems.append(f"noncommutative should fail and be hidden: {got.get('noncommutative')}")
+    if got.get("in_place", {}).get("visibility") != "after_due_date":
+        problems.append(f"in_place should be after_due_date: {got.get('in_place')}")
+    for word in ("noncommutative", "in_place", "non-commutative", "mismatch"):
+        if word in data.get("output", ""):
+            problems.append(f"results.json's output (students see it) names '{word}'")
+    if data.get("stdout_visibility") != "hidden":
+        problems.append(f"stdout_visibility is {data.get('stdout_visibility')}, not hidden")
+    shown = sum(t["score"] for t in data["tests"] if t["visibility"] == "visible")
+    shown_max = sum(t["max_score"] for t in data["tests"] if t["visibility"] == "visible")
+    if f"score on its visible tests: {shown:g}/{shown_max:g}" not in data.get("output", ""):
+        problems.append(f"the output does not give the visible tests' score {shown}/{shown_max}:\n"
+                        + data.get("output", "")[-600:])
+    if data.get("score") != sum(t["score"] for t in data["tests"]) or data.get("score") == data.get("max_score"):
+        problems.append(f"score {data.get('score')}/{data.get('max_score')}: not the tests' sum, or full marks")
+    if problems:
+        raise CheckFailed("\n    ".join(problems))
+    return (f"hidden test failed, out of the output students see; stdout hidden; visible score {shown:g}/{shown_max:g}, "
+            f"whole score {data['score']}/{data['max_score']}")
+
+
 def case_same_basename():
     """Two students hand in `handin.tar.gz`; the second (a skeleton) must not get the first's
     binary, and a resubmission in the same place is rebuilt."""
@@ -1413,6 +1458,7 @@ CASES = [
      case_replace_libc_ifunc),
     ("grader killed: run_autograder writes an error result", case_autograder_killed),
     ("two handin.tar.gz, then a resubmission", case_same_basename),
+    ("tests a course hides on Gradescope stay out of what students see", case_hidden_tests),
     ("includes the solution", case_include_solution),
     ("folder symlinked into solutions/", case_symlink_to_solutions),
     ("edits outside the student regions", case_outside_regions),

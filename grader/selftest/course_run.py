@@ -284,6 +284,74 @@ def course_mistakes():
     return f"{len(cases)} mistakes refused with the file and the key"
 
 
+def class_entry_names():
+    """Entries an instructor's folder may hold, named to hurt: a folder called gradebook.csv, a
+    tarball called ...tar.gz (student '..'), "anne marie" with an extension and a roster row, a
+    link to another student's folder and one to the class folder's parent. The run ends with a
+    gradebook and a report; nothing is written outside the class's output folder; "anne marie"
+    keeps her extension and her Canvas cell; the links are refused, each with its reason; the
+    folder called gradebook.csv is graded, under a name of its own, with a warning. One fast
+    test a student (inc_example of lab 01)."""
+    folder = os.path.join(BUILD, "class-names")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, out_dir, outer = os.path.join(folder, "class"), os.path.join(folder, "out", "class"), \
+        os.path.join(folder, "out")
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    for name in ("gradebook.csv", "anne marie", "bob"):
+        os.makedirs(os.path.join(klass, name, "01-serial"))
+        shutil.copy(sol, os.path.join(klass, name, "01-serial"))
+    stage = os.path.join(folder, "stage")
+    os.makedirs(os.path.join(stage, "01-serial"))
+    shutil.copy(sol, os.path.join(stage, "01-serial"))
+    code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out",
+                    os.path.join(klass, "...tar.gz"), "--name", "dots"])
+    if code:
+        raise CheckFailed("kit.py handin failed:\n" + log[-800:])
+    os.symlink(os.path.join(klass, "bob"), os.path.join(klass, "carol"))
+    os.symlink(folder, os.path.join(klass, "up"))
+    late = DUE + datetime.timedelta(hours=50)  # 2 days late: within anne marie's 3-day extension
+    for entry in ("anne marie", "bob"):
+        os.utime(os.path.join(klass, entry, "01-serial", "scan_serial.c"), (late.timestamp(), late.timestamp()))
+    open(os.path.join(folder, "course.toml"), "w").write(COURSE.replace('student = "s01_solution"',
+                                                                         'student = "anne marie"'))
+    open(os.path.join(folder, "roster.csv"), "w").write("student,name,canvas_id\nanne marie,\"Marie, Anne\",301\n"
+                                                         "bob,\"Bob, B\",302\n")
+    before = set(os.listdir(outer)) if os.path.isdir(outer) else set()
+    code, out = sh([sys.executable, "grader/grade_class.py", "--class", klass, "--lab", "01", "--test", "inc_example",
+                    "--backend", "emu", "--out", out_dir, "--no-reference",
+                    "--course", os.path.join(folder, "course.toml"), "--roster", os.path.join(folder, "roster.csv")],
+                   env={"NO_COLOR": "1"})
+    bad = []
+    book = os.path.join(out_dir, "gradebook.csv")
+    if code or "Traceback" in out or not os.path.isfile(book) or not os.path.isfile(os.path.join(out_dir, "report.html")):
+        raise CheckFailed(f"grade-class exit {code}, gradebook {os.path.isfile(book)}:\n" + out[-1500:])
+    rows = {r["student"]: r for r in csv.DictReader(open(book, encoding="utf-8"))}
+    want = {"gradebook.csv-student", "anne_marie", "bob", "_.."}
+    if set(rows) != want:
+        bad.append(f"gradebook students {sorted(rows)}, expected {sorted(want)}")
+    stray = set(os.listdir(outer)) - before - {"class"}
+    if stray:
+        bad.append(f"written outside the class's output folder: {sorted(stray)}")
+    am, bob = rows.get("anne_marie", {}), rows.get("bob", {})
+    if am.get("late") or am.get("final") != am.get("score"):
+        bad.append(f"anne marie lost her extension: late '{am.get('late')}', final {am.get('final')}")
+    if not bob.get("late"):
+        bad.append(f"bob, 50 h late without an extension, is not late: {bob}")
+    canvas = list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))
+    cells = {r[0]: r[5] for r in canvas[2:]}
+    if cells.get("Marie, Anne") != str(am.get("final")):
+        bad.append(f"anne marie's Canvas cell is '{cells.get('Marie, Anne')}', her final score {am.get('final')}")
+    for entry, why in (("carol", r"a link to bob, another entry of the class: not graded"),
+                       ("up", r"a link into the class folder or above it"),
+                       ("gradebook.csv", r"named like a file of the class run: graded as 'gradebook\.csv-student'")):
+        if not re.search(rf"{re.escape(entry)}.*{why}", out):
+            bad.append(f"no line for {entry} matching /{why}/")
+    if bad:
+        raise CheckFailed("\n    ".join(bad + ["the run's output ends:", out[-1200:]]))
+    return (f"{len(rows)} students graded ({', '.join(sorted(rows))}); links refused with their reason; "
+            f"anne marie on time by her extension, in Canvas with {cells.get('Marie, Anne')}")
+
+
 # ---- Gradescope: lateness from created_at, the leaderboard field ----------------------------------
 
 def gradescope_course():
@@ -892,6 +960,7 @@ def similarity():
 
 
 CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
+          ("class entries named to hurt: gradebook.csv, ...tar.gz, a space, links", class_entry_names),
           ("course file and roster mistakes are errors", course_mistakes),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
