@@ -185,6 +185,12 @@ def write_check_files(check_dir, name, text, ranges, shown, poisoned):
 # ---- reading the check ------------------------------------------------------------------------
 
 READ_MAX = 64 << 20
+# The preprocessor's output: the sandbox stops a file at CHECK_FSIZE_MB; the regions alone (no
+# headers) come to kilobytes, the whole file with the headers to about 1.5 MiB. Past these
+# sizes the check refuses before reading a byte (2^24 tokens, read and split here, took the
+# grader to 2.9 GiB).
+CHECK_FSIZE_MB = 32
+CHECK_READ_MAX = {"isod": 4 << 20, "isou": 4 << 20, "full": 24 << 20}
 
 
 def _read(path):
@@ -308,6 +314,24 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
             problems.append(f"{shown}:{line}: {text}" if line else f"{shown}: {text}")
 
     base = os.path.join(out_dir, name)
+    for run in CHECK_READ_MAX:  # a run the sandbox stopped: its CPU time, memory or file size
+        err = _read(f"{base}.{run}.i.err")[-4000:]
+        if _status(f"{base}.{run}.i") in (128 + 9, 128 + 24, 128 + 25) or \
+                re.search(r"memory exhausted|out of memory|File size limit|CPU time limit", err):
+            what = "the student regions" if run != "full" else "the file with the student regions in it"
+            problem(0, f"the preprocessor ran past its limits on {what} (CPU time, memory or output size: a "
+                       "macro that expands without end, or an #include of something huge?)")
+            return problems
+    for run, most in CHECK_READ_MAX.items():
+        try:
+            size = os.path.getsize(f"{base}.{run}.i")
+        except OSError:
+            continue
+        if size >= most:
+            what = "the student regions" if run != "full" else "the file with the student regions in it"
+            problem(0, f"the preprocessor's output of {what} reached {size / (1 << 20):.0f} MiB (at most "
+                       f"{most >> 20} MiB: a macro that expands without end, or an #include of something huge?)")
+            return problems
     # 1. The regions alone: directives, tested macros, tokens.
     for run in ("isod", "isou"):
         if _status(f"{base}.{run}.i") != 0:

@@ -32,6 +32,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import zlib
 
 import codecheck  # grader/codecheck.py: what student code may hold and call
 
@@ -50,7 +51,8 @@ BUILD = os.path.join(ROOT, "build")
 KIT = os.path.join(BUILD, "kit")
 SANDBOX = os.path.join(KIT, "bin", "scanlab-sandbox")
 
-# The emu thread schedule grades run under (make check adds forward and reverse): a fresh
+# The emu thread schedule grades run under (make check grades the solutions under reverse too,
+# and its known-bad races under forward as well): a fresh
 # random order for every block and barrier interval exposes a missing barrier whichever way
 # it would show, and the seed makes the grade repeatable.
 GRADE_SCHEDULE = "random:20261122"
@@ -274,10 +276,95 @@ TAR_LIMITS = {"bytes": 32 << 20, "members": 2000, "unpacked": 64 << 20, "member"
 STUDENT_FILE_MAX = 1 << 20
 
 
-def unpack_tarball(path, dest):
-    """Extracts a handin tarball within limits, refusing links, devices and paths that leave dest."""
+CHECK_MEM_MB = 1024       # the source check's preprocessor runs: address space (the build: 16 GiB)
+CHECK_CPU_S = 5           # ... and CPU seconds a process (the build: 4 x build_timeout)
+TAR_HEADER_MAX = 64 << 10  # a pax or GNU long-name header's body: a name and a few keys
+
+
+def _tar_stream(f, z):
+    """The tarball's bytes, in chunks of at most 1 MiB, decompressed by z (None: as they are)."""
+    while True:
+        raw = f.read(1 << 16)
+        if z is None:
+            if not raw:
+                return
+            yield raw
+            continue
+        data = raw
+        while True:
+            out = z.decompress(data, 1 << 20)
+            if out:
+                yield out
+            data = z.unconsumed_tail
+            if not data:
+                break
+        if not raw or z.eof:
+            tail = z.flush()
+            if tail:
+                yield tail
+            return
+
+
+def check_tarball(path):
+    """Walks a tarball's headers in a stream, in bounded memory, before tarfile reads it: Python's
+    tarfile reads a pax or GNU long-name header's body whole, whatever size the header claims (a
+    510 KiB handin of zeros held 1.5 GiB). Refuses, with SubmissionError, a header body past
+    TAR_HEADER_MAX, a stream that unpacks past the limits, and compression other than gzip."""
     if os.path.getsize(path) > TAR_LIMITS["bytes"]:
         raise SubmissionError(f"{path}: larger than {TAR_LIMITS['bytes'] >> 20} MiB")
+    cap = TAR_LIMITS["unpacked"] + (TAR_LIMITS["members"] + 2) * (512 + TAR_HEADER_MAX)
+    with open(path, "rb") as f:
+        magic = f.read(6)
+        f.seek(0)
+        if magic[:3] == b"BZh" or magic[:6] == b"\xfd7zXZ\x00" or magic[:4] == b"\x28\xb5\x2f\xfd":
+            raise SubmissionError(f"{path}: compressed other than with gzip (make handin writes .tar.gz)")
+        z = zlib.decompressobj(16 + zlib.MAX_WBITS) if magic[:2] == b"\x1f\x8b" else None
+        seen = members = skip = 0
+        pending = b""  # part of a header block split between chunks
+        try:
+            for chunk in _tar_stream(f, z):
+                seen += len(chunk)
+                if seen > cap:
+                    raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")
+                data, at = pending + chunk, 0
+                pending = b""
+                while at < len(data):
+                    if skip:
+                        n = min(skip, len(data) - at)
+                        at, skip = at + n, skip - n
+                        continue
+                    if len(data) - at < 512:
+                        pending = data[at:]
+                        break
+                    block = data[at:at + 512]
+                    at += 512
+                    if block == bytes(512):
+                        continue
+                    members += 1
+                    if members > TAR_LIMITS["members"] + 2:
+                        raise SubmissionError(f"{path}: more than {TAR_LIMITS['members']} entries")
+                    field = block[124:136]
+                    if field[0] & 0x80:  # base-256
+                        size = int.from_bytes(field[1:], "big")
+                    else:
+                        try:
+                            size = int(field.split(b"\0", 1)[0].strip() or b"0", 8)
+                        except ValueError:
+                            raise SubmissionError(f"{path}: not a readable tarball (a header's size is not "
+                                                  "a number)") from None
+                    kind = block[156:157]
+                    if kind in (b"x", b"g", b"L", b"K") and size > TAR_HEADER_MAX:
+                        what = "a pax extended header" if kind in (b"x", b"g") else "a GNU long-name header"
+                        raise SubmissionError(f"{path}: refusing {what} of {size >> 10} KiB (at most "
+                                              f"{TAR_HEADER_MAX >> 10} KiB)")
+                    skip = -(-size // 512) * 512
+        except zlib.error as e:
+            raise SubmissionError(f"{path}: not a readable tarball (gzip: {e})") from None
+
+
+def unpack_tarball(path, dest):
+    """Extracts a handin tarball within limits, refusing links, devices and paths that leave dest."""
+    check_tarball(path)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
     total = count = 0
@@ -749,9 +836,19 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     t0 = time.monotonic()
     timeout_problem = [f"does not compile: did not compile within {limit:g} s (build_timeout in "
                        f"grader/manifests/lab{lab}.toml)"]
+    # The source check's preprocessor runs get less than the build: a lab's file preprocesses to
+    # about 1.5 MiB (nvcc's view of lab 07) in 0.3 s of CPU and 27 MiB, so
+    # CHECK_CPU_S of CPU a process, CHECK_MEM_MB of address space and files of CHECK_FSIZE_MB stop
+    # a macro that expands without end, or an #include of /dev/zero, in seconds (with the build's
+    # limits, 2^24 tokens took 85 s, and two runs at once read /dev/zero until the machine ran
+    # short).
+    check_opts = list(opts)
+    check_opts[check_opts.index("--cpu") + 1] = str(CHECK_CPU_S)
+    check_opts[check_opts.index("--mem") + 1] = str(CHECK_MEM_MB)
+    check_opts[check_opts.index("--fsize") + 1] = str(codecheck.CHECK_FSIZE_MB)
     with open(log_path, "w") as log:
         # 1. What the compiler will read: the preprocessor's view of the regions (codecheck.py).
-        code, timed_out = run_sandboxed(make + ["check", f"LAB={lab}", f"SRCS={srcs}"], log, limit, opts)
+        code, timed_out = run_sandboxed(make + ["check", f"LAB={lab}", f"SRCS={srcs}"], log, limit, check_opts)
     if timed_out:
         res["problems"] = timeout_problem
         return res
@@ -1373,8 +1470,8 @@ def main(argv=None):
                 built = build_student(m, backend, args.sm, sub_dir, grade_dir, force=args.rebuild, quick=quick)
                 if quick and built["ok"] and counted:  # the graded build, on the other core, while tests run
                     graded_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-                    graded_build = graded_pool.submit(build_student, m, backend, args.sm, sub_dir, sub, grade_dir,
-                                                      args.rebuild, False, False)
+                    graded_build = graded_pool.submit(build_student, m, backend, args.sm, sub_dir, grade_dir,
+                                                      force=args.rebuild, quick=False, devcheck=False)
                     graded_pool.shutdown(wait=False)
                 for note in built["notes"]:
                     say(f"  note: {note}")

@@ -117,12 +117,13 @@ def handin_from(entry):
     if not os.path.isfile(entry):
         return ""
     try:
+        grade.check_tarball(entry)  # tarfile would read a header's body whole, however long
         with tarfile.open(entry) as tar:
             member = tar.getmember("HANDIN.json")
             if member.size > 4096:
                 return ""
             return grade.clean(json.load(tar.extractfile(member)).get("student", ""), 80)
-    except (tarfile.TarError, KeyError, ValueError, OSError, AttributeError):
+    except (tarfile.TarError, KeyError, ValueError, OSError, AttributeError, grade.SubmissionError):
         return ""
 
 

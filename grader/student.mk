@@ -72,8 +72,10 @@ CHECK_ISO_CU = $(CHECK_CXX) $(firstword $(filter -std=%,$(STUDENT_CXX) $(STUDENT
 CHECK_ISO_C = $(firstword $(STUDENT_CC)) $(filter -std=%,$(STUDENT_CC)) -x c
 CHECK_ISO = -E -undef -nostdinc -Werror=undef -Werror=deprecated
 
-# run OUTPUT COMMAND...: the output, its messages and its exit status, whatever happens
-check_run = $(2) -o $(1) 2> $(1).err; echo $$? > $(1).rc
+# run OUTPUT COMMAND...: the output, its messages and its exit status, whatever happens (the
+# output by redirection, not -o, which the compiler deletes when it fails: a run stopped at the
+# sandbox's file size leaves what it wrote, for the check to see its size)
+check_run = $(2) > $(1) 2> $(1).err; echo $$? > $(1).rc
 
 $(OUT)/%.cu.full.i: check/%.cu | $(OUT)
 	@$(call check_run,$@,$(CHECK_FULL_CU) $<)

@@ -10,6 +10,7 @@ The classes (grader/README.md lists what each protection does):
   lost or corrupted; the wrong student graded; code that is not the student's; work not done
   on the device; unbounded builds, output and uploads; lenient checks; timing games.
 """
+import gzip
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 
 import run as selftest  # noqa: E402  (the runner imports this module)
 
@@ -207,6 +209,48 @@ def case_missing_file():
 def case_compile_error():
     sub = make_submission("compile_error", LAB01_FILE, EXC_BODY, EXC_BODY + "  this is not C;\n")
     return all_fail("compile_error", sub, "01", LAB01_TESTS, r"does not compile")
+
+
+def _bounded_grade(case, sub, tests):
+    """grade.py on lab 01 under a wrapper that prints its peak memory (the grader's and what it
+    waited for, the sandboxed preprocessor included); returns (exit code, output, seconds, MiB)."""
+    wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+            "print(f'peak {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MiB'); sys.exit(r.returncode)")
+    t0 = time.monotonic()
+    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grade.py"),
+                             "--backend", "emu", "--lab", "01", "--submission", sub, "--rebuild",
+                             "--results", os.path.join(ROOT, "build", "selftest", f"bad-{case}.json")]
+                            + [x for t in tests for x in ("--test", t)], env={"NO_COLOR": "1"}, timeout=600)
+    peak = re.search(r"^peak (\d+) MiB", out, re.M)
+    return code, out, time.monotonic() - t0, int(peak.group(1)) if peak else None
+
+
+def case_preprocessor_bombs():
+    """Student regions that make the preprocessor's output or its reading huge: macros that
+    expand to 2^24 tokens (grade.py read 48 MiB of them: 2.9 GiB and 225-262 s), and an
+    #include of /dev/zero (the preprocessor read up to 16 GiB, three runs at once). Each is
+    refused, naming the cause, within a minute; the peak of any one process (grade.py, or the
+    sandboxed preprocessor, which gets CHECK_MEM_MB of address space) stays within that."""
+    import grade as g  # noqa: E402
+    macros = "".join(f"#define B{i + 1} B{i} B{i}\n" for i in range(24))
+    limits = r"preprocessor ran past its limits|preprocessor's output .* reached \d+ MiB"
+    cases = {"macro_bomb": ("#define B0 x,\n" + macros + "  static const int bomb[] = {B24 0};\n  (void)bomb;\n",
+                            limits),
+             "dev_zero": ('#include "/dev/zero"\n', limits)}
+    problems, said = [], []
+    for case, (text, want) in cases.items():
+        sub = make_submission(case, LAB01_FILE, EXC_BODY, EXC_BODY + text)
+        code, out, took, peak = _bounded_grade(case, sub, ("inc_example", "exc_example"))
+        line = [ln.strip() for ln in out.splitlines() if re.search(want, ln)]
+        if code == 0 or not line:
+            problems.append(f"{case}: not refused with /{want}/ (exit {code}):\n{out[-700:]}")
+        elif took > 60 or peak is None or peak > g.CHECK_MEM_MB:
+            problems.append(f"{case}: {took:.0f} s, peak {peak} MiB")
+        else:
+            said.append(f"{case} refused in {took:.0f} s, peak {peak} MiB")
+    if problems:
+        raise CheckFailed("\n    ".join(problems))
+    return "; ".join(said)
 
 
 def case_damaged_markers():
@@ -550,6 +594,53 @@ def case_tarball_bomb():
     if code == 0 or not re.search(r"larger than|more than", out):
         raise CheckFailed("a 100 MiB member was not refused:\n" + out[-600:])
     return "refused: " + [ln for ln in out.splitlines() if "larger than" in ln or "more than" in ln][0][:80]
+
+
+def case_pax_header_bomb():
+    """A 256 KiB handin whose pax header says it is 256 MiB long (zeros, which gzip packs a
+    thousandfold), before a real lab 01 file: Python's tarfile reads a pax header whole, so
+    grade.py and grade-class (reading the handin's HANDIN.json) held it all (a 510 KiB one took
+    them to 1.5 GiB). Both must refuse it, or pass over it, within 200 MiB and seconds."""
+    bomb = os.path.join(BAD, "pax_bomb", "handin.tar.gz")
+    os.makedirs(os.path.dirname(bomb), exist_ok=True)
+    size = 256 << 20
+    head = tarfile.TarInfo("././@PaxHeader")
+    head.type, head.size = tarfile.XHDTYPE, size
+    src = open(os.path.join(ROOT, "solutions", LAB01_FILE), "rb").read()
+    real = tarfile.TarInfo(LAB01_FILE)
+    real.size = len(src)
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        out.write(head.tobuf(tarfile.USTAR_FORMAT))
+        zeros = bytes(1 << 20)
+        for _ in range(size >> 20):
+            out.write(zeros)
+        out.write(real.tobuf(tarfile.USTAR_FORMAT) + src + bytes(-len(src) % 512) + bytes(1024))
+    problems = []
+    t0 = time.monotonic()
+    # grade.py under a wrapper that prints the peak memory of its children (grade.py's own)
+    wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+            "print(f'peak {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MiB'); sys.exit(r.returncode)")
+    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grade.py"),
+                             "--backend", "emu", "--lab", "01", "--test", "inc_example", "--submission", bomb,
+                             "--results", os.path.join(ROOT, "build", "selftest", "bad-pax_bomb.json")],
+                            env={"NO_COLOR": "1"}, timeout=300)
+    took = time.monotonic() - t0
+    peak = re.search(r"^peak (\d+) MiB", out, re.M)
+    if code == 0 or not re.search(r"pax extended header", out):
+        problems.append("grade.py did not refuse it, naming the header:\n" + out[-500:])
+    if not peak or int(peak.group(1)) > 200 or took > 30:
+        problems.append(f"grade.py: peak {peak and peak.group(1)} MiB, {took:.0f} s")
+    probe = ("import resource, sys; sys.path.insert(0, 'grader'); import grade_class; "
+             f"print(repr(grade_class.handin_from({bomb!r}))); "
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
+    code2, out2 = selftest.sh([sys.executable, "-c", probe], timeout=120)
+    lines = out2.strip().splitlines()
+    if code2 or len(lines) < 2 or not lines[-1].isdigit() or int(lines[-1]) > 200:
+        problems.append(f"grade-class's look at the handin: exit {code2}, {out2[-300:]}")
+    if problems:
+        raise CheckFailed("\n    ".join(problems))
+    line = [ln for ln in out.splitlines() if "pax extended header" in ln][0].split(": ", 1)[-1]
+    return f"refused in {took:.1f} s, grader peak {peak.group(1)} MiB: {line.strip()[:110]}; grade-class {lines[-1]} MiB"
 
 
 # ---- lenient checks and timing games ----------------------------------------------------------
@@ -1448,6 +1539,7 @@ CASES = [
     ("missing student file", case_missing_file),
     ("compile error", case_compile_error),
     ("damaged STUDENT markers", case_damaged_markers),
+    ("macros that expand to 2^24 tokens, an #include of /dev/zero", case_preprocessor_bombs),
     ("forged verdicts on every descriptor", case_forged_output),
     ("forged verdicts from a constructor", case_constructor_forgery),
     ("calls the harness's internals", case_internal_call),
@@ -1470,6 +1562,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("a handin whose pax header unpacks to 256 MiB", case_pax_header_bomb),
     ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
     ("missing barriers fail as races under every schedule (emu)", case_missing_barrier_race),

@@ -346,6 +346,21 @@ def class_entry_names():
                        ("gradebook.csv", r"named like a file of the class run: graded as 'gradebook\.csv-student'")):
         if not re.search(rf"{re.escape(entry)}.*{why}", out):
             bad.append(f"no line for {entry} matching /{why}/")
+    # the rerun's key reads the files the grader reads, not the folder: 2,000 sparse files of
+    # 1 MiB beside bob's code change nothing and cost no reading
+    sys.path.insert(0, os.path.join(ROOT, "grader"))
+    import grade_class  # noqa: E402
+    key = grade_class.content_key(os.path.join(klass, "bob"), ["01"], "emu")
+    junk = os.path.join(klass, "bob", "data")
+    os.makedirs(junk)
+    for i in range(2000):
+        with open(os.path.join(junk, f"{i}.bin"), "wb") as f:
+            f.truncate(1 << 20)
+    t0 = time.monotonic()
+    if grade_class.content_key(os.path.join(klass, "bob"), ["01"], "emu") != key:
+        bad.append("2,000 files beside bob's code changed his rerun key")
+    if time.monotonic() - t0 > 2:
+        bad.append(f"bob's rerun key took {time.monotonic() - t0:.1f} s with 2,000 files beside his code")
     if bad:
         raise CheckFailed("\n    ".join(bad + ["the run's output ends:", out[-1200:]]))
     return (f"{len(rows)} students graded ({', '.join(sorted(rows))}); links refused with their reason; "
