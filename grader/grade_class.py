@@ -55,32 +55,9 @@ import course  # noqa: E402
 
 ROOT = grade.ROOT
 OUT = os.path.join(ROOT, "build", "class")
-REFERENCE = "(reference)"   # the reference solutions' folder under OUT: no student is named so
+REFERENCE = course.REFERENCE
+entry_name, student_name, class_entries = course.entry_name, course.student_name, course.class_entries
 DEFAULT_COURSE = os.path.join(grade.MANIFESTS, "course.toml")
-
-
-def entry_name(entry):
-    """The name an entry of CLASS gives its student: the folder's or the tarball's, less .tar.gz."""
-    base = os.path.basename(entry.rstrip("/"))
-    for ext in (".tar.gz", ".tgz"):
-        if base.endswith(ext):
-            base = base[:-len(ext)]
-    return base
-
-
-def student_name(entry):
-    """The student's key: entry_name made safe (course.safe_name)."""
-    return course.safe_name(entry_name(entry))
-
-
-# What a class run writes beside the students' folders in OUT: no student is named so (an
-# entry that would be is graded as NAME-student, with a warning).
-OWN_NAMES = ("gradebook.csv", "report.html", "canvas.csv", "grades.csv", "pseudonym.key", "pseudonyms.csv",
-             "similarity", "slurm")
-
-
-def own_name(name):
-    return name in OWN_NAMES or name == REFERENCE or re.fullmatch(r"kit-lab\d+\.log", name) is not None
 
 
 def content_key(entry, labs, backend, tests=()):
@@ -286,56 +263,6 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None):
 
 FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
           "late", "final"]
-
-
-def class_entries(klass):
-    """(students {name: entry}, not graded [(entry, reason)], warnings [(entry, text)]): every entry of CLASS is
-    a student (a folder, or a handin tarball) or is listed with the reason it is not."""
-    students, skipped, warnings = {}, [], []
-    entries = sorted(os.listdir(klass))
-    home = os.path.realpath(klass)
-    real = {e: os.path.realpath(os.path.join(klass, e)) for e in entries if not os.path.islink(os.path.join(klass, e))}
-    for e in entries:
-        p = os.path.join(klass, e)
-        what = course.not_a_submission(p)
-        if what:
-            skipped.append((e, f"{what}, not a folder or a handin tarball"))
-            continue
-        if os.path.islink(p):  # graded from where it points, unless that is in the class already
-            target = os.path.realpath(p)
-            twin = [o for o, r in real.items() if r == target or target.startswith(r + os.sep)]
-            if twin:
-                skipped.append((e, f"a link to {twin[0]}{target[len(real[twin[0]]):]}, another entry of the class: "
-                                   "not graded (one submission, one student)"))
-                continue
-            if target == home or home.startswith(target + os.sep) or target.startswith(home + os.sep):
-                skipped.append((e, "a link into the class folder or above it, not to one student's submission"))
-                continue
-            real[e] = target
-            warnings.append((e, f"{e} is a link: graded from {target}"))
-        if os.path.isdir(p) and e in (".git", ".svn", ".hg"):
-            skipped.append((e, "a version-control folder, not a student"))
-            continue
-        if os.path.isfile(p) and not e.endswith((".tar.gz", ".tgz")):
-            skipped.append((e, "a file that is not a handin tarball (.tar.gz or .tgz)"))
-            continue
-        if os.path.isdir(p) and not os.access(p, os.R_OK | os.X_OK):
-            skipped.append((e, "a folder the grader cannot read"))
-            continue
-        name = student_name(p)
-        if own_name(name):
-            warnings.append((e, f"{e} is named like a file of the class run: graded as '{name}-student'"))
-            name = f"{name}-student"
-        if name in students or name == REFERENCE:
-            first = os.path.basename(students[name]) if name in students else REFERENCE
-            alt = course.safe_name(e)
-            n = 2
-            while alt in students or own_name(alt):
-                alt, n = f"{course.safe_name(e)}-{n}", n + 1
-            warnings.append((e, f"{first} and {e} are both student '{name}': both graded, {e} as '{alt}'"))
-            name = alt
-        students[name] = p
-    return students, skipped, warnings
 
 
 def main(argv=None):

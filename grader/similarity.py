@@ -136,8 +136,7 @@ def ranges(rows, numbers):
 def run(klass, labs, out_dir, students=None, top=50):
     """Compares the class's code lab by lab; writes pairs.csv and similarity.html. 0 if done."""
     if students is None:
-        import grade_class  # noqa: E402
-        students, skipped, _ = grade_class.class_entries(klass)
+        students, skipped, _ = course.class_entries(klass)
         for e, why in skipped:
             print(f"similarity: not compared: {e}: {why}")
     manifests = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]

@@ -23,8 +23,8 @@ void hx_internal_begin_test(void);
 int hx_internal_skipped(const char **reason);
 /** Sends one event line to the grader (`value` NaN when absent). */
 void hx_internal_send(const char *event, const char *key, const char *text, double value);
-/** write(2), kept here so harness.c stays free of POSIX headers' quirks. */
-ssize_t hx_internal_write(int fd, const void *buf, size_t len);
+/** True when the grader's channel is open (set). */
+int hx_internal_channel_open(void);
 
 /** Where the drivers are, how to fence them, and when the test's time is up. */
 void hx_internal_configure(const char *driver, const char *clean_driver, const char *sandbox,

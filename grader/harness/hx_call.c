@@ -214,6 +214,14 @@ void hx_internal_stop_drivers(void) {
   fflush(stdout);
 }
 
+void hx_internal_abort_test(void) {
+  hx_internal_stop_drivers();
+  hx_internal_send("end", "fail", NULL, NAN);
+  if (!hx_internal_channel_open()) printf("(test ended early)\n");
+  fflush(stdout);
+  exit(3);
+}
+
 /* How a driver ended, in words. */
 static void describe_end(const proc *p, char *out, size_t cap) {
   if (!p->dead) {

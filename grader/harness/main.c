@@ -28,8 +28,6 @@
 #include "harness.h"
 #include "harness_internal.h"
 
-ssize_t hx_internal_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
-
 static void usage(const char *prog) {
   fprintf(stderr,
           "usage: %s [--list] [--param KEY=VALUE]... [--driver PATH --clean-driver PATH --sandbox PATH]\n"
@@ -57,22 +55,11 @@ static int take_channel(void) {
   return ch;
 }
 
-static int channel_open = 0;
-
-void hx_internal_abort_test(void) {
-  hx_internal_stop_drivers();
-  hx_internal_send("end", "fail", NULL, NAN);
-  if (!channel_open) printf("(test ended early)\n");
-  fflush(stdout);
-  exit(3);
-}
 
 int main(int argc, char **argv) {
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   signal(SIGPIPE, SIG_IGN);
-  int ch = take_channel();
-  channel_open = ch >= 0;
-  hx_internal_set_channel(ch);
+  hx_internal_set_channel(take_channel());
 
   int list = 0, nsel = 0;
   const char *driver = NULL, *clean = NULL, *sandbox = NULL, *backend = NULL;

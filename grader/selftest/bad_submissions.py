@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 import time
 
-import run as selftest  # noqa: E402  (the runner imports this module)
+import common as selftest  # noqa: E402  (grader/selftest/common.py)
 
 ROOT = selftest.ROOT
 BAD = os.path.join(ROOT, "build", "selftest", "bad")

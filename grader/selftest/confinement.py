@@ -23,7 +23,7 @@ import os
 import shutil
 import tempfile
 
-import run as selftest  # noqa: E402  (the runner imports this module)
+import common as selftest  # noqa: E402  (grader/selftest/common.py)
 import bad_submissions as bad  # noqa: E402
 
 ROOT = selftest.ROOT

@@ -1,6 +1,6 @@
 """Self-test checks of what readers see: the student kit holds no solution, the handouts' and
 slides' numbers are the manifests', quoted output is real, the docs render in a browser,
-figures and code lines are legible. Registered by run.py; each raises run.CheckFailed."""
+figures and code lines are legible. Registered by run.py; each raises common.CheckFailed."""
 import glob
 import html
 import json
@@ -13,12 +13,12 @@ import sys
 import tarfile
 import tempfile
 
-import run  # noqa: E402  (grader/selftest/run.py: CheckFailed, sh, ROOT, BUILD)
-from run import CheckFailed, ROOT, BUILD, sh
+import common  # noqa: E402  (grader/selftest/common.py: CheckFailed, sh, ROOT, BUILD)
+from common import CheckFailed, ROOT, BUILD, sh  # noqa: E402
 import grade  # noqa: E402
 
-BEGIN = run.BEGIN  # the marker lines themselves, not a comment that names them
-END = run.END
+BEGIN = common.BEGIN  # the marker lines themselves, not a comment that names them
+END = common.END
 CODE_EXT = (".c", ".cu", ".h", ".cuh", ".cpp", ".hpp")
 
 # ---- 1. the student kit holds no line of a solution -----------------------------------------
@@ -170,7 +170,7 @@ def emu_figures():
     bad, checked = [], 0
     for lab, names, figures in rows:
         tests = re.findall(r"`(\w+)`", names)
-        code, out, data = run.run_grader("solutions", [lab], tests=tests, tag=f"figures{lab}")
+        code, out, data = common.run_grader("solutions", [lab], tests=tests, tag=f"figures{lab}")
         printed = "\n".join(e["output"] for e in data["tests"])
         have = set(re.findall(r"emu model: ([\d.]+) bytes per \w+.*?so ([\d.]+) of copy", printed))
         have_bc = set(re.findall(r"([\d.]+) bank conflicts per request", printed))
@@ -202,8 +202,8 @@ def emu_figures():
 # the test's log must hold what the test printed (it held the command line alone).
 
 def failure_messages():
-    code, out, data = run.run_grader("skeletons", ["07"], tests=["sight", "spmv"], tag="messages07")
-    got = run.by_name(data)
+    code, out, data = common.run_grader("skeletons", ["07"], tests=["sight", "spmv"], tag="messages07")
+    got = common.by_name(data)
     want = {"sight": r"first mismatch at \[\d+\]: expected \d+ \(0x0\d\), got \d+ \(0x[0-9a-f]{2}\) \(the poison "
                      r"value: never written\)",
             "spmv": r"got -6\.2598534e\+18 \(the poison value: never written\)"}
@@ -285,7 +285,7 @@ GIVEN_MAX = {"appScanExc": 8.10, "compactScan": 32.50}
 
 
 def given_code_traffic():
-    code, out, data = run.run_grader("solutions", ["07"], tests=["emu_compact"], tag="given07")
+    code, out, data = common.run_grader("solutions", ["07"], tests=["emu_compact"], tag="given07")
     printed = "\n".join(e["output"] for e in data["tests"])
     bad, seen = [], []
     for name, most in GIVEN_MAX.items():

@@ -19,8 +19,7 @@ import sys
 import tempfile
 import time
 
-import run  # noqa: E402  (grader/selftest/run.py)
-from run import CheckFailed, ROOT, BUILD, sh
+from common import CheckFailed, ROOT, BUILD, sh  # noqa: E402  (grader/selftest/common.py)
 import grade  # noqa: E402
 
 CLASS_OUT = os.path.join(ROOT, "build", "class")
@@ -197,7 +196,7 @@ def lms_files():
         bad.append(f"header {rows[0]}, expected {want_head}")
     if rows[1] != ["Points Possible", "", "", "", "", "15"]:
         bad.append(f"second row {rows[1]}, expected the points possible")
-    book = run.read_gradebook()
+    book = read_gradebook()
     body = {r[1]: r for r in rows[2:]}
     for student, name, cid, *_ in ROSTER:
         r = body.get(cid)
@@ -365,6 +364,161 @@ def class_entry_names():
         raise CheckFailed("\n    ".join(bad + ["the run's output ends:", out[-1200:]]))
     return (f"{len(rows)} students graded ({', '.join(sorted(rows))}); links refused with their reason; "
             f"anne marie on time by her extension, in Canvas with {cells.get('Marie, Anne')}")
+
+
+# ---- the class of lab 01, graded with one command, locally and through Slurm ----------------
+
+def make_class(folder):
+    """A class of 15 students for lab 01 (numbered from a plan of 30), by kind: the expected score (None: partial) of each."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    sol = open(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")).read()
+    skel = open(os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c")).read()
+    loop = "  for (size_t i = 0; i < n; i++) {\n    op(acc, acc, src"
+    kinds = {
+        "solution": (sol, 15), "skeleton": (skel, 0),
+        "off_by_one": (sol.replace(loop, loop.replace("i < n", "i + 1 < n")), None),
+        "compile_error": (sol.replace(loop, "  this is not C;\n" + loop), 0),
+        "hang": (sol.replace(loop, "  volatile int spin = n == 100003;\n  while (spin) {}\n" + loop), None),
+    }
+    plan = ([("solution", "lab")] * 4 + [("solution", "flat")] * 3 + [("solution", "kit")] * 3 +
+            [("skeleton", "lab")] * 6 + [("off_by_one", "flat")] * 4 + [("compile_error", "lab")] * 3 +
+            [("hang", "flat")] + [("solution", "wrong_layout")] * 2 + [("solution", "handin_in_folder")] * 2 +
+            [("solution", "tarball")] * 2)
+    # Every kind and layout, two of a kind where scores are compared between students; the
+    # numbers keep their places (course_run.py's deadlines and roster name s00-s04, s10, s28).
+    keep = {0, 1, 2, 3, 4, 7, 10, 11, 16, 17, 20, 23, 24, 26, 28}
+    expected = {}
+    for i, (kind, layout) in enumerate(plan):
+        if i not in keep:
+            continue
+        name = f"s{i:02d}_{kind}"
+        text, score = kinds[kind]
+        rel = {"lab": "01-serial/scan_serial.c", "flat": "scan_serial.c",
+               "kit": "scanlab/skeletons/01-serial/scan_serial.c", "wrong_layout": "lab1/serial.c"}.get(layout)
+        if rel:
+            os.makedirs(os.path.join(folder, name, os.path.dirname(rel)), exist_ok=True)
+            open(os.path.join(folder, name, rel), "w").write(text)
+        else:
+            stage = os.path.join(BUILD, "class-stage", name)
+            shutil.rmtree(stage, ignore_errors=True)
+            os.makedirs(os.path.join(stage, "01-serial"))
+            open(os.path.join(stage, "01-serial", "scan_serial.c"), "w").write(text)
+            if layout == "tarball":
+                out = os.path.join(folder, name + ".tar.gz")
+            else:
+                out = os.path.join(folder, name, "handin.tar.gz")
+            code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out", out, "--name", name])
+            if code:
+                raise CheckFailed("handin failed:\n" + log)
+        expected[name] = 0 if layout == "wrong_layout" else score
+    return expected
+
+
+def read_gradebook():
+    import csv
+    with open(os.path.join(ROOT, "build", "class", "gradebook.csv")) as f:
+        return {r["student"]: r for r in csv.DictReader(f)}
+
+
+def course_manifests():
+    """The environment of the class checks' grades: the kit's manifests with lab 01's timing test
+    at 2^20 elements, 3 runs, threshold 0.003 (the kit's: 2^25, 5, 0.03). The class checks test
+    the course's machinery (what is graded, where the grades go, in which order, by which
+    runner), not the CPU's bandwidth; at the kit's size the timing test was most of 44 lab 01
+    grades. At 2^20 the copy runs from the cache and the serial scan, beside another grade,
+    measured 0.030 of it: hence the lower threshold, which every student's scan here clears by
+    far (the wrong ones fail their other tests as at the kit's size)."""
+    folder = os.path.join(BUILD, "manifests-course")
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(grade.MANIFESTS, folder)
+    path = os.path.join(folder, "lab01.toml")
+    text = open(path).read()
+    old = "params = { n = 33554432, reps = 5, threshold = 0.03 }"
+    if text.count(old) != 1:
+        raise CheckFailed(f"the class checks shrink lab 01's timing test, whose params are no longer '{old}' "
+                          "in grader/manifests/lab01.toml: follow it here (course_manifests)")
+    open(path, "w").write(text.replace(old, "params = { n = 1048576, reps = 3, threshold = 0.003 }"))
+    return {"SCANLAB_MANIFESTS": folder}
+
+
+def class_grading():
+    """15 generated students (and the course checks' planted ones) graded with one command, in parallel; every score right, none
+    taken from another; the run no longer than the one-job time over the jobs, plus the
+    slowest student; a rerun grades nothing."""
+    folder = os.path.join(BUILD, "class")
+    expected = make_class(folder)
+    expected.update(plant(folder))
+    t0 = time.monotonic()
+    code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
+                    "BACKEND=emu"] + make_args(), env=dict(course_manifests(), NO_COLOR="1"))
+    wall = time.monotonic() - t0
+    if code:
+        raise CheckFailed("make grade-class failed:\n" + out[-2000:])
+    book = read_gradebook()
+    bad = []
+    partial = {}
+    for name, score in expected.items():
+        row = book.get(name)
+        if row is None:
+            bad.append(f"{name}: not in the gradebook")
+        elif score is not None and int(row["score"]) != score:
+            bad.append(f"{name}: {row['score']}/{row['max']}, expected {score}")
+        elif score is None:
+            partial.setdefault(name.split("_", 1)[1], set()).add(row["score"])
+            if not 0 < int(row["score"]) < 15:
+                bad.append(f"{name}: {row['score']}/{row['max']}, expected a partial score")
+        if row and row["max"] != "15":
+            bad.append(f"{name}: out of {row['max']}, not 15")
+    bad += [f"students of kind {k} scored differently: {v}" for k, v in partial.items() if len(v) > 1]
+    bad += check_run(out, book, expected)
+    if len(book) != len(expected):
+        bad.append(f"{len(book)} students in the gradebook, {len(expected)} graded: "
+                   f"{sorted(set(book) ^ set(expected))}")
+    seconds = [float(r["seconds"]) for r in book.values()]
+    jobs = os.cpu_count() or 1
+    bound = sum(seconds) / jobs + max(seconds) + 15  # + the kit's checks and the summary
+    if wall > bound:
+        bad.append(f"took {wall:.0f}s, more than {sum(seconds):.0f}s / {jobs} jobs + {max(seconds):.0f}s")
+    code, again = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "BACKEND=emu"]
+                     + make_args(), env=course_manifests())
+    if "0 to grade" not in again:
+        bad.append("a rerun graded again: " + again.splitlines()[0])
+    if bad:
+        raise CheckFailed("\n    ".join(["class grading:"] + bad))
+    return f"{len(book)} students in {wall:.0f}s (one job: {sum(seconds):.0f}s; slowest {max(seconds):.0f}s)"
+
+
+def class_grading_slurm():
+    """The same class through a one-node Slurm cluster started here: the same gradebook, LMS
+    files and class report (less grading times and lab 01's CPU timings)."""
+    import slurm  # noqa: E402
+    why = slurm.available()
+    if why:
+        return f"skipped: {why}"
+    folder = os.path.join(BUILD, "class")
+    if not os.path.exists(os.path.join(ROOT, "build", "class", "gradebook.csv")):
+        class_grading()
+    local = read_gradebook()
+    local_files = comparable(os.path.join(ROOT, "build", "class"))
+    with slurm.Cluster() as cluster:
+        code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
+                        "BACKEND=emu", "RUNNER=slurm", "JOBS=3"] + make_args(),
+                       env=dict(cluster.env, NO_COLOR="1", **course_manifests()))
+    if code:
+        raise CheckFailed("grade-class through Slurm failed:\n" + out[-2000:])
+    remote = read_gradebook()
+    keys = ("score", "max", "tests_failed", "handin_from", "note", "arrived", "due", "late", "final")
+    diff = [f"{n}: local {[local[n][k] for k in keys]}, slurm {[remote.get(n, {}).get(k) for k in keys]}"
+            for n in local if any(local[n][k] != remote.get(n, {}).get(k) for k in keys)]
+    if diff or len(remote) != len(local):
+        raise CheckFailed("\n    ".join(["the Slurm gradebook differs:"] + diff[:10]))
+    remote_files = comparable(os.path.join(ROOT, "build", "class"))
+    for part in ("files", "report"):
+        if local_files[part] != remote_files[part]:
+            what = [k for k in local_files[part] if local_files[part][k] != remote_files[part].get(k)]
+            raise CheckFailed(f"the Slurm run's {part} differ from the local run's: {what}")
+    return f"{len(remote)} students through sbatch --array: the same gradebook, LMS files and report"
 
 
 # ---- Gradescope: lateness from created_at, the leaderboard field ----------------------------------
@@ -625,7 +779,7 @@ def report_in_browser():
             bad.append(f"class: the page does not show {what} (/{pattern}/)")
     data = report_data(os.path.join(CLASS_OUT, "report.html"))
     lab = data["labs"][0]
-    if sorted(lab["scores"]) != sorted(int(r["score"]) for r in run.read_gradebook().values()):
+    if sorted(lab["scores"]) != sorted(int(r["score"]) for r in read_gradebook().values()):
         bad.append("class: the report's scores are not the gradebook's")
     if bad:
         raise CheckFailed(f"{len(bad)} problems:\n    " + "\n    ".join(bad[:30]))
@@ -981,6 +1135,8 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
 GPU_CHECKS = [("a class's leaderboard on the GPU (lab 02 timing)", gpu_leaderboard)]
-# After the class grading check (it reads build/class):
-CLASS_CHECKS = [("LMS files (Canvas, Moodle and Blackboard)", lms_files),
-                ("the class report in a browser", report_in_browser)]
+# The class graded (locally, then through Slurm) and what reads build/class after it:
+CLASS_CHECKS = [("a class graded with one command", class_grading),
+                ("LMS files (Canvas, Moodle and Blackboard)", lms_files),
+                ("the class report in a browser", report_in_browser),
+                ("the class through a one-node Slurm cluster", class_grading_slurm)]

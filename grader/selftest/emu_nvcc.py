@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from run import BUILD, ROOT, CheckFailed, sh
+from common import BUILD, ROOT, CheckFailed, sh  # noqa: E402  (grader/selftest/common.py)
 
 NVCC = os.path.join(ROOT, "grader", "emu", "bin", "emu-nvcc")
 CORPUS = os.path.join(ROOT, "grader", "emu", "corpus")

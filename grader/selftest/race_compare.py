@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import grade  # noqa: E402
-import run as selftest  # noqa: E402  (the runner: ROOT, BUILD, CheckFailed, sh)
+import common as selftest  # noqa: E402  (grader/selftest/common.py: ROOT, BUILD, CheckFailed, sh)
 
 ROOT = selftest.ROOT
 WORK = os.path.join(selftest.BUILD, "race")

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 
-import run as selftest  # noqa: E402
+import common as selftest  # noqa: E402  (grader/selftest/common.py)
 
 ROOT = selftest.ROOT
 CheckFailed = selftest.CheckFailed

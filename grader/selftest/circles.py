@@ -1,0 +1,199 @@
+"""No circles: the kit's files, and its folders, depend on one another in one direction only.
+
+Three kinds of edge, read from the code itself:
+  - Python: `import X` / `from X import` of a module the kit has (grader/**/*.py, at any depth
+    of the file: an import inside a function is an edge too);
+  - C, C++ and CUDA: `#include "X"` (quoted includes only; <...> names the system's or, for the
+    emu's headers, the toolkit's stand-ins, and `#include_next` follows the search path: both
+    are read as edges where they resolve to a kit file, under grader/emu/include);
+  - the trusted side's C files (grader/harness, grader/driver): a function one file calls and
+    another defines, read from the source (the names a file defines at file scope, not static,
+    and the names it calls), since there a call is how one file depends on another.
+
+A circle between files is a strongly connected component of more than one file; one between
+folders, the same of the graph in which each file is replaced by its folder. Exceptions are
+listed in ALLOWED with the reason; `python3 grader/selftest/circles.py` prints the graph's
+circles, and the self-test's check fails on any not allowed (and on an allowed one that no
+longer exists, so the list stays true).
+"""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SKIP = ("build", ".git", "node_modules", "corpus")  # the corpus holds others' programs, as they are
+
+# Circles kept on purpose: {frozenset of files: reason}. Empty: none is.
+ALLOWED = {}
+
+
+def kit_files(exts, top="grader", root=ROOT):
+    out = []
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP)
+        for f in sorted(filenames):
+            if f.endswith(exts):
+                out.append(os.path.relpath(os.path.join(dirpath, f), root))
+    return out
+
+
+def python_edges(root=ROOT):
+    files = kit_files((".py",), root=root)
+    by_module = {}
+    for f in files:
+        by_module.setdefault(os.path.splitext(os.path.basename(f))[0], []).append(f)
+    edges = {f: set() for f in files}
+    for f in files:
+        text = open(os.path.join(root, f), encoding="utf-8").read()
+        for m in re.finditer(r"^[ \t]*(?:import|from)[ \t]+([A-Za-z_][\w.]*)", text, re.M):
+            name = m.group(1).split(".")[0]
+            for target in by_module.get(name, []):
+                # the module a bare import finds: the one in the importer's folder, else the
+                # one its sys.path names (grader/ or grader/selftest/): any by that name
+                same = [t for t in by_module[name] if os.path.dirname(t) == os.path.dirname(f)]
+                if target != f and (not same or target in same):
+                    edges[f].add(target)
+    return edges
+
+
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*([<"])([^>"]+)[>"]', re.M)
+
+
+def include_edges(root=ROOT):
+    files = kit_files((".c", ".h", ".cu", ".cpp", ".cuh", ".hpp"), root=root)
+    if os.path.isdir(os.path.join(root, "grader", "emu", "include")):
+        files += [f for f in kit_files(("",), "grader/emu/include", root) if "." not in os.path.basename(f)]
+    if os.path.isdir(os.path.join(root, "reference")):
+        files += kit_files((".c", ".h", ".cu", ".cpp"), "reference", root)
+    known = set(files)
+    emu_inc = os.path.join("grader", "emu", "include")
+    search = [emu_inc, os.path.join("grader", "include"), os.path.join("grader", "harness"), "reference",
+              os.path.join("grader", "driver")]
+    edges = {f: set() for f in files}
+    for f in files:
+        try:
+            text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        for kind, name in INCLUDE.findall(text):
+            cands = ([os.path.normpath(os.path.join(os.path.dirname(f), name))] if kind == '"' else []) + \
+                [os.path.normpath(os.path.join(d, name)) for d in search]
+            hit = next((c for c in cands if c in known and c != f), None)
+            if hit:
+                edges[f].add(hit)
+    return edges
+
+
+def c_call_edges(root=ROOT):
+    """grader/harness and grader/driver's C files: file A -> file B where A calls a function that
+    B defines (not static) and A does not define itself."""
+    files = [f for d in ("grader/harness", "grader/driver") if os.path.isdir(os.path.join(root, d))
+             for f in kit_files((".c",), d, root)]
+    defined, used = {}, {}
+    for f in files:
+        text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+        text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+        text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+        # file-scope definitions: a name followed by '(' ... ')' and '{' at the start of a line's
+        # declaration, not static (static names are the file's own)
+        defs = set()
+        for m in re.finditer(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\{", text, re.M):
+            defs.add(m.group(1))
+        defined[f] = defs
+        used[f] = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", text))
+    edges = {f: set() for f in files}
+    for a in files:
+        for b in files:
+            if a != b and (used[a] - defined[a]) & defined[b]:
+                edges[a].add(b)
+    return edges
+
+
+def sccs(edges):
+    """Strongly connected components of more than one node (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def folder_graph(edges):
+    g = {}
+    for a, bs in edges.items():
+        fa = os.path.dirname(a)
+        g.setdefault(fa, set())
+        for b in bs:
+            if os.path.dirname(b) != fa:
+                g[fa].add(os.path.dirname(b))
+    return g
+
+
+def circles(root=ROOT):
+    """([(kind, [files or folders])] for every circle not allowed, [allowed circles no longer
+    there], the graphs)."""
+    found = []
+    graphs = {"python imports": python_edges(root), "includes": include_edges(root), "C calls": c_call_edges(root)}
+    for kind, edges in graphs.items():
+        for comp in sccs(edges):
+            found.append((f"{kind}, files", comp))
+        for comp in sccs(folder_graph(edges)):
+            found.append((f"{kind}, folders", comp))
+    allowed = {k for k in ALLOWED}
+    return [(k, c) for k, c in found if frozenset(c) not in allowed], \
+        [k for k in allowed if not any(frozenset(c) == k for _, c in found)], graphs
+
+
+def explain(edges, comp):
+    """The edges inside a circle, one per line."""
+    return "; ".join(f"{a} -> {b}" for a in comp for b in sorted(edges.get(a, ())) if b in comp)
+
+
+def main():
+    bad, stale, graphs = circles()
+    for kind, comp in bad:
+        print(f"circle ({kind}): {' <-> '.join(comp)}")
+        g = graphs[kind.split(",")[0]]
+        if kind.endswith("files"):
+            print("    " + explain(g, comp))
+    for k in stale:
+        print(f"ALLOWED lists a circle that is no longer there: {sorted(k)}")
+    n = sum(len(v) for g in graphs.values() for v in g.values())
+    print(f"{sum(len(g) for g in graphs.values())} files, {n} edges; {len(bad)} circles")
+    return 1 if bad or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""What the self-test's modules share: where the kit is, how a command and a grade are run, how
+a results.json is read, and the check's failure. run.py (the runner) and every module of checks
+import this one, and it imports none of them, so the self-test has no circle (circles.py)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import grade  # noqa: E402
+
+ROOT = grade.ROOT
+SCHEDULES = ("forward", "reverse", "random:20261122")
+# The solutions pass under the graded schedule (the last) and under reverse (threads and blocks
+# the other way round, its late block the last of the first wave); forward (late block: the
+# second) is left to the known-bad cases run under every schedule: as a third pass over every
+# solution it cost a fifth of make check's CPU time.
+SOLUTION_SCHEDULES = ("reverse", "random:20261122")
+BUILD = os.path.join(ROOT, "build", "selftest")
+
+
+class CheckFailed(Exception):
+    pass
+
+
+# The CPU time of the commands each check ran (user + system, the command and the children it
+# waited for), by the check that ran them: the line of each check shows it beside the wall time,
+# so a slow check on a busy machine can be told from a costly one.
+CPU = threading.local()
+
+
+def sh(cmd, env=None, timeout=1800, cwd=ROOT):
+    """Runs a command; returns (exit code, combined output). Raises subprocess.TimeoutExpired
+    (the command killed) past `timeout` seconds."""
+    full_env = dict(os.environ)
+    full_env.pop("SCANLAB_EMU_SCHEDULE", None)
+    full_env.update(env or {})
+    p = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         shell=isinstance(cmd, str))
+    fired = []
+    timer = threading.Timer(timeout, lambda: (fired.append(True), p.kill()))
+    timer.start()
+    try:
+        out = p.stdout.read()
+    finally:
+        timer.cancel()
+        p.stdout.close()
+    _, status, usage = os.wait4(p.pid, 0)  # reaped here, for its rusage
+    p.returncode = os.waitstatus_to_exitcode(status)
+    CPU.seconds = getattr(CPU, "seconds", 0.0) + usage.ru_utime + usage.ru_stime
+    if fired:
+        raise subprocess.TimeoutExpired(cmd, timeout, output=out)
+    return p.returncode, out.decode(errors="replace")
+
+
+def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_timeout=None,
+               tag="run", extra=(), env=None):
+    """Grades and returns (exit code, output, results.json as a dict). `schedule` None: the
+    grader's own default; `env`: more environment (SCANLAB_MANIFESTS, say)."""
+    results = os.path.join(BUILD, f"{tag}.json")
+    if os.path.exists(results):
+        os.remove(results)
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend,
+           "--submission", submission, "--results", results] + list(extra)
+    for lab in labs:
+        cmd += ["--lab", lab]
+    for t in tests:
+        cmd += ["--test", t]
+    if max_timeout:
+        cmd += ["--max-timeout", str(max_timeout)]
+    env = dict(env or {}, NO_COLOR="1")
+    if schedule:
+        env["SCANLAB_EMU_SCHEDULE"] = schedule
+    code, out = sh(cmd, env=env)
+    data = json.load(open(results)) if os.path.exists(results) else {"tests": [], "score": None,
+                                                                     "max_score": None}
+    return code, out, data
+
+
+def by_name(data):
+    """{test name: entry} from results.json (names are 'labNN name: title')."""
+    out = {}
+    for t in data["tests"]:
+        out[t["name"].split(":")[0].split(" ", 1)[1]] = t
+    return out
+
+
+def is_skip(entry):
+    return entry["max_score"] == 0 and entry["output"].startswith("SKIPPED")
+
+
+def max_problem(data, labs, backend, tests=()):
+    """None when results.json's maximum is what the backend alone makes it (the points of the
+    chosen tests that count there, graded_here), else what is wrong: a maximum that depends on
+    the answer grades one student out of more points than another."""
+    want = sum(int(t["points"]) for m in grade.all_manifests() if m["lab"] in labs for t in m["test"]
+               if (not tests or t["name"] in tests) and grade.graded_here(t, m, backend))
+    if data.get("max_score") is not None and data["max_score"] != want:
+        return (f"the maximum is {data['max_score']} where the {backend} backend makes it {want}: it depends on the "
+                f"answer")
+    return None
+
+
+# ---- checks ------------------------------------------------------------------------------
+
+BEGIN = re.compile(r"/\* STUDENT-BEGIN\(lab(\d\d)\) \*/")
+END = re.compile(r"/\* STUDENT-END\(lab(\d\d)\) \*/")
+
+
+def autograder_layout(work, labs):
+    """Builds the autograder zip for `labs` and unpacks it as Gradescope does (work/source);
+    returns the source folder."""
+    zpath = os.path.join(work, "autograder.zip")
+    cmd = [sys.executable, "grader/kit.py", "autograder", "--out", zpath]
+    for lab in labs:
+        cmd += ["--lab", lab]
+    code, out = sh(cmd)
+    if code != 0:
+        raise CheckFailed("make autograder failed:\n" + out)
+    src = os.path.join(work, "source")
+    with zipfile.ZipFile(zpath) as z:
+        z.extractall(src)
+    for name in ("setup.sh", "run_autograder"):
+        os.chmod(os.path.join(src, name), 0o755)
+    return src
