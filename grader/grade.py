@@ -13,6 +13,9 @@ Trust is split three ways:
 Usage (the Makefile's `grade` and `test` targets call this):
     grade.py [--lab NN]... [--submission PATH] [--backend cuda|emu] [--test NAME]...
              [--verbose] [--results FILE] [--schedule S] [--sm 90]
+
+Why one file (past 800 lines): one pass over a submission, from its manifest to results.json,
+with each limit beside the code it bounds.
 """
 import argparse
 import concurrent.futures

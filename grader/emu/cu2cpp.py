@@ -30,6 +30,9 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
 of a header works too. Python 3 standard library only.
+
+Why one file (past 800 lines): one rewriting pass over a .cu file, its steps in the order they
+run.
 """
 import os
 import re

@@ -14,6 +14,10 @@
  * the driver, which maps them: inputs are filled, outputs poisoned and everything checked on
  * the device by this process, and a host copy of a buffer exists only when a test reads it
  * (hx_buf_data()). Elsewhere the buffers are memfds both processes map.
+ *
+ * Why one file (past 800 lines): one call's protocol end to end, whose steps share the
+ * connection to the driver and the buffers' table; hx_verify.c holds the checks that stand
+ * alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>

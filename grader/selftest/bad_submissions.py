@@ -9,6 +9,9 @@ The classes (grader/README.md lists what each protection does):
   wrong answers and crashes; forged verdicts from inside the student's code; results forged,
   lost or corrupted; the wrong student graded; code that is not the student's; work not done
   on the device; unbounded builds, output and uploads; lenient checks; timing games.
+
+Why one file (past 800 lines): the known-bad submissions, one function each and a list the
+runner reads; a file per subject would scatter the list.
 """
 import gzip
 import json

@@ -1,6 +1,9 @@
 """Self-test checks of what readers see: the student kit holds no solution, the handouts' and
 slides' numbers are the manifests', quoted output is real, the docs render in a browser,
-figures and code lines are legible. Registered by run.py; each raises common.CheckFailed."""
+figures and code lines are legible. Registered by run.py; each raises common.CheckFailed.
+
+Why one file (past 800 lines): the checks of what readers see (handouts, slides, docs, the
+student kit), sharing their parsers of the docs."""
 import glob
 import html
 import json

@@ -6,7 +6,10 @@ copies. Registered by run.py; each raises run.CheckFailed.
 The class is run.py's generated class of lab 01 (class_grading), with the entries planted
 here: a hidden folder, two entries with one name, handins whose author field is a formula, a
 FIFO, a stray file, and arrival times around a due date. Its one grade-class run (and the
-Slurm run of the same class) feed every check below that reads build/class."""
+Slurm run of the same class) feed every check below that reads build/class.
+
+Why one file (past 800 lines): every check of running a course, around one planted class and its
+outputs."""
 import csv
 import datetime
 import html

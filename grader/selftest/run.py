@@ -8,6 +8,9 @@ passes its own tests, and that the docs, the slides, the student kit and a handi
 and work. Ends with a line `N passed, N failed`.
 
     run.py [--only NAME]... [--list]
+
+Why one file (past 800 lines): the runner and the checks of the kit's own layout, manifests,
+solutions and skeletons.
 """
 import argparse
 import concurrent.futures
@@ -227,6 +230,32 @@ def no_circles():
     n = sum(len(v) for g in graphs.values() for v in g.values())
     return (f"{sum(len(g) for g in graphs.values())} files, {n} edges, no circle; planted ones found: "
             + "; ".join(f"{' <-> '.join(os.path.basename(x) for x in c)}" for k, c in found if k.endswith("files")))
+
+
+LONG_FILE = 800  # lines; a file past it says at its top why it is whole
+
+
+def long_files_say_why():
+    """No file of the kit's code past LONG_FILE lines without a reason at its top ("Why one
+    file", in its first 60 lines). Prose (.md), data and others' programs (the emu's corpus) are
+    left out: a page is read by its headings."""
+    code, out = sh(["git", "ls-files"], cwd=ROOT)
+    if code:
+        return "not checked: not a git checkout"
+    kinds = (".py", ".c", ".h", ".cu", ".cpp", ".cuh", ".mjs", ".sh", ".mk", "Makefile")
+    longest, silent = [], []
+    for rel in out.split():
+        if not rel.endswith(kinds) or "/corpus/" in rel or not os.path.isfile(os.path.join(ROOT, rel)):
+            continue
+        lines = open(os.path.join(ROOT, rel), errors="replace").read().splitlines()
+        if len(lines) > LONG_FILE:
+            longest.append((len(lines), rel))
+            if not any("Why one file" in ln for ln in lines[:60]):
+                silent.append(f"{rel}: {len(lines)} lines")
+    if silent:
+        raise CheckFailed(f"past {LONG_FILE} lines with no 'Why one file' at the top:\n    " + "\n    ".join(silent))
+    return f"{len(longest)} files past {LONG_FILE} lines, each saying why: " + \
+        ", ".join(f"{os.path.basename(r)} {n}" for n, r in sorted(longest, reverse=True)[:6]) + ", ..."
 
 
 def emu_tests():
@@ -783,7 +812,8 @@ def gpu_checks():
 
 def checks():
     out = [("manifests", manifests), ("manifest mistakes are errors", manifest_mistakes), ("regions", regions),
-           ("no circles between the kit's files or folders", no_circles)]
+           ("no circles between the kit's files or folders", no_circles),
+           ("files past 800 lines say why at their top", long_files_say_why)]
     import bad_submissions  # noqa: E402  (grader/selftest/bad_submissions.py)
     import isolation  # noqa: E402  (grader/selftest/isolation.py)
     for name, fn in isolation.CASES:

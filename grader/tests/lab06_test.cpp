@@ -8,6 +8,8 @@
  * head flags (one byte per element, four to a 32-bit buffer element), compute the segmented
  * scans on the host, and name the first wrong element with its segment. Sizes, patterns,
  * operators, seeds, tolerances and thresholds come from `grader/manifests/lab06.toml`.
+ *
+ * Why one file (past 800 lines): one lab's CUnit suite, its tests in the manifest's order.
  */
 #include <float.h>
 #include <limits.h>

@@ -6,6 +6,9 @@
  * Included by cuda_runtime.h in C++ translation units only. Every call that can make a CUDA
  * thread wait (barriers, warp collectives, `__nanosleep`, fences, atomics) is a point where
  * the emulator may switch to another CUDA thread of the same block. See @ref emu.
+ *
+ * Why one file (past 800 lines): the device side of the toolkit's API, which every .cu file
+ * includes whole.
  */
 #ifndef SCANLAB_EMU_DEVICE_H
 #define SCANLAB_EMU_DEVICE_H

@@ -1,6 +1,9 @@
 /**
  * @file api.cpp
  * @brief Host runtime API of the emulation backend: errors, memory, devices, streams, events.
+ *
+ * Why one file (past 800 lines): the runtime API's functions one after another, as the
+ * toolkit's header lists them; each is short and stands alone.
  */
 /// @cond EMU_INTERNAL
 #include "emu_internal.h"

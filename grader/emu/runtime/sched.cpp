@@ -2,6 +2,10 @@
  * @file sched.cpp
  * @brief Kernel launches: workers, blocks, one fiber per CUDA thread, barriers, warp
  *        collectives, the watchdog and the diagnostics.
+ *
+ * Why one file (past 800 lines): workers, fibers, barriers and warp collectives share one
+ * block's state and its hand-offs; turns.cpp, the order of blocks, is the part that stands
+ * alone.
  */
 /// @cond EMU_INTERNAL
 #include "emu_internal.h"

@@ -25,6 +25,9 @@
  * Output: `# ...` lines describe (registers, occupancy, mismatches); `N ...` lines give the copy
  * and CUB at a size; `R ...` lines one configuration: log2 n, name, [reset mode,] microseconds,
  * fraction of copy bandwidth, speed relative to CUB.
+ *
+ * Why one file (past 800 lines): one measurement program, both sweeps sharing its input,
+ * checks and timing. Its kernels repeat one another in long runs: making them one is open.
  */
 #include <cub/cub.cuh>
 
