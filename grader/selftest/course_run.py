@@ -623,7 +623,10 @@ def gpu_leaderboard():
     if boards["dee"]:
         bad.append(f"dee (the skeleton): leaderboard {boards['dee']}, expected none")
     data = report_data(os.path.join(out_dir, "report.html"))
-    tm = data["labs"][0]["timing"][0]
+    timing = (data.get("labs") or [{}])[0].get("timing") or []
+    if not timing:  # no figure at all (a solution below the threshold, as lab 02's on an H200)
+        raise CheckFailed("\n    ".join(bad + ["the report has no timing data for lab 02"]))
+    tm = timing[0]
     if tm["kind"] != "timed" or not tm["reference"] or len(tm["leaderboard"]) < 2:
         bad.append(f"the report's timing data: {tm}")
     # ben scans each tile in one thread: far below the threshold, so a failed test and no place
