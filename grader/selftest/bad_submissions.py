@@ -877,6 +877,26 @@ def case_volatile_reread():
     return lookback_read_twice("volatile_reread", "*(const volatile int32_t *)p", r"12\.\d\d", every_schedule=True)
 
 
+def case_volatile_both_reads():
+    """Both reads of the input volatile: the tile's own load (four volatile words a lane in place
+    of one 16-byte __ldg) and a second full read. Volatile loads that read a sector again were
+    all left out as polling, so the second pass, and the three of every four loads that read the
+    first's sectors again, went uncounted: emu_traffic passed. Now only sectors a store or an
+    atomic of the launch wrote (status words) are polled, and every read again of the input
+    counts (24 bytes per element; the message names the uncoalesced loads)."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    sub = make_submission("volatile_both_reads", rel, old,
+                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
+                          "      (void)*(const volatile int32_t *)p;\n    }\n" + old,
+                          edits=[("        v[r] = stream ? __ldcs(p) : __ldg(p);\n",
+                                  "        const volatile int *q = (const volatile int *)p;\n"
+                                  "        v[r] = make_int4(q[0], q[1], q[2], q[3]);\n")])
+    return efficiency_case("volatile_both_reads", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element")
+
+
 def case_atomic_reread():
     """The second read through atomics (atomicOr with 0, which leaves the input unchanged): every
     atomic on global memory counts as a 32-byte sector, 16 bytes per element (it passed at 8.01
@@ -1522,6 +1542,7 @@ CASES = [
     ("a single pass that scans one tile a block and returns", case_lookback_one_tile),
     ("a single pass that reads its input again through a volatile pointer (emu counters)", case_volatile_reread),
     ("a single pass that reads its input again through atomics (emu counters)", case_atomic_reread),
+    ("a single pass whose two reads of the input are both volatile (emu counters)", case_volatile_both_reads),
     ("a compaction that scatters from registers (emu counters)", case_compaction_unstaged),
     ("a line of sight that stores bytes one by one (emu counters)", case_sight_byte_stores),
     ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),

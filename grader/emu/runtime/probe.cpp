@@ -89,10 +89,12 @@ const char *const METRIC_NAMES[N_METRICS] = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 };
 /* derived, for the efficiency tests: shared requests (one per warp-level instruction); the
- * global load sectors of volatile loads; and of those, the ones that read a sector the launch's
- * volatile loads had read before (a look-back's polling: how often a tile reads its neighbours'
- * status words depends on the schedule, the data traffic does not; a volatile load's first read
- * of a sector is data traffic like any other, so a kernel cannot hide its reads behind volatile) */
+ * global load sectors of volatile loads; and of those, the ones that read again a sector the
+ * launch's volatile loads had read before and its stores or atomics wrote (a look-back's
+ * polling: how often a tile reads its neighbours' status words depends on the schedule, the
+ * data traffic does not; a volatile load's first read of a sector, and a read again of data
+ * the launch never wrote, are data traffic like any other, so a kernel cannot hide a pass
+ * behind volatile) */
 enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G_ATOM,
        /* the work of blocks (probe_block_end): the memory accesses of their threads (lane by
         * lane, atomics aside; the requests above are the same accesses a warp instruction at a
@@ -180,9 +182,13 @@ struct Probe {
    * thread, written here alone (a relaxed load and store: no locked instruction per store) */
   std::atomic<unsigned long long> stores{0};
   unsigned long long accesses = 0; /* accesses kept, all launches: turns.cpp's measure of work */
-  std::vector<uintptr_t> vol;  /* the sectors volatile loads read in this launch (repeats
-                                  allowed; sorted and made unique when it reaches vol_limit) */
+  /* the sectors volatile loads read in this launch, each with its reads (a sector may appear
+   * more than once; sorted and merged when the list reaches vol_limit) */
+  std::vector<std::pair<uintptr_t, unsigned long long>> vol;
   size_t vol_limit = VOL_SLACK;
+  std::vector<uintptr_t> wrote; /* the global sectors stores and atomics of this launch wrote
+                                   (repeats allowed; sorted and made unique at wrote_limit) */
+  size_t wrote_limit = VOL_SLACK;
   /* each thread's accesses of the epoch, in its order (make_views) */
   std::vector<const Access *> tb, te;
   std::vector<uint64_t> tacc;  /* each thread's accesses in the block so far (probe_block_end) */
@@ -531,19 +537,45 @@ void next_gen(Probe *pr) {
 /* The worker's Probe while it counts an epoch (count_epoch). */
 thread_local Probe *t_probe = nullptr;
 
+/* Merges a list of (sector, reads) pairs into one pair a sector, in sector order. */
+void merge_reads(std::vector<std::pair<uintptr_t, unsigned long long>> &v) {
+  std::sort(v.begin(), v.end());
+  size_t k = 0;
+  for (size_t i = 0; i < v.size(); i++)
+    if (k && v[k - 1].first == v[i].first) v[k - 1].second += v[i].second;
+    else v[k++] = v[i];
+  v.resize(k);
+}
+
 /* Notes the sectors [q0, q1] that a volatile load read (G_LD_VOL_REREAD). */
 void note_volatile(uintptr_t q0, uintptr_t q1) {
-  std::vector<uintptr_t> &v = t_probe->vol;
+  auto &v = t_probe->vol;
   for (uintptr_t q = q0; q <= q1; q++)
-    if (v.empty() || v.back() != q) v.push_back(q);
+    if (!v.empty() && v.back().first == q) v.back().second++;
+    else v.emplace_back(q, 1);
   if (v.size() >= t_probe->vol_limit) { /* a kernel that polls a lot: keep each sector once */
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    merge_reads(v);
     t_probe->vol_limit = 2 * v.size() + VOL_SLACK;
   }
 }
 
-void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g, const uint8_t *lanes, int n) {
+/* Notes the global sectors [q0, q1] that a store or an atomic wrote: the sectors a volatile
+ * load may poll (a status word another block publishes). */
+void note_written(Probe *pr, uintptr_t q0, uintptr_t q1) {
+  std::vector<uintptr_t> &v = pr->wrote;
+  for (uintptr_t q = q0; q <= q1; q++)
+    if (v.empty() || v.back() != q) v.push_back(q);
+  if (v.size() >= pr->wrote_limit) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    pr->wrote_limit = 2 * v.size() + VOL_SLACK;
+  }
+}
+
+/* Costs one warp-level instruction into counts; `note`: also notes the sectors it wrote or read
+ * volatile (false for the costing of a merged run nvcc might make, which counts nothing real). */
+void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g, const uint8_t *lanes, int n,
+                bool note = true) {
   const Access &a0 = *g[0];
   int k = 0;
   if (!a0.shared) {
@@ -564,13 +596,17 @@ void cost_group(unsigned long long *counts, uint64_t *s, const Access *const *g,
     }
     counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
     counts[a0.write ? G_ST_SECT : G_LD_SECT] += (unsigned long long)sectors;
-    if ((a0.vol & VOLATILE) && !a0.write) {
-      counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
-      counts[G_LD_VOL_REREAD] += (unsigned long long)sectors; /* less the first reads: launch end */
-      if (k)
-        for (int i = 0; i < sectors; i++) note_volatile(s[i], s[i]);
-      else
-        for (int i = 0; i < n; i++) note_volatile(g[i]->vaddr >> 5, (g[i]->vaddr + g[i]->size - 1) >> 5);
+    const bool vol = (a0.vol & VOLATILE) && !a0.write;
+    if (vol) counts[G_LD_VOL_SECT] += (unsigned long long)sectors;
+    if (note && (a0.write || vol)) { /* each sector of the instruction once (the simple case: in order) */
+      if (!k)
+        for (int i = 0; i < n; i++) {
+          const uintptr_t q = g[i]->vaddr >> 5;
+          if (!i || q != (g[i - 1]->vaddr >> 5)) s[k++] = q;
+        }
+      for (int i = 0; i < k; i++)
+        if (vol) note_volatile(s[i], s[i]);
+        else note_written(t_probe, s[i], s[i]);
     }
     return;
   }
@@ -832,7 +868,7 @@ __attribute__((noinline)) void count_warp_general(Probe *pr, const Access *const
       }
       unsigned long long one[N_COUNTS] = {0}, merged[N_COUNTS] = {0};
       uintptr_t member[3] = {0, 0, 0};
-      cost_group(merged, pr->scratch.data(), gw, gl, m);
+      cost_group(merged, pr->scratch.data(), gw, gl, m, false);
       cost_group(one, pr->scratch.data(), g, gl, m);
       for (int q = 1; q < r; q++) {
         const uint32_t gq = pr->gseq[3 * i + q - 1];
@@ -954,10 +990,11 @@ inline void cost_simple(unsigned long long *counts, const Access &a0, int n, boo
       consecutive ? ((a0.vaddr + 4 * (uintptr_t)n - 1) >> 5) - (a0.vaddr >> 5) + 1 : 1;
   counts[a0.write ? G_ST_REQ : G_LD_REQ] += 1;
   counts[a0.write ? G_ST_SECT : G_LD_SECT] += sectors;
+  const uintptr_t last = consecutive ? (a0.vaddr + 4 * (uintptr_t)n - 1) >> 5 : a0.vaddr >> 5;
+  if (a0.write) note_written(t_probe, a0.vaddr >> 5, last);
   if ((a0.vol & VOLATILE) && !a0.write) {
     counts[G_LD_VOL_SECT] += sectors;
-    counts[G_LD_VOL_REREAD] += sectors; /* less the first reads: probe_launch_end */
-    note_volatile(a0.vaddr >> 5, consecutive ? (a0.vaddr + 4 * (uintptr_t)n - 1) >> 5 : a0.vaddr >> 5);
+    note_volatile(a0.vaddr >> 5, last);
   }
 }
 
@@ -1030,7 +1067,7 @@ void count_epoch(Worker *w, Probe *pr) {
             }
             /* counted one by one; what merging changes waits in the run's entry (merge_runs) */
             unsigned long long one[N_COUNTS] = {0}, merged[N_COUNTS] = {0};
-            cost_group(merged, s, g, lanes, k);
+            cost_group(merged, s, g, lanes, k, false);
             for (int q = 0; q < r; q++) {
               for (int j = 0; j < k; j++) g[j] = &base[j][i + off[q]];
               cost_group(one, s, g, lanes, k);
@@ -1317,6 +1354,8 @@ void probe_worker_reset(Worker *w) {
   pr->truncated = pr->over_budget = false;
   pr->vol.clear();
   pr->vol_limit = VOL_SLACK;
+  pr->wrote.clear();
+  pr->wrote_limit = VOL_SLACK;
 }
 
 void probe_block_begin(Worker *w) {
@@ -1375,7 +1414,9 @@ void probe_atomic(Worker *w, const volatile void *p) {
   Probe *pr = (Probe *)w->probe;
   if (!pr) return;
   uintptr_t va, hi;
-  pr->counts[shared_offset(pr, (uintptr_t)p, &va, &hi) ? S_ATOM : G_ATOM]++;
+  const bool shared = shared_offset(pr, (uintptr_t)p, &va, &hi);
+  pr->counts[shared ? S_ATOM : G_ATOM]++;
+  if (!shared) note_written(pr, (uintptr_t)p >> 5, (uintptr_t)p >> 5);
 }
 
 void probe_collective(Worker *w, int tid, bool orders_memory) {
@@ -1517,13 +1558,24 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
              in.name, LOG_CAP, LOG_CAP);
       break;
     }
-  { /* volatile loads: only what read a sector again is polling (G_LD_VOL_REREAD) */
-    std::vector<uintptr_t> all;
+  { /* volatile loads: polling (G_LD_VOL_REREAD) is what read a sector again that a store or an
+     * atomic of the launch wrote (a status word another block publishes); a volatile load's
+     * first read of a sector, and its reads again of data no one wrote (a second pass over the
+     * input), are data traffic like any other, so volatile hides no pass */
+    std::vector<std::pair<uintptr_t, unsigned long long>> all;
+    std::vector<uintptr_t> wrote;
     for (Worker *w : workers)
-      if (w->probe) all.insert(all.end(), ((Probe *)w->probe)->vol.begin(), ((Probe *)w->probe)->vol.end());
-    std::sort(all.begin(), all.end());
-    const size_t first = (size_t)(std::unique(all.begin(), all.end()) - all.begin());
-    c[G_LD_VOL_REREAD] -= std::min<unsigned long long>(c[G_LD_VOL_REREAD], first);
+      if (w->probe) {
+        const Probe *pr = (const Probe *)w->probe;
+        all.insert(all.end(), pr->vol.begin(), pr->vol.end());
+        wrote.insert(wrote.end(), pr->wrote.begin(), pr->wrote.end());
+      }
+    merge_reads(all);
+    std::sort(wrote.begin(), wrote.end());
+    unsigned long long polled = 0;
+    for (const auto &r : all)
+      if (r.second > 1 && std::binary_search(wrote.begin(), wrote.end(), r.first)) polled += r.second - 1;
+    c[G_LD_VOL_REREAD] = polled;
   }
   for (int i = 0; i < N_COUNTS; i++) g_totals[i] += c[i];
   if (!g_profile_path) return;
