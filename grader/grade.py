@@ -284,8 +284,10 @@ CHECK_CPU_S = 5           # ... and CPU seconds a process (the build: 4 x build_
 TAR_HEADER_MAX = 64 << 10  # a pax or GNU long-name header's body: a name and a few keys
 
 
-def _tar_stream(f, z):
-    """The tarball's bytes, in chunks of at most 1 MiB, decompressed by z (None: as they are)."""
+def _tar_stream(f, gz):
+    """The tarball's bytes, in chunks of at most 1 MiB: gunzipped where `gz` (every member of a
+    gzip stream, as Python's gzip reads them all), else as they are."""
+    z = zlib.decompressobj(16 + zlib.MAX_WBITS) if gz else None
     while True:
         raw = f.read(1 << 16)
         if z is None:
@@ -294,14 +296,16 @@ def _tar_stream(f, z):
             yield raw
             continue
         data = raw
-        while True:
+        while data:
             out = z.decompress(data, 1 << 20)
             if out:
                 yield out
-            data = z.unconsumed_tail
-            if not data:
-                break
-        if not raw or z.eof:
+            if z.eof:  # a member ends: the next starts in what is left
+                data = z.unused_data
+                z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            else:
+                data = z.unconsumed_tail
+        if not raw:
             tail = z.flush()
             if tail:
                 yield tail
@@ -321,11 +325,10 @@ def check_tarball(path):
         f.seek(0)
         if magic[:3] == b"BZh" or magic[:6] == b"\xfd7zXZ\x00" or magic[:4] == b"\x28\xb5\x2f\xfd":
             raise SubmissionError(f"{path}: compressed other than with gzip (make handin writes .tar.gz)")
-        z = zlib.decompressobj(16 + zlib.MAX_WBITS) if magic[:2] == b"\x1f\x8b" else None
         seen = members = skip = 0
         pending = b""  # part of a header block split between chunks
         try:
-            for chunk in _tar_stream(f, z):
+            for chunk in _tar_stream(f, magic[:2] == b"\x1f\x8b"):
                 seen += len(chunk)
                 if seen > cap:
                     raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")

@@ -640,6 +640,17 @@ def case_pax_header_bomb():
     lines = out2.strip().splitlines()
     if code2 or len(lines) < 2 or not lines[-1].isdigit() or int(lines[-1]) > 200:
         problems.append(f"grade-class's look at the handin: exit {code2}, {out2[-300:]}")
+    # the same header behind a clean gzip member: Python's gzip reads every member, so must the walk
+    import grade as g  # noqa: E402
+    two = os.path.join(os.path.dirname(bomb), "two-members.tar.gz")
+    with open(two, "wb") as f2:
+        f2.write(gzip.compress(real.tobuf(tarfile.USTAR_FORMAT) + src + bytes(-len(src) % 512)))
+        f2.write(open(bomb, "rb").read())
+    try:
+        g.check_tarball(two)
+        problems.append("the header behind a second gzip member was not refused")
+    except g.SubmissionError:
+        pass
     if problems:
         raise CheckFailed("\n    ".join(problems))
     line = [ln for ln in out.splitlines() if "pax extended header" in ln][0].split(": ", 1)[-1]
