@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from common import CheckFailed, ROOT, BUILD, sh  # noqa: E402  (grader/selftest/common.py)
+from common import CheckFailed, ROOT, BUILD, sh, quick_lab01_manifests  # noqa: E402  (grader/selftest/common.py)
 import grade  # noqa: E402
 
 CLASS_OUT = os.path.join(ROOT, "build", "class")
@@ -424,27 +424,6 @@ def read_gradebook():
         return {r["student"]: r for r in csv.DictReader(f)}
 
 
-def course_manifests():
-    """The environment of the class checks' grades: the kit's manifests with lab 01's timing test
-    at 2^20 elements, 3 runs, threshold 0.003 (the kit's: 2^25, 5, 0.03). The class checks test
-    the course's machinery (what is graded, where the grades go, in which order, by which
-    runner), not the CPU's bandwidth; at the kit's size the timing test was most of 44 lab 01
-    grades. At 2^20 the copy runs from the cache and the serial scan, beside another grade,
-    measured 0.030 of it: hence the lower threshold, which every student's scan here clears by
-    far (the wrong ones fail their other tests as at the kit's size)."""
-    folder = os.path.join(BUILD, "manifests-course")
-    shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(grade.MANIFESTS, folder)
-    path = os.path.join(folder, "lab01.toml")
-    text = open(path).read()
-    old = "params = { n = 33554432, reps = 5, threshold = 0.03 }"
-    if text.count(old) != 1:
-        raise CheckFailed(f"the class checks shrink lab 01's timing test, whose params are no longer '{old}' "
-                          "in grader/manifests/lab01.toml: follow it here (course_manifests)")
-    open(path, "w").write(text.replace(old, "params = { n = 1048576, reps = 3, threshold = 0.003 }"))
-    return {"SCANLAB_MANIFESTS": folder}
-
-
 def class_grading():
     """15 generated students (and the course checks' planted ones) graded with one command, in parallel; every score right, none
     taken from another; the run no longer than the one-job time over the jobs, plus the
@@ -454,7 +433,7 @@ def class_grading():
     expected.update(plant(folder))
     t0 = time.monotonic()
     code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
-                    "BACKEND=emu"] + make_args(), env=dict(course_manifests(), NO_COLOR="1"))
+                    "BACKEND=emu"] + make_args(), env=dict(quick_lab01_manifests(), NO_COLOR="1"))
     wall = time.monotonic() - t0
     if code:
         raise CheckFailed("make grade-class failed:\n" + out[-2000:])
@@ -484,7 +463,7 @@ def class_grading():
     if wall > bound:
         bad.append(f"took {wall:.0f}s, more than {sum(seconds):.0f}s / {jobs} jobs + {max(seconds):.0f}s")
     code, again = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "BACKEND=emu"]
-                     + make_args(), env=course_manifests())
+                     + make_args(), env=quick_lab01_manifests())
     if "0 to grade" not in again:
         bad.append("a rerun graded again: " + again.splitlines()[0])
     if bad:
@@ -507,7 +486,7 @@ def class_grading_slurm():
     with slurm.Cluster() as cluster:
         code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
                         "BACKEND=emu", "RUNNER=slurm", "JOBS=3"] + make_args(),
-                       env=dict(cluster.env, NO_COLOR="1", **course_manifests()))
+                       env=dict(cluster.env, NO_COLOR="1", **quick_lab01_manifests()))
     if code:
         raise CheckFailed("grade-class through Slurm failed:\n" + out[-2000:])
     remote = read_gradebook()
@@ -554,7 +533,7 @@ def gradescope_course():
                    "users": [{"email": "student@example.edu", "id": 1, "name": "A Student"}],
                    "assignment": {"due_date": DUE.isoformat()}},
                   open(os.path.join(work, "submission_metadata.json"), "w"))
-        code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
+        code, out = sh([os.path.join(src, "run_autograder")], env=dict(quick_lab01_manifests(), AUTOGRADER_ROOT=work))
         data = json.load(open(os.path.join(work, "results", "results.json")))
         bad = []
         if data.get("score") != 11.25 or data.get("max_score") != 15:

@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
 from common import (HERE, ROOT, BUILD, SCHEDULES, SOLUTION_SCHEDULES, CheckFailed, CPU, sh,  # noqa: E402
-                    run_grader, by_name, is_skip, max_problem, BEGIN, END, autograder_layout)
+                    run_grader, by_name, is_skip, max_problem, BEGIN, END, autograder_layout,
+                    quick_lab01_manifests)
 
 
 def manifests():
@@ -568,7 +569,7 @@ def handin_roundtrip():
     names = tarfile.open(tar).getnames()
     if any(n.startswith(("/", "..")) or "solutions" in n for n in names):
         raise CheckFailed(f"handin tarball has unexpected paths: {names}")
-    code, out, data = run_grader(tar, ["01"], tag="handin")
+    code, out, data = run_grader(tar, ["01"], tag="handin", env=quick_lab01_manifests())
     if code != 0 or data["score"] != data["max_score"]:
         raise CheckFailed("grading the handin of the solutions did not give full marks:\n" + out[-2000:])
     return f"{len(names)} files; lab 01 {data['score']}/{data['max_score']}"
@@ -652,7 +653,7 @@ def gradescope_autograder():
             shutil.rmtree(sub, ignore_errors=True)
             os.makedirs(sub)
             put(sub)
-            code, out = sh([os.path.join(src, "run_autograder")], env={"AUTOGRADER_ROOT": work})
+            code, out = sh([os.path.join(src, "run_autograder")], env=dict(quick_lab01_manifests(), AUTOGRADER_ROOT=work))
             results = os.path.join(work, "results", "results.json")
             if not os.path.exists(results):
                 raise CheckFailed(f"{form} upload: run_autograder wrote no results.json:\n" + out[-1500:])
@@ -867,12 +868,13 @@ def checks():
 # each grades a folder of its own under build/selftest/bad, so any two run side by side, and
 # the lanes end close together. Three lanes on two cores, since many checks wait (a browser, a
 # build's make, a test's time limit) as much as they compute: on two cores the third lane took
-# the run from 1.45 cores busy on average towards two. Those that time themselves or bound a
-# wait (a build's time limit, a hang named within seconds, make test's first result, a class
-# graded in parallel and its files) run last, alone, as on a quiet machine.
+# the run from 1.45 cores busy on average towards two. Those that time themselves (lab 01's
+# solutions, timed on the CPU) or bound a wait (a build's time limit, a hang named within
+# seconds, make test's first result, a class graded in parallel and its files) run last, alone,
+# as on a quiet machine; the other checks that grade lab 01 use quick_lab01_manifests.
 SIDE_LANE = ("emu's own tests", "emu-nvcc:", "emu corpus:", "make profile", "the emu against an H100's recorded",
              "docs build clean", "slides build", "the docs render in a browser")
-RUN_ALONE = ("grader survives: build that never ends", "a hang named within", "make test: the first result within",
+RUN_ALONE = ("lab 01 solutions pass", "grader survives: build that never ends", "a hang named within", "make test: the first result within",
              "a class graded with one command", "LMS files", "the class report in a browser",
              "the class through a one-node Slurm cluster")
 POOLED = "grader survives: "
