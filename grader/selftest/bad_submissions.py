@@ -452,12 +452,13 @@ def case_same_basename():
     shutil.rmtree(root, ignore_errors=True)
     alice = handin_of(os.path.join(ROOT, "solutions"), os.path.join(root, "alice", "handin.tar.gz"))
     bob = handin_of(os.path.join(ROOT, "skeletons"), os.path.join(root, "bob", "handin.tar.gz"))
-    _, _, a = grade("alice", alice, ["01"])
-    _, _, b = grade("bob", bob, ["01"])
+    quick = selftest.quick_lab01_manifests()  # lab 01's CPU timing, at a size a busy machine passes
+    _, _, a = grade("alice", alice, ["01"], env=quick)
+    _, _, b = grade("bob", bob, ["01"], env=quick)
     if a["score"] != a["max_score"] or b["score"] != 0:
         raise CheckFailed(f"alice scored {a['score']}/{a['max_score']}, bob {b['score']}/{b['max_score']}")
     handin_of(os.path.join(ROOT, "solutions"), bob)  # bob resubmits, in the same place
-    _, _, b2 = grade("bob2", bob, ["01"])
+    _, _, b2 = grade("bob2", bob, ["01"], env=quick)
     if b2["score"] != b2["max_score"]:
         raise CheckFailed(f"bob's resubmission scored {b2['score']}/{b2['max_score']}")
     return f"alice {a['score']}, bob {b['score']}, bob again {b2['score']}"
