@@ -506,7 +506,9 @@ def attribute_names(toks):
         if t in ("[", "<:") and i + 1 < n and toks[i + 1][1] in ("[", "<:"):
             j = i + 2
             while j < n and not (toks[j][1] in ("]", ":>") and j + 1 < n and toks[j + 1][1] in ("]", ":>")):
-                if toks[j][0] == "id" and (toks[j - 1][1] in ("[", "<:", ",", "::")):
+                # [[using gnu: constructor]]: the names after `using NS :` are the namespace's
+                if toks[j][0] == "id" and (toks[j - 1][1] in ("[", "<:", ",", "::") or
+                                           (toks[j - 1][1] == ":" and j >= 3 and toks[j - 3][1] == "using")):
                     out.append((toks[j][1], j))
                 j += 1
             i = j + 2
@@ -661,10 +663,29 @@ def _undefined(obj):
     return out
 
 
+# Sections whose code runs before the driver's own first constructor (priority 1, which
+# confines the thread that runs the student's code: grader/driver/driver.c): the executable's
+# pre-initialisers (before every library's), its _init, constructors of priority 0 or 1 (the
+# linker sorts constructors by priority, and a tie by the order of the objects, the student's
+# first) and the old .ctors/.dtors lists. A student's other constructors (.init_array: a C++
+# initializer at file scope, nvcc's registration of its kernels; .init_array.00099: GCC's call
+# of the probes' __tsan_init) run after the fence.
+FENCE_PRIORITY = 1
+EARLY_SECTIONS = re.compile(r"\.preinit_array.*|\.init|\.fini|\.ctors.*|\.dtors.*")
+
+
+def early_section(name):
+    """Whether section `name` holds code that would run before the driver's fence."""
+    m = re.fullmatch(r"\.(?:init|fini)_array\.(\d+)", name)
+    return bool(EARLY_SECTIONS.fullmatch(name) or (m and int(m.group(1)) <= FENCE_PRIORITY))
+
+
 def check_sections(obj, shown):
     """What the object asks of the program it joins: no executable stack (a GNU C nested
     function's trampoline asks for one, and machine code written to the stack would then run),
-    no section both writable and executable."""
+    no section both writable and executable, no code that runs before the driver's fence
+    (EARLY_SECTIONS) and no indirect function (its resolver runs as the program is relocated,
+    before any constructor)."""
     try:
         text = subprocess.run(["readelf", "-SW", obj], capture_output=True, text=True, errors="replace",
                               timeout=60).stdout
@@ -678,6 +699,17 @@ def check_sections(obj, shown):
             stack = flags
         elif "W" in flags and "X" in flags:
             problems.append(f"{shown}: a section both writable and executable ({name}): not allowed")
+        if early_section(name):
+            problems.append(f"{shown}: code that runs as the driver loads, before its fence ({name}: an early or "
+                            "prioritised constructor): not allowed in student code")
+    try:
+        syms = subprocess.run(["readelf", "-sW", obj], capture_output=True, text=True, errors="replace",
+                              timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        syms = ""
+    for m in re.finditer(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\s+\S+\s+\S+\s+\S+\s+(\S+)", syms, re.M):
+        problems.append(f"{shown}: {m.group(1)} is an indirect function (its resolver runs as the driver loads, "
+                        "before its fence): not allowed in student code")
     if stack is None or "X" in stack:
         problems.append(f"{shown}: needs an executable stack (a nested function's trampoline?): not allowed "
                         "in student code")

@@ -7,20 +7,37 @@
  * descriptor HXP_CONTROL_FD and its standard output and error going to the test. It keeps
  * no secret: everything it could tell the test is checked there.
  *
- * Two threads. The main thread alone speaks on the control socket: one reply to each request,
- * carrying the request's sequence number. The student's code runs only on the **call thread**,
- * which confines itself before its first call (drv_confine(): a seccomp filter on that thread,
- * inherited by every thread it starts, such as the emu's workers): no system call on the
- * control descriptor, no sockets, no new processes, no program loaded, no tracing, no copying
- * of descriptors. So a student's code cannot answer the test in the driver's place; what stays
- * possible from inside the same address space is said on the grader's page.
+ * Two threads, and the fence between them is up before any of the student's code runs:
+ *  - The **answering thread** alone speaks on the control socket: one reply to each request,
+ *    carrying the request's sequence number. fence() starts it from a constructor of
+ *    priority 1, which runs before any constructor of the student's (the object check refuses
+ *    constructors of priority 0 and 1, `.preinit_array`, `.init` and indirect functions in
+ *    student objects, which would run earlier), with every signal
+ *    blocked, so no handler of the student's ever runs on it. It never touches stdio, whose
+ *    locks a student's thread could hold.
+ *  - The **main thread** is the call thread. fence() confines it (drv_confine(): a seccomp
+ *    filter on that thread, inherited by every thread it starts) before returning, so the
+ *    student's static initializers and constructors, and everything after, run confined: no
+ *    system call on the control descriptor, no sockets, no new processes, no program loaded,
+ *    no tracing, no copying of descriptors.
+ * So a student's code cannot answer the test in the driver's place, from its first instruction.
+ *
+ * A call ends when the student's code can no longer touch its outputs: the answering thread
+ * looks at the process's threads (/proc/self/task) after every run, before it waits for the
+ * device and replies, and a thread the kit did not start (the driver's two, the backend's,
+ * the ones the CUDA runtime started with the context) fails the run. Between runs the main
+ * thread blocks every signal, and the emu's threads block the asynchronous ones, so a handler
+ * of the student's runs only inside a call. What stays possible from inside the same address
+ * space is said on the grader's page.
  */
 #define _GNU_SOURCE
 #include "driver.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -100,6 +118,15 @@ static struct {
 static _Thread_local int on_call_thread = 0;
 static int confined = 0;
 static char confine_err[200];
+static char init_err[ERR_CAP]; /* set by main() when the driver cannot start: the first reply says it */
+static sigset_t call_mask;     /* the signal mask the process started with: the calls run with it */
+
+/* The kit's threads, by thread id: main, answering, and those the backend started before any
+ * call (the CUDA runtime's). The backend's later ones come from drv_dev_own_threads(). */
+#define MAX_KIT_THREADS 64
+static int kit_tids[MAX_KIT_THREADS]; /* written by the main thread only */
+static int nkit;
+static atomic_int answer_tid;           /* the answering thread's, published before fence() returns */
 
 static void relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -131,25 +158,89 @@ static void wait_state(int s) {
   }
 }
 
-static void *call_thread(void *arg) {
-  (void)arg;
-  on_call_thread = 1;
-  if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
-    snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");
-  else
-    confined = drv_confine(confine_err, sizeof confine_err) == 0;
-  drv_dev_thread_start(); /* the emu's workers start here, confined like this thread */
-  set_state(0);
+static void block_all(void) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
+
+/* The main thread's work once it is ready: the calls the answering thread posts. The student's
+ * code runs with the signal mask the process started with; between calls every signal waits. */
+static void call_loop(void) {
   for (;;) {
     wait_state(1);
+    pthread_sigmask(SIG_SETMASK, &call_mask, NULL);
     for (uint32_t s = work.first; s < work.first + work.count; s++) {
       drv_call *c = &slots[s];
       work.ret = c->call(c);
     }
+    block_all();
     set_state(2);
+    fflush(stdout); /* after the answer: a lock a student's thread holds cannot hold it back */
+    fflush(stderr);
   }
-  return NULL;
 }
+
+/* The thread ids of this process, from /proc/self/task: how many, at most @p cap in @p tids;
+ * -1 when they cannot be read. */
+static int task_ids(int *tids, int cap) {
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    if (n < cap) tids[n] = atoi(e->d_name);
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static int in_list(int tid, const int *list, int n) {
+  for (int i = 0; i < n; i++)
+    if (list[i] == tid) return 1;
+  return 0;
+}
+
+/* A thread of this process that the kit did not start, or 0. */
+static int foreign_thread(void) {
+  int tids[256], own[MAX_KIT_THREADS];
+  const int n = task_ids(tids, 256);
+  if (n < 0) return 0; /* no /proc: the sandbox always mounts it; said once in the log */
+  const int nown = drv_dev_own_threads(own, MAX_KIT_THREADS);
+  for (int i = 0; i < n && i < 256; i++)
+    if (!in_list(tids[i], kit_tids, nkit) && !in_list(tids[i], own, nown)) return tids[i];
+  return n > 256 ? -1 : 0;
+}
+
+static void *answer_main(void *arg);
+
+/* Runs before any constructor of the student's: starts the answering thread, then confines
+ * this one, the main thread, which runs everything of the student's from here on. Priority 1,
+ * of those the C library keeps for itself (0-100): before GCC's own 99 (the probes' __tsan_init,
+ * in every emu build of a student's file); the object check refuses a student's 0 and 1
+ * (grader/codecheck.py, FENCE_PRIORITY). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wprio-ctor-dtor"
+__attribute__((constructor(1))) static void fence(void) {
+  pthread_sigmask(SIG_SETMASK, NULL, &call_mask);
+  block_all();
+  on_call_thread = 1;
+  kit_tids[nkit++] = (int)getpid();
+  pthread_t th;
+  atomic_store(&work.state, -1);
+  if (pthread_create(&th, NULL, answer_main, NULL) != 0) {
+    dprintf(2, "driver: cannot start the answering thread\n");
+    _exit(4);
+  }
+  while (!atomic_load(&answer_tid)) sched_yield();
+  kit_tids[nkit++] = atomic_load(&answer_tid);
+  if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
+    snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");
+  else
+    confined = drv_confine(confine_err, sizeof confine_err) == 0;
+}
+#pragma GCC diagnostic pop
 
 void drv_die(const char *fmt, ...) {
   char msg[ERR_CAP];
@@ -157,14 +248,16 @@ void drv_die(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "driver: %s\n", msg);
-  fflush(stderr);
-  if (on_call_thread) { /* the main thread answers, then ends the driver */
+  if (on_call_thread) { /* the answering thread answers, then ends the driver */
+    fprintf(stderr, "driver: %s\n", msg);
+    fflush(stdout);
+    fflush(stderr);
     snprintf(work.msg, sizeof work.msg, "%s", msg);
     atomic_store(&work.died, 1);
     set_state(2);
     for (;;) pause();
   }
+  dprintf(2, "driver: %s\n", msg); /* the answering thread: no stdio */
   reply_status(HXS_FATAL, msg);
   _exit(4);
 }
@@ -355,8 +448,18 @@ static void run(const hxp_request *q) {
   wait_state(2);
   if (atomic_load(&work.died)) {
     reply_status(HXS_FATAL, work.msg);
-    fflush(stdout);
-    fflush(stderr);
+    _exit(4);
+  }
+  const int stray = foreign_thread();
+  if (stray) {
+    char why[ERR_CAP];
+    if (stray < 0)
+      snprintf(why, sizeof why, "the call left more than 256 threads running: a thread the kit did not start");
+    else
+      snprintf(why, sizeof why, "the call returned with a thread the kit did not start still running (thread %d): "
+               "student code may not start threads, and a call ends when its work is done", stray);
+    dprintf(2, "driver: %s\n", why);
+    reply_status(HXS_FATAL, why);
     _exit(4);
   }
   r.ret = work.ret;
@@ -400,27 +503,25 @@ static ssize_t receive(hxp_request *q, int *fd, int spin) {
   return got;
 }
 
-int main(void) {
+/* The answering thread: every request, one reply each. */
+static void *answer_main(void *arg) {
+  (void)arg;
   char err[ERR_CAP];
   int spin = 0;
-  current_type = HXP_HELLO;
-  if (drv_dev_init(err, sizeof err) != 0) {
-    reply_status(HXS_FATAL, err);
-    return 4;
-  }
-  pthread_t th;
-  atomic_store(&work.state, -1);
-  if (pthread_create(&th, NULL, call_thread, NULL) != 0) {
-    reply_status(HXS_FATAL, "cannot start the driver's call thread");
-    return 4;
-  }
+  atomic_store(&answer_tid, (int)syscall(SYS_gettid)); /* fence() waits for it */
   wait_state(0);
-  if (!confined) fprintf(stderr, "driver: the call thread runs unconfined: %s\n", confine_err);
+  current_type = HXP_HELLO;
+  if (init_err[0]) {
+    dprintf(2, "driver: %s\n", init_err);
+    reply_status(HXS_FATAL, init_err);
+    _exit(4);
+  }
+  if (!confined) dprintf(2, "driver: the call thread runs unconfined: %s\n", confine_err);
   for (;;) {
     hxp_request q;
     int fd = -1;
     ssize_t got = receive(&q, &fd, spin);
-    if (got <= 0) return 0; /* the test went away */
+    if (got <= 0) _exit(0); /* the test went away */
     current_type = 0;
     current_seq = 0;
     if ((size_t)got != sizeof q || q.magic != HXP_MAGIC || q.version != HXP_VERSION) {
@@ -468,14 +569,35 @@ int main(void) {
         break;
       }
       case HXP_EXIT:
-        fflush(stdout);
-        fflush(stderr);
-        _exit(0);
+        _exit(0); /* the main thread flushed its output after the last call */
       default:
         if (fd >= 0) close(fd);
         drv_die("unknown request %u", q.type);
     }
-    fflush(stdout);
-    fflush(stderr);
   }
+}
+
+/* The main thread, confined since fence(): the backend starts, then the calls run here. */
+int main(void) {
+  block_all(); /* again: a constructor of the student's may have changed it */
+  fflush(stdout); /* what the student's constructors printed */
+  /* Any thread but these two now was started by the student's constructors. */
+  int tids[8];
+  const int n = task_ids(tids, 8);
+  for (int i = 0; i < n && i < 8 && !init_err[0]; i++)
+    if (!in_list(tids[i], kit_tids, nkit))
+      snprintf(init_err, sizeof init_err, "a thread the kit did not start (thread %d) was running as the driver "
+               "loaded: student code may not start threads, nor run before main", tids[i]);
+  if (!init_err[0]) drv_dev_init(init_err, sizeof init_err);
+  if (!init_err[0]) {
+    drv_dev_thread_start(); /* the emu's workers start here, confined like this thread */
+    /* the threads the CUDA runtime started with the context are the kit's too */
+    int all[MAX_KIT_THREADS];
+    const int m = task_ids(all, MAX_KIT_THREADS);
+    for (int i = 0; i < m && i < MAX_KIT_THREADS; i++)
+      if (!in_list(all[i], kit_tids, nkit) && nkit < MAX_KIT_THREADS) kit_tids[nkit++] = all[i];
+  }
+  set_state(0);
+  if (init_err[0]) for (;;) pause(); /* the answering thread says why and ends the driver */
+  call_loop();
 }

@@ -88,6 +88,10 @@ int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap);
 void drv_dev_unmap(void *p, uint64_t bytes);
 /** Called once on the call thread, confined, before any call (the emu starts its workers there). */
 void drv_dev_thread_start(void);
+/** The threads the backend started itself (the emu's workers and watchdog), as thread ids in
+ *  @p tids; returns how many (at most @p cap). The driver allows these, and the ones it saw
+ *  after drv_dev_init(), to outlive a call. */
+int drv_dev_own_threads(int *tids, int cap);
 /** Runs a tiny kernel and waits for it: after the test filled buffers in its own context, the
  *  device switches to this one before the clock starts, not in the first timed call. */
 int drv_dev_settle(char *err, size_t cap);

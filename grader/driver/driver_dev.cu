@@ -127,6 +127,16 @@ extern "C" void drv_dev_thread_start(void) {
   cudaDeviceSynchronize();
 }
 
+extern "C" int drv_dev_own_threads(int *tids, int cap) {
+#ifdef SCANLAB_EMU
+  return scanlab_emu_thread_ids(tids, cap);
+#else
+  (void)tids;
+  (void)cap;
+  return 0; /* the CUDA runtime's threads start with the context: the driver saw them then */
+#endif
+}
+
 extern "C" int drv_dev_settle(char *err, size_t cap) {
   startKernel<<<1, 1>>>(NULL);
   if (failed(cudaGetLastError(), "a kernel of the driver's", err, cap)) return 1;

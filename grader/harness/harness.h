@@ -460,7 +460,9 @@ int hx_check_parallel(const char *call, double max_share, double min_lanes);
  */
 void hx_traffic_diagnosis(char *out, size_t cap);
 /** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
- *  hx_time_calls() times, in a process that runs no student code. */
+ *  hx_time_calls() times, in a process that runs no student code, with the student's driver
+ *  ended first (the next call starts it again), so no work of the student's shares the device
+ *  or the CPU with the yardstick. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);
 /** @} */
 

@@ -1611,10 +1611,14 @@ double hx_time_calls(const hx_timed *t, int batches, int per_batch) {
   return result;
 }
 
+/* The yardstick runs where no student work can: the student's driver is ended first (its
+ * process, its threads and its device contexts, with any work it left on another context), and
+ * started again by the next call. */
 double hx_time_copy(size_t bytes, int batches, int per_batch) {
   if (per_batch < 1) per_batch = 1;
   if (per_batch > HXP_MAX_SLOTS) per_batch = HXP_MAX_SLOTS;
   if (batches < 1) batches = 1;
+  if (student.pid > 0) stop(&student, cfg.nwrap ? 120.0 : 1.0);
   proc *p = strcmp(cfg.backend, "cpu") == 0 && !cfg.clean_driver ? NULL : start(&clean, cfg.clean_driver);
   if (!p) return NAN;
   hx_buf *src[HXP_MAX_SLOTS] = {NULL}, *dst[HXP_MAX_SLOTS] = {NULL};

@@ -120,7 +120,7 @@ def all_fail(case, sub, lab, tests, reason, **kw):
 
 def allowing(lab, *names):
     """The environment of a grade whose lab `lab` also allows `names` (an instructor's wider
-    `allow` list): the runtime protections a case tries must hold where the build lets a call
+    `allow` list, with those names out of its `forbid` list): the runtime protections a case tries must hold where the build lets a call
     through."""
     import grade as g  # noqa: E402
     folder = os.path.join(ROOT, "build", "selftest", "manifests-allowing-" + "-".join([lab] + list(names)))
@@ -129,7 +129,10 @@ def allowing(lab, *names):
     path = os.path.join(folder, f"lab{lab}.toml")
     text = open(path).read()
     at = text.index("allow = [") + len("allow = [")
-    open(path, "w").write(text[:at] + "".join(f'"{n}", ' for n in names) + text[at:])
+    text = text[:at] + "".join(f'"{n}", ' for n in names) + text[at:]
+    for n in names:  # an exact name in the forbid list goes too
+        text = text.replace(f'"{n}", ', "", 1) if text.find(f'"{n}", ') < text.index("allow = [") else text
+    open(path, "w").write(text)
     return {"SCANLAB_MANIFESTS": folder}
 
 
@@ -305,6 +308,186 @@ def case_constructor_forgery():
     return expect("constructor", sub, "05", ("block_example", "anylength_inc"),
                   {"anylength_inc": r"first mismatch|tampering with the control channel"}, ignore=("block_example",),
                   env=allowing("05", "write"))
+
+
+# A relay at file scope of a lab 05 file: a dynamic initializer, which runs as the driver loads.
+# It puts a socket pair between the driver and the test on the control descriptor and, in every
+# reply to a run, scales the emu's counters by 2/3 (the third hostile trial's relay: it also
+# answered timed runs itself). Only the first argument of each call is a real prototype's.
+RELAY = r"""
+extern "C" int socketpair(int, int, int, int *);
+extern "C" int dup(int);
+extern "C" int dup2(int, int);
+extern "C" int close(int);
+extern "C" long recvmsg(int, void *, int);
+extern "C" long sendmsg(int, const void *, int);
+extern "C" int poll(void *, unsigned long, int);
+extern "C" int pthread_create(unsigned long *, const void *, void *(*)(void *), void *);
+struct relay_iov { void *base; unsigned long len; };
+struct relay_msg { void *name; unsigned namelen; relay_iov *iov; unsigned long iovlen; void *control;
+                   unsigned long controllen; int flags; };
+struct relay_pfd { int fd; short events, revents; };
+static int relay_test = -1, relay_drv = -1;
+static long relay_move(int from, int to, bool reply) {
+  static unsigned char buf[8192], ctl[64];
+  relay_iov v = {buf, sizeof buf};
+  relay_msg m = {0, 0, &v, 1, ctl, sizeof ctl, 0};
+  const long got = recvmsg(from, &m, 0);
+  if (got <= 0) return got;
+  unsigned int type, counted;
+  memcpy(&type, buf + 4, 4);
+  memcpy(&counted, buf + 40, 4);
+  if (reply && type == 5 && counted <= 20)
+    for (unsigned k = 0; k < counted; k++) {
+      unsigned long long c;
+      memcpy(&c, buf + 48 + 8 * k, 8);
+      c = c * 2 / 3;
+      memcpy(buf + 48 + 8 * k, &c, 8);
+    }
+  v.len = (unsigned long)got;
+  relay_msg out = {0, 0, &v, 1, m.controllen ? ctl : 0, m.controllen, 0};
+  return sendmsg(to, &out, 0);
+}
+static void *relay_main(void *) {
+  for (;;) {
+    relay_pfd p[2] = {{relay_test, 1, 0}, {relay_drv, 1, 0}};
+    if (poll(p, 2, -1) < 0) continue;
+    if (p[0].revents && relay_move(relay_test, relay_drv, false) <= 0) break;
+    if (p[1].revents && relay_move(relay_drv, relay_test, true) <= 0) break;
+  }
+  return 0;
+}
+static int relay_start() {
+  int s[2];
+  if (socketpair(1, 5, 0, s) != 0) return 0; /* AF_UNIX, SOCK_SEQPACKET */
+  relay_test = dup(3);
+  if (relay_test < 0 || dup2(s[0], 3) < 0) return 0;
+  close(s[0]);
+  relay_drv = s[1];
+  unsigned long t;
+  return pthread_create(&t, 0, relay_main, 0) == 0;
+}
+static int relay_started = relay_start();
+"""
+
+
+def case_relay_at_load():
+    """Code before the fence (the third trial's first case): a lab 05 single pass that reads its
+    input twice (12 bytes an element) with a relay started by a dynamic initializer at file
+    scope, in a lab that allows the calls the relay makes (the trial reached them through
+    libc's symbol table). The relay's thread sat between the driver and the test and cut the
+    emu's counters to 8 bytes an element: emu_traffic passed. The driver now confines its main
+    thread before any of the student's code runs, so the initializer's socket pair is refused
+    and the extra pass is graded."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    sub = make_submission("relay_at_load", rel, old, "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
+                          "      (void)*(const volatile int32_t *)p;\n    }\n" + old,
+                          edits=[(SCRATCH, RELAY + SCRATCH)])
+    env = allowing("05", "socketpair", "dup", "dup2", "close", "recvmsg", "sendmsg", "poll", "pthread_create")
+    return expect("relay_at_load", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+                  {"emu_traffic": r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element"}, max_timeout=60,
+                  env=env)
+
+
+def case_thread_after_return():
+    """Ending the clock early (the third trial's second case): lab 01's scan hands its work to a
+    thread of its own, which holds stdout's lock (taken for it before it starts) while it scans (slowly: 40 extra calls of the
+    operator an element) on copies of the input and the identity, and returns at once. The driver's next reply waited on that lock, so
+    the outputs were right by the time the test looked, and the timed call measured only the
+    thread's start: a scan at about 0.01 of memcpy graded several times memcpy. Now every call
+    ends with the driver's look at its threads: one the kit did not start fails the test. (Calls
+    of a million elements or fewer scan in place, so only the timed call is handed off.)"""
+    late = ("  extern struct _IO_FILE *stdout;\n  void flockfile(struct _IO_FILE *);\n"
+            "  void funlockfile(struct _IO_FILE *);\n  void *malloc(unsigned long);\n"
+            "  int pthread_create(unsigned long *, const void *, void *(*)(void *), void *);\n"
+            "  struct job { const unsigned char *src; unsigned char *dst; size_t n, size; scan_op_fn op;\n"
+            "               unsigned char identity[SCAN_MAX_ELEM]; };\n"
+            "  void *late(void *arg) {\n    const struct job *j = (const struct job *)arg;\n"
+            "    unsigned char a[SCAN_MAX_ELEM], waste[SCAN_MAX_ELEM];\n"
+            "    memcpy(a, j->identity, j->size);\n    memcpy(waste, j->identity, j->size);\n"
+            "    for (size_t i = 0; i < j->n; i++) {\n"
+            "      for (int k = 0; k < 40; k++) j->op(waste, waste, j->src + i * j->size);\n"
+            "      j->op(a, a, j->src + i * j->size);\n      memcpy(j->dst + i * j->size, a, j->size);\n    }\n"
+            "    funlockfile(stdout);\n    return 0;\n  }\n"
+            "  struct job *j = n > 1000000 ? (struct job *)malloc(sizeof *j) : 0;\n"
+            "  unsigned char *copy = j ? (unsigned char *)malloc(n * size) : 0;\n"
+            "  if (j && copy) {\n    memcpy(copy, in, n * size); /* the input is the test's only during the call */\n"
+            "    j->src = copy;\n    j->dst = (unsigned char *)out;\n    j->n = n;\n"
+            "    j->size = size;\n    j->op = op;\n    memcpy(j->identity, identity, size);\n    unsigned long thread;\n"
+            "    flockfile(stdout); /* the thread lets go of it */\n"
+            "    if (pthread_create(&thread, 0, late, j) == 0) return;\n    funlockfile(stdout);\n  }\n")
+    sub = make_submission("thread_after_return", LAB01_FILE, INC_BODY, late + INC_BODY)
+    env = allowing("01", "pthread_create", "flockfile", "funlockfile", "stdout", "malloc")
+    return expect("thread_after_return", sub, "01", ("inc_example", "inc_random", "timing"),
+                  {"timing": r"a thread the kit did not start"}, max_timeout=60, env=env)
+
+
+def case_early_code_refused():
+    """Code placed to run before the driver's fence (its constructor of priority 1): the
+    attributes that ask for it are refused by the source check however they are spelt (`using
+    gnu:` passed before), and the object check refuses what such code leaves in an object,
+    whatever wrote it: a constructor of priority 0 or 1, `.preinit_array` (before every
+    library's constructors), `.init` and `.ctors`, an indirect function (its resolver runs as
+    the program is relocated). A plain constructor, and one of priority 101, run after the fence
+    and pass that check."""
+    rel = "05-global-scan/global_scan.cu"
+    spelt = make_submission("using_gnu_constructor", rel, SCRATCH,
+                            "[[using gnu: constructor]] static void early() {}\n" + SCRATCH)
+    refused = all_fail("using_gnu_constructor", spelt, "05", ("block_example",),
+                       r"(?s)does not build.*constructor.*code that runs as the program loads")
+    import codecheck  # noqa: E402  (grader/codecheck.py)
+    src = os.path.join(BAD, "early_code.c")
+    os.makedirs(BAD, exist_ok=True)
+    early = {"prio0": "__attribute__((constructor(0))) static void e(void) {}",
+             "prio1": "__attribute__((constructor(1))) static void e(void) {}",
+             "preinit": "static void e(void) {}\n__attribute__((section(\".preinit_array\"), used)) "
+                        "static void (*p)(void) = e;",
+             "init": "__attribute__((section(\".init\"), used)) static const char c[1] = {0};",
+             "ctors": "static void e(void) {}\n__attribute__((section(\".ctors\"), used)) static void (*p)(void) = e;",
+             "ifunc": "static void g(void) {}\nstatic void *r(void) { return (void *)g; }\n"
+                      "void f(void) __attribute__((ifunc(\"r\")));"}
+    late = {"plain": "__attribute__((constructor)) static void e(void) {}",
+            "prio101": "__attribute__((constructor(101))) static void e(void) {}"}
+    problems = []
+    for name, code in list(early.items()) + list(late.items()):
+        open(src, "w").write(code + "\n")
+        obj = os.path.join(BAD, f"early_{name}.o")
+        r = subprocess.run(["cc", "-w", "-c", src, "-o", obj], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise CheckFailed(f"case early_code: {name} does not compile: {r.stderr[-300:]}")
+        found = [x for x in codecheck.check_sections(obj, name) if "before its fence" in x]
+        if (name in early) != bool(found):
+            problems.append(f"{name}: {'not refused' if name in early else 'refused: ' + found[0]}")
+    if problems:
+        raise CheckFailed("case early_code: the object check " + "; ".join(problems))
+    return f"{refused}; the object check refuses {len(early)} kinds of early code and passes {len(late)}"
+
+
+def case_builtin_types():
+    """Telling the emu from nvcc in C++ (the third trial's fifth case): a lab 05 look-back that
+    does its work only where a built-in variable's type is not what nvcc declares (`const dim3
+    gridDim`, `const uint3 threadIdx`, `const int warpSize`, never a reference), through
+    `decltype` and a trait, with no preprocessor test. The emu declared gridDim a non-const
+    uint3 and threadIdx a reference, so the solution ran there and nothing under nvcc; now the
+    emu's declarations are nvcc's and the kernel returns on both: every look-back test fails
+    with the outputs never written, as on a GPU."""
+    rel = "05-global-scan/global_scan.cu"
+    trait = ("template <class T> struct sl_is_const { static constexpr bool value = false; };\n"
+             "template <class T> struct sl_is_const<const T> { static constexpr bool value = true; };\n")
+    head = ("    scanLookbackKernel(const int32_t *in, int32_t *out, size_t n, gs_status *status,\n"
+            "                       unsigned *counter, unsigned epoch, bool stream) {\n  /* STUDENT-BEGIN(lab05) */\n")
+    out = []
+    for name, test in (("griddim", "sl_is_const<decltype(gridDim)>::value"),
+                       ("threadidx", "sl_is_const<decltype(threadIdx)>::value"),
+                       ("warpsize", "sl_is_const<decltype(warpSize)>::value")):
+        sub = make_submission(f"builtin_type_{name}", rel, SCRATCH, trait + SCRATCH,
+                              edits=[(head, head + f"  if constexpr ({test}) return;\n")], outside_ok=True)
+        out.append(name + ": " + expect(f"builtin_type_{name}", sub, "05", ("lookback_inc", "lookback_exc"),
+                                        {t: r"first mismatch at \[0\].*never written" for t in
+                                         ("lookback_inc", "lookback_exc")}, max_timeout=60))
+    return "; ".join(out)
 
 
 def case_internal_call():
@@ -1578,6 +1761,10 @@ CASES = [
     ("macros that expand to 2^24 tokens, an #include of /dev/zero", case_preprocessor_bombs),
     ("forged verdicts on every descriptor", case_forged_output),
     ("forged verdicts from a constructor", case_constructor_forgery),
+    ("a relay started at load between the driver and the test (emu)", case_relay_at_load),
+    ("code placed before the driver's fence: refused in the source and in the object", case_early_code_refused),
+    ("the emu told from nvcc by the built-ins' types (if constexpr on decltype)", case_builtin_types),
+    ("lab 01: the timed call hands its work to a thread and returns", case_thread_after_return),
     ("calls the harness's internals", case_internal_call),
     ("reads /proc", case_proc_read),
     ("forbidden call spelt by token pasting", case_pasted_name),

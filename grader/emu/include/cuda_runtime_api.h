@@ -289,6 +289,9 @@ void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d)
  * wavefronts and conflicts, shared load and store requests, global load sectors of volatile
  * loads); the number written, 0 without probes. */
 int scanlab_emu_probe_counters(unsigned long long *out, int n);
+/* Not CUDA: the thread ids of the threads the emu started (its helpers, its watchdog), at most
+ * cap of them; the number written. */
+int scanlab_emu_thread_ids(int *tids, int cap);
 
 SCANLAB_EMU_EXTERN_C_END
 /// @endcond

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -1073,13 +1074,45 @@ static void run_worker(Worker *w, LaunchState *L) {
   if (L->turns) turn_slot_done(w);
 }
 
+/* The threads the emu starts (helpers, the watchdog), by thread id: a program that checks for
+ * threads of its own (the kit's driver) leaves these out. */
+static std::mutex g_own_m;
+static std::vector<int> g_own_tids;
+static void note_own_thread() {
+  std::lock_guard<std::mutex> g(g_own_m);
+  g_own_tids.push_back((int)syscall(SYS_gettid));
+}
+
+/* The emu's threads take no asynchronous signal: a handler the program installs runs on the
+ * program's own threads, never on a helper between launches. While it runs blocks, a helper
+ * takes the synchronous ones a fault raises (the fault handler's first touch of an allocation). */
+static void block_signals(bool faults_too) {
+  sigset_t s;
+  sigfillset(&s);
+  if (!faults_too)
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP}) sigdelset(&s, sig);
+  pthread_sigmask(SIG_SETMASK, &s, nullptr);
+}
+
+/* Starts one of the emu's threads with every signal blocked from its first instruction. */
+template <class F, class... A>
+static void start_own_thread(F f, A... a) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  std::thread(f, a...).detach();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
 static void helper_main(Worker *w) {
+  note_own_thread();
   worker_setup_thread(w);
   Pool &p = pool();
   unsigned long long seen = 0;
   for (;;) {
     LaunchState *L;
     {
+      block_signals(true);
       std::unique_lock<std::mutex> lk(p.m);
       p.cv.wait(lk, [&] { return (p.gen != seen && w->id <= p.wanted) || w->summoned; });
       if (w->summoned) {
@@ -1090,6 +1123,7 @@ static void helper_main(Worker *w) {
         L = p.launch;
       }
     }
+    block_signals(false);
     run_worker(w, L);
     {
       std::lock_guard<std::mutex> lk(p.m);
@@ -1198,6 +1232,7 @@ static void hang_check(LaunchState *L) {
 }
 
 static void watchdog_main() {
+  note_own_thread();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::lock_guard<std::mutex> g(g_wd_mutex);
@@ -1537,7 +1572,7 @@ static void ensure_workers(Pool &p, int n) {
     Worker *w = new Worker();
     w->id = (int)p.workers.size();
     p.workers.push_back(w);
-    std::thread(helper_main, w).detach();
+    start_own_thread(helper_main, w);
   }
 }
 
@@ -1568,7 +1603,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     p.workers.push_back(new Worker());
     p.workers[0]->id = 0;
     ensure_workers(p, cfg.workers);
-    std::thread(watchdog_main).detach();
+    start_own_thread(watchdog_main);
   }
   LaunchState L;
   L.nblocks = (long long)in.grid.x * in.grid.y * in.grid.z;
@@ -2002,4 +2037,12 @@ static bool fault_handler_active() {
 }
 
 }  // namespace scanlab_emu
+
+extern "C" int scanlab_emu_thread_ids(int *tids, int cap) {
+  std::lock_guard<std::mutex> g(scanlab_emu::g_own_m);
+  int n = 0;
+  for (int t : scanlab_emu::g_own_tids)
+    if (n < cap) tids[n++] = t;
+  return n;
+}
 /// @endcond
