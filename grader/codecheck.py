@@ -625,9 +625,9 @@ ALWAYS_ALLOWED = {
              "__cudaPopCallConfiguration", "__cudaLaunchKernel*", "__cudaGetKernel", "cudaLaunchKernel",
              "atexit", "exit"],
     # the emulator: its runtime (launches, barriers, shuffles, shared memory), the built-in
-    # variables it defines (gridDim and blockDim, as the toolkit declares them) and the memory
-    # probes' instrumentation
-    "emu": ["scanlab_emu::*", "__tsan_*", "gridDim", "blockDim"],
+    # variables it defines (as the toolkit declares them) and the memory probes'
+    # instrumentation
+    "emu": ["scanlab_emu::*", "__tsan_*", "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"],
 }
 
 

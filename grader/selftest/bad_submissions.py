@@ -490,6 +490,32 @@ def case_builtin_types():
     return "; ".join(out)
 
 
+HOST_SCAN_PROPAGATE = ("  if (n == 0) return;\n  size_t ints = 0, m = n;\n")
+
+
+def case_host_scan_reopened(backend="emu"):
+    """Host work the device does not see (the third trial's fourth case): lab 05's
+    scan-then-propagate done by a host loop on device memory, in a lab that allows mprotect
+    (the trial reached it through libc's symbol table). On the emu, mprotect opens the
+    allocations to the host and no copy is counted: the propagate tests passed. Now every
+    correct call of lab 05 on the emu must have had its output stored by a kernel (the
+    probes' store sectors), and the host's scan fails with a message that says so; the
+    look-back, untouched, still passes. On a GPU (where device memory is not the host's to
+    open) the same kind of scan goes through a copy; see case_host_scan."""
+    rel = "05-global-scan/global_scan.cu"
+    host = ("  const uintptr_t page = 4096, lo_in = (uintptr_t)in & ~(page - 1), lo_out = (uintptr_t)out & ~(page - 1);\n"
+            "  if (mprotect((void *)lo_in, (uintptr_t)(in + n) - lo_in, 3) == 0 &&\n"
+            "      mprotect((void *)lo_out, (uintptr_t)(out + n) - lo_out, 3) == 0) {\n"
+            "    int32_t acc = 0;\n"
+            "    for (size_t i = 0; i < n; i++) {\n      const int32_t x = in[i];\n"
+            "      out[i] = EXCLUSIVE ? acc : acc + x;\n      acc += x;\n    }\n    return;\n  }\n")
+    sub = make_submission("host_scan_reopened", rel, HOST_SCAN_PROPAGATE, HOST_SCAN_PROPAGATE + host,
+                          edits=[(SCRATCH, "extern \"C\" int mprotect(void *, size_t, int);\n" + SCRATCH)])
+    return expect("host_scan_reopened", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
+                  {t: r"stored .* by a kernel|the output was not written by" for t in ("propagate_inc", "propagate_exc")},
+                  max_timeout=60, env=allowing("05", "mprotect"), backend=backend)
+
+
 def case_internal_call():
     """Calls the harness's internals by name."""
     sub = make_submission("internal_call", LAB01_FILE, INC_BODY,
@@ -1089,6 +1115,23 @@ def case_volatile_both_reads():
                                   "        const volatile int *q = (const volatile int *)p;\n"
                                   "        v[r] = make_int4(q[0], q[1], q[2], q[3]);\n")])
     return efficiency_case("volatile_both_reads", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element")
+
+
+def case_memcpy_reread():
+    """The second read of the input through memcpy in device code (the third trial's sixth
+    case): a copy of a size known only at run time compiles to a call of the C library's
+    memcpy, which the probes did not see, and the single pass passed emu_traffic at 8 bytes an
+    element. The probes now take every memcpy, memmove and memset a student's file calls as the
+    loads and stores they are: 12 bytes an element."""
+    rel = "05-global-scan/global_scan.cu"
+    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+    sub = make_submission("memcpy_reread", rel, old,
+                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
+                          "      int32_t w[4];\n      memcpy(w, p, (n > 0 ? 4 : 0) * sizeof(int32_t));\n"
+                          "      volatile int32_t sink = w[0];\n      (void)sink;\n    }\n" + old)
+    return efficiency_case("memcpy_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
                            "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element")
 
 
@@ -1764,6 +1807,8 @@ CASES = [
     ("a relay started at load between the driver and the test (emu)", case_relay_at_load),
     ("code placed before the driver's fence: refused in the source and in the object", case_early_code_refused),
     ("the emu told from nvcc by the built-ins' types (if constexpr on decltype)", case_builtin_types),
+    ("lab 05: a host scan on device memory the host reopened (emu)", case_host_scan_reopened),
+    ("a single pass that reads its input again through memcpy (emu counters)", case_memcpy_reread),
     ("lab 01: the timed call hands its work to a thread and returns", case_thread_after_return),
     ("calls the harness's internals", case_internal_call),
     ("reads /proc", case_proc_read),

@@ -300,16 +300,20 @@ inline T from_bits(unsigned long long b) {
 #if defined(__CUDACC__) || defined(SCANLAB_EMU_RUNTIME)
 
 /* ---- built-in variables ---- */
-#define threadIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.thread_idx))
-#define blockIdx (static_cast<const ::uint3 &>(::scanlab_emu::tls.block_idx))
-/* The block's and the grid's sizes are the same for every thread a worker runs in a block, so
- * they are variables, as the toolkit declares them (a struct may have a member of that name,
- * as cudaKernelNodeParams does); the runtime sets them when a block starts (builtins.cpp).
- * They are not const: a const object may be assumed unchanged across stores, and GCC would then
- * lay out some loops differently from the ones whose counters the emu matches with a GPU's. */
-extern __thread ::uint3 blockDim;
-extern __thread ::uint3 gridDim;
-constexpr int warpSize = 32;
+/* Declared as the toolkit declares them: const objects, of its types, not macros, so a type
+ * test (decltype, a trait, an overload on const) sees what it sees under nvcc. The runtime
+ * sets them (builtins.cpp): the index on every switch to another CUDA thread, the rest when a
+ * block starts; each CUDA thread sees the same values throughout, as on a GPU. A struct may
+ * have a member of these names, as cudaKernelNodeParams does. */
+extern __thread const ::uint3 threadIdx;
+extern __thread const ::uint3 blockIdx;
+extern __thread const ::dim3 blockDim;
+extern __thread const ::dim3 gridDim;
+extern const int warpSize;
+namespace scanlab_emu {
+void set_thread_index(const ::uint3 &t);
+void set_block_builtins(const ::uint3 &block, const ::uint3 &block_dim, const ::uint3 &grid_dim);
+}  // namespace scanlab_emu
 
 /* Fallback for code that cu2cpp.py did not rewrite (see the README). */
 #define __shared__ static thread_local

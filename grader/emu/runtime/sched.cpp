@@ -331,7 +331,10 @@ long long clock_ns() {
 static void go(Worker *w, Fiber *from, Fiber *to) {
   w->cur = to;
   tls.fiber = to;
-  if (to) tls.thread_idx = to->tidx;
+  if (to) {
+    tls.thread_idx = to->tidx;
+    set_thread_index(to->tidx); /* builtins.cpp */
+  }
   switch_to(w, &from->sp, from, to);
 }
 
@@ -739,6 +742,7 @@ static Fiber *fiber_exit(Worker *w) {
       w->cur = g;
       tls.fiber = g;
       tls.thread_idx = g->tidx;
+      set_thread_index(g->tidx);
       return g;
     }
   }
@@ -910,8 +914,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   tls.block_idx = w->bidx;
   tls.block_dim = ::uint3{bx, by, bz};
   tls.grid_dim = ::uint3{in.grid.x, in.grid.y, in.grid.z};
-  blockDim = tls.block_dim; /* builtins.cpp */
-  gridDim = tls.grid_dim;
+  set_block_builtins(tls.block_idx, tls.block_dim, tls.grid_dim); /* builtins.cpp */
   tls.dyn_smem = w->dyn;
   tls.dyn_type = nullptr;
   tls.dyn_elem = 0;
@@ -980,6 +983,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     w->cur = f;
     tls.fiber = f;
     tls.thread_idx = f->tidx;
+    set_thread_index(f->tidx);
     switch_to(w, &w->sched_sp, nullptr, f);
   }
   tls.fiber = nullptr;
