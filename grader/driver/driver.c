@@ -118,7 +118,7 @@ static struct {
 static _Thread_local int on_call_thread = 0;
 static int confined = 0;
 static char confine_err[200];
-static char init_err[ERR_CAP]; /* set by main() when the driver cannot start: the first reply says it */
+static char init_err[ERR_CAP]; /* why the driver cannot start (fence(), main()): the first reply says it */
 static sigset_t call_mask;     /* the signal mask the process started with: the calls run with it */
 
 /* The kit's threads, by thread id: main, answering, and those the backend started before any
@@ -215,6 +215,15 @@ static int foreign_thread(void) {
 
 static void *answer_main(void *arg);
 
+/* Every thread of the process now is the kit's (called where none of the student's code has
+ * run since the last look). */
+static void note_kit_threads(void) {
+  int all[MAX_KIT_THREADS];
+  const int m = task_ids(all, MAX_KIT_THREADS);
+  for (int i = 0; i < m && i < MAX_KIT_THREADS; i++)
+    if (!in_list(all[i], kit_tids, nkit) && nkit < MAX_KIT_THREADS) kit_tids[nkit++] = all[i];
+}
+
 /* Runs before any constructor of the student's: starts the answering thread, then confines
  * this one, the main thread, which runs everything of the student's from here on. Priority 1,
  * of those the C library keeps for itself (0-100): before GCC's own 99 (the probes' __tsan_init,
@@ -235,6 +244,10 @@ __attribute__((constructor(1))) static void fence(void) {
   }
   while (!atomic_load(&answer_tid)) sched_yield();
   kit_tids[nkit++] = atomic_load(&answer_tid);
+  /* The backend starts here, unconfined as a program's first CUDA call is: the CUDA runtime
+   * makes its context (and the threads it keeps) with calls the call thread's filter refuses. */
+  drv_dev_init(init_err, sizeof init_err);
+  note_kit_threads();
   if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
     snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");
   else
@@ -510,10 +523,15 @@ static void *answer_main(void *arg) {
   int spin = 0;
   atomic_store(&answer_tid, (int)syscall(SYS_gettid)); /* fence() waits for it */
   wait_state(0);
-  current_type = HXP_HELLO;
-  if (init_err[0]) {
+  if (init_err[0]) { /* the answer to the first request, whatever it is */
+    hxp_request q;
+    int fd = -1;
     dprintf(2, "driver: %s\n", init_err);
-    reply_status(HXS_FATAL, init_err);
+    if (receive(&q, &fd, 0) == (ssize_t)sizeof q && q.magic == HXP_MAGIC) {
+      current_type = q.type;
+      current_seq = q.seq;
+      reply_status(HXS_FATAL, init_err);
+    }
     _exit(4);
   }
   if (!confined) dprintf(2, "driver: the call thread runs unconfined: %s\n", confine_err);
@@ -577,25 +595,20 @@ static void *answer_main(void *arg) {
   }
 }
 
-/* The main thread, confined since fence(): the backend starts, then the calls run here. */
+/* The main thread, confined since fence(): the emu's workers start, then the calls run here. */
 int main(void) {
   block_all(); /* again: a constructor of the student's may have changed it */
   fflush(stdout); /* what the student's constructors printed */
-  /* Any thread but these two now was started by the student's constructors. */
-  int tids[8];
-  const int n = task_ids(tids, 8);
-  for (int i = 0; i < n && i < 8 && !init_err[0]; i++)
+  /* Any thread but the kit's now was started by the student's constructors. */
+  int tids[256];
+  const int n = task_ids(tids, 256);
+  for (int i = 0; i < n && i < 256 && !init_err[0]; i++)
     if (!in_list(tids[i], kit_tids, nkit))
       snprintf(init_err, sizeof init_err, "a thread the kit did not start (thread %d) was running as the driver "
                "loaded: student code may not start threads, nor run before main", tids[i]);
-  if (!init_err[0]) drv_dev_init(init_err, sizeof init_err);
   if (!init_err[0]) {
     drv_dev_thread_start(); /* the emu's workers start here, confined like this thread */
-    /* the threads the CUDA runtime started with the context are the kit's too */
-    int all[MAX_KIT_THREADS];
-    const int m = task_ids(all, MAX_KIT_THREADS);
-    for (int i = 0; i < m && i < MAX_KIT_THREADS; i++)
-      if (!in_list(all[i], kit_tids, nkit) && nkit < MAX_KIT_THREADS) kit_tids[nkit++] = all[i];
+    note_kit_threads();     /* and any the CUDA runtime started for the first launch */
   }
   set_state(0);
   if (init_err[0]) for (;;) pause(); /* the answering thread says why and ends the driver */

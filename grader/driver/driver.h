@@ -69,7 +69,8 @@ void drv_die(const char *fmt, ...)
 
 /** Backend name: "cuda", "emu" or "cpu". */
 const char *drv_backend(void);
-/** Starts the backend (creates the CUDA context); 0 or an error text in @p err. */
+/** Starts the backend (creates the CUDA context); 0 or an error text in @p err. Called from the
+ *  driver's first constructor, unconfined, before any other constructor of the program. */
 int drv_dev_init(char *err, size_t cap);
 /** Device name, L2 size, free and total device memory. */
 void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total);

@@ -30,7 +30,17 @@ extern "C" const char *drv_backend(void) {
 
 extern "C" int drv_dev_is_host(void) { return 0; }
 
-extern "C" int drv_dev_init(char *err, size_t cap) { return failed(cudaFree(0), "cudaFree(0)", err, cap); }
+/* Called from the driver's first constructor, before the C++ objects of the program are made:
+ * the emu needs nothing yet (its runtime's objects are not made), the CUDA runtime its context. */
+extern "C" int drv_dev_init(char *err, size_t cap) {
+#ifdef SCANLAB_EMU
+  (void)err;
+  (void)cap;
+  return 0;
+#else
+  return failed(cudaFree(0), "cudaFree(0)", err, cap);
+#endif
+}
 
 extern "C" void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total) {
   cudaDeviceProp p;

@@ -371,7 +371,7 @@ static int relay_started = relay_start();
 """
 
 
-def case_relay_at_load():
+def case_relay_at_load(backend="emu"):
     """Code before the fence (the third trial's first case): a lab 05 single pass that reads its
     input twice (12 bytes an element) with a relay started by a dynamic initializer at file
     scope, in a lab that allows the calls the relay makes (the trial reached them through
@@ -386,9 +386,23 @@ def case_relay_at_load():
                           "      (void)*(const volatile int32_t *)p;\n    }\n" + old,
                           edits=[(SCRATCH, RELAY + SCRATCH)])
     env = allowing("05", "socketpair", "dup", "dup2", "close", "recvmsg", "sendmsg", "poll", "pthread_create")
-    return expect("relay_at_load", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
-                  {"emu_traffic": r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element"}, max_timeout=60,
-                  env=env)
+    # a thread started at load, that does nothing: the driver refuses to start
+    idle = make_submission("thread_at_load", rel, SCRATCH,
+                           "extern \"C\" int pthread_create(unsigned long *, const void *, void *(*)(void *), void *);\n"
+                           "extern \"C\" unsigned sleep(unsigned);\n"
+                           "static void *idle(void *) {\n  for (;;) sleep(1);\n}\n"
+                           "static int idle_start() {\n  unsigned long t;\n  return pthread_create(&t, 0, idle, 0);\n}\n"
+                           "static int idle_started = idle_start();\n" + SCRATCH)
+    at_load = all_fail("thread_at_load", idle, "05", ("block_example",),
+                       r"a thread the kit did not start \(thread \d+\) was running as the driver loaded",
+                       env=allowing("05", "pthread_create", "sleep"), backend=backend)
+    if backend == "cuda":  # no counters there: the relay must not keep the driver from answering
+        return "a thread at load: " + at_load + "; the relay: " + expect(
+            "relay_at_load-cuda", sub, "05", ("lookback_inc", "lookback_exc"), {}, max_timeout=120, env=env,
+            backend="cuda")
+    return "a thread at load: " + at_load + "; the relay: " + expect(
+        "relay_at_load", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
+        {"emu_traffic": r"scanIncLookback\(n=\d+\) moved 12\.\d\d bytes per element"}, max_timeout=60, env=env)
 
 
 def case_thread_after_return():
@@ -465,7 +479,7 @@ def case_early_code_refused():
     return f"{refused}; the object check refuses {len(early)} kinds of early code and passes {len(late)}"
 
 
-def case_builtin_types():
+def case_builtin_types(backend="emu"):
     """Telling the emu from nvcc in C++ (the third trial's fifth case): a lab 05 look-back that
     does its work only where a built-in variable's type is not what nvcc declares (`const dim3
     gridDim`, `const uint3 threadIdx`, `const int warpSize`, never a reference), through
@@ -486,11 +500,8 @@ def case_builtin_types():
                               edits=[(head, head + f"  if constexpr ({test}) return;\n")], outside_ok=True)
         out.append(name + ": " + expect(f"builtin_type_{name}", sub, "05", ("lookback_inc", "lookback_exc"),
                                         {t: r"first mismatch at \[0\].*never written" for t in
-                                         ("lookback_inc", "lookback_exc")}, max_timeout=60))
+                                         ("lookback_inc", "lookback_exc")}, max_timeout=60, backend=backend))
     return "; ".join(out)
-
-
-HOST_SCAN_PROPAGATE = ("  if (n == 0) return;\n  size_t ints = 0, m = n;\n")
 
 
 def case_host_scan_reopened(backend="emu"):
@@ -509,7 +520,7 @@ def case_host_scan_reopened(backend="emu"):
             "    int32_t acc = 0;\n"
             "    for (size_t i = 0; i < n; i++) {\n      const int32_t x = in[i];\n"
             "      out[i] = EXCLUSIVE ? acc : acc + x;\n      acc += x;\n    }\n    return;\n  }\n")
-    sub = make_submission("host_scan_reopened", rel, HOST_SCAN_PROPAGATE, HOST_SCAN_PROPAGATE + host,
+    sub = make_submission("host_scan_reopened", rel, PROP_BODY, PROP_BODY + host,
                           edits=[(SCRATCH, "extern \"C\" int mprotect(void *, size_t, int);\n" + SCRATCH)])
     return expect("host_scan_reopened", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
                   {t: r"stored .* by a kernel|the output was not written by" for t in ("propagate_inc", "propagate_exc")},
@@ -1652,6 +1663,47 @@ def case_flags_modified_when_timed():
                   {"timing_global": r"the input was modified \(it is const\)"}, max_timeout=240, backend="cuda")
 
 
+def case_host_scan_gpu():
+    """Host work on a GPU (the third trial's fourth case): lab 05's scan-then-propagate done on
+    the host between two cudaMemcpy calls, in a lab that allows them (the trial reached them by a
+    computed address). A GPU's device memory is not the host's, so the kit does not see the
+    copies; the scan is right and the correctness tests pass, and the timing test fails it: the
+    host's scan runs far below the threshold (the grader page's trust section says why this is
+    the fence on a GPU)."""
+    rel = "05-global-scan/global_scan.cu"
+    host = ("  if (n == 0) return;\n  int32_t *h = (int32_t *)malloc(n * 4);\n"
+            "  cudaMemcpy(h, in, n * 4, cudaMemcpyDeviceToHost);\n  int32_t acc = 0;\n"
+            "  for (size_t i = 0; i < n; i++) { int32_t x = h[i]; if (!EXCLUSIVE) acc += x; h[i] = acc; "
+            "if (EXCLUSIVE) acc += x; }\n  cudaMemcpy(out, h, n * 4, cudaMemcpyHostToDevice);\n  free(h);\n"
+            "  return;\n")
+    sub = make_submission("host_scan_gpu", rel, PROP_BODY, host + PROP_BODY)
+    return expect("host_scan_gpu", sub, "05", ("propagate_inc", "propagate_exc", "timing_propagate"),
+                  {"timing_propagate": r"reached 0\.0\d+ of copy bandwidth"}, max_timeout=240, backend="cuda",
+                  env=allowing("05", "cudaMemcpy", "malloc", "free"))
+
+
+def case_busy_thread_gpu():
+    """The yardstick slowed (the third trial's third case): lab 05's scan-then-propagate slowed
+    down (every call runs a delay kernel too), with a thread of its own, started at the first
+    large call, that keeps launching delay kernels so the copy the test times shares the GPU.
+    The trial's copy measured about a third of its speed alone and the slow scan passed. Now the
+    call that leaves the thread running fails, and the yardstick runs with the student's driver
+    ended."""
+    rel = "05-global-scan/global_scan.cu"
+    helpers = ("static __global__ void busyDelay(unsigned long long cycles) {\n"
+               "  const long long t0 = clock64();\n  while (clock64() - t0 < (long long)cycles) {\n  }\n}\n"
+               "extern \"C\" int pthread_create(unsigned long *, const void *, void *(*)(void *), void *);\n"
+               "static void *busyLoop(void *) {\n  cudaStream_t s;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+               "  for (int k = 0; k < 200000; k++) busyDelay<<<264, 128, 0, s>>>(20000);\n  return 0;\n}\n")
+    start = ("  if (n == 0) return;\n  static bool busy = false;\n"
+             "  if (n > (1u << 24) && !busy) {\n    unsigned long t;\n    busy = pthread_create(&t, 0, busyLoop, 0) == 0;\n  }\n"
+             "  busyDelay<<<1, 1>>>(2000000);\n  size_t ints = 0, m = n;\n")
+    sub = make_submission("busy_thread_gpu", rel, SCRATCH, helpers + SCRATCH, edits=[(PROP_BODY, start)])
+    return expect("busy_thread_gpu", sub, "05", ("propagate_inc", "timing_propagate"),
+                  {"timing_propagate": r"a thread the kit did not start"}, max_timeout=240, backend="cuda",
+                  env=allowing("05", "pthread_create", "cudaStreamCreateWithFlags"))
+
+
 # ---- the control channel: replies nobody asked for ------------------------------------------------
 
 # A reply to a run, as the driver's would look (grader/harness/hx_proto.h's hxp_reply: magic, type 5,
@@ -1849,4 +1901,9 @@ GPU_CASES = [
     ("a speedup made by slowing the baseline", case_slowed_unpadded),
     ("flags written only in timed calls", case_flags_modified_when_timed),
     ("answers prepared ahead for predicted timed inputs", case_prepared_answers),
+    ("a host scan between two copies fails its timing (lab 05)", case_host_scan_gpu),
+    ("a thread that keeps the GPU busy past the call (lab 05)", case_busy_thread_gpu),
+    ("the built-ins' types: the look-back returns under nvcc as on the emu (lab 05)",
+     lambda: case_builtin_types("cuda")),
+    ("a relay started at load between the driver and the test", lambda: case_relay_at_load("cuda")),
 ]
