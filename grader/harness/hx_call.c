@@ -622,6 +622,8 @@ struct hx_buf {
   void *dsnap;         /* device memory: a copy of an input's elements, for the unchanged check */
   int slot;            /* device memory: its entry in pool[] */
   unsigned registered; /* 1: with the student's driver, 2: with the yardstick's */
+  unsigned reg_gen[2]; /* the generation of each driver it was registered with: a driver started
+                          again (the student's, ended for the yardstick) knows none of the old's */
   unsigned char *snapshot;
   uint64_t hash;
 };
@@ -673,6 +675,10 @@ static unsigned long pool_clock;
 
 static proc *proc_of(int k) { return k ? &clean : &student; }
 static int alive_gen(const proc *p, unsigned gen) { return gen && gen == p->gen && p->pid > 0 && !p->dead; }
+/* Whether @p b is registered with driver @p k (0 the student's, 1 the yardstick's) as it runs now. */
+static int reg_with(const hx_buf *b, int k) {
+  return (b->registered & (k ? 2u : 1u)) && alive_gen(proc_of(k), b->reg_gen[k]);
+}
 static int holds(const pool_entry *e, int k) { return alive_gen(proc_of(k), e->held[k]); }
 
 /* Tells driver @p k to unmap entry @p slot (for the student's, a request: the taint stays). */
@@ -791,7 +797,7 @@ static void guard_run(proc *p) {
   for (int i = 0; i < POOL_SLOTS; i++) {
     pool_entry *e = &pool[i];
     hx_buf *b = e->owner;
-    if (!e->dptr || !b || (b->registered & 1) || !alive_gen(&student, e->tainted)) continue;
+    if (!e->dptr || !b || reg_with(b, 0) || !alive_gen(&student, e->tainted)) continue;
     unregister(b, &clean, 2); /* the yardstick's driver takes the new memory when next asked */
     b->registered &= ~2u;
     const int to = pool_fresh(b->bytes, b);
@@ -887,7 +893,7 @@ static void mirror_push(hx_buf *b) {
 }
 
 static void unregister(hx_buf *b, proc *p, unsigned bit) {
-  if (!(b->registered & bit) || p->pid <= 0 || p->dead) return;
+  if (!reg_with(b, bit == 2)) return;
   hxp_request q = request(HXP_BUF_FREE);
   q.id = b->id;
   exchange(p, &q, -1, "freeing a buffer");
@@ -909,7 +915,7 @@ void hx_buf_free(hx_buf *b) {
 }
 
 static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
-  if (b->registered & bit) return;
+  if (reg_with(b, bit == 2)) return;
   hxp_request q = request(HXP_BUF_NEW);
   q.id = b->id;
   q.n = b->n;
@@ -933,6 +939,7 @@ static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
     if (!k) pool[b->slot].tainted = p->gen;
   }
   b->registered |= bit;
+  b->reg_gen[bit == 2] = p->gen;
 }
 
 static uint64_t fnv(const unsigned char *p, size_t n) {
