@@ -451,6 +451,11 @@ def case_early_code_refused():
                             "[[using gnu: constructor]] static void early() {}\n" + SCRATCH)
     refused = all_fail("using_gnu_constructor", spelt, "05", ("block_example",),
                        r"(?s)does not build.*constructor.*code that runs as the program loads")
+    placed = make_submission("using_gnu_section", rel, SCRATCH,
+                             "[[using gnu: section(\".text\")]] static const unsigned char code[4] = {0xc3};\n"
+                             + SCRATCH)
+    refused += "; " + all_fail("using_gnu_section", placed, "05", ("block_example",),
+                               r"(?s)does not build.*section.*a section of its own")
     import codecheck  # noqa: E402  (grader/codecheck.py)
     src = os.path.join(BAD, "early_code.c")
     os.makedirs(BAD, exist_ok=True)
