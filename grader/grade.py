@@ -570,7 +570,7 @@ STRONG_TYPES = DEFINED_TYPES - set("WVu")
 
 def reserved_symbols(backend, driver_objs):
     """Names the kit and the libraries define: a student definition of one would replace it."""
-    cache = os.path.join(KIT, backend, "reserved-3.txt")  # -3: weak and indirect symbols, libgcc
+    cache = os.path.join(KIT, backend, "reserved-4.txt")  # -4: the probes' memcpy, memmove, memset
     if os.path.exists(cache):
         return set(open(cache).read().split("\n"))
     names = set()
@@ -606,6 +606,13 @@ def reserved_symbols(backend, driver_objs):
     return names
 
 
+# With the emu's probes, memcpy, memmove and memset in a student's file are renamed to the
+# probes' own (grader/emu/include/scanlab_emu.h): a definition of one is named as the student
+# wrote it.
+PROBE_RENAMED = {"_ZN11scanlab_emu12probe_memcpyEPvPKvm": "memcpy", "_ZN11scanlab_emu13probe_memmoveEPvPKvm": "memmove",
+                 "_ZN11scanlab_emu12probe_memsetEPvim": "memset"}
+
+
 def check_objects(objs, manifest, backend, reserved, copies):
     """Problems in the student's compiled code: what it calls or reads that the lab does not
     allow (codecheck.check_symbols), definitions that would replace the kit's or a library's
@@ -622,8 +629,9 @@ def check_objects(objs, manifest, backend, reserved, copies):
             p = line.split()
             # a versioned definition (memset@@GLIBC_2.2.5) is one of memset to the linker
             if len(p) >= 2 and p[1] in DEFINED_TYPES and p[0].split("@")[0] in reserved:
-                problems.append(f"{shown}: defines {p[0].split('@')[0]}, which the kit or a library already "
-                                "defines")
+                name = p[0].split("@")[0]
+                name = PROBE_RENAMED.get(name, name)
+                problems.append(f"{shown}: defines {name}, which the kit or a library already defines")
     return list(dict.fromkeys(problems))
 
 
@@ -879,15 +887,20 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     res["seconds"] = time.monotonic() - t0
     if timed_out:
         res["problems"] = timeout_problem
-    elif code != 0:
-        res["problems"] = ["does not compile:"] + compiler_errors(log_path, manifest, ranges_of)
     else:
+        # The objects are checked whenever they were made, also when the link failed: a definition
+        # of a name the kit or a library defines can stop the link (the probes' memset), and the
+        # check says which.
         objs = {n: os.path.join(out_dir, n + ".o") for n in manifest["student_files"]}
-        reserved = reserved_symbols(lb, [os.path.join(KIT, lb, "driver", f) for f in
-                                         os.listdir(os.path.join(KIT, lb, "driver")) if f.endswith(".o")])
-        problems = check_objects(objs, manifest, lb, reserved, copies)
+        problems = []
+        if all(os.path.isfile(o) for o in objs.values()):
+            reserved = reserved_symbols(lb, [os.path.join(KIT, lb, "driver", f) for f in
+                                             os.listdir(os.path.join(KIT, lb, "driver")) if f.endswith(".o")])
+            problems = check_objects(objs, manifest, lb, reserved, copies)
         if problems:
             res["problems"] = ["does not build: student code does what this lab does not allow"] + problems[:8]
+        elif code != 0:
+            res["problems"] = ["does not compile:"] + compiler_errors(log_path, manifest, ranges_of)
     if res["problems"]:
         return res
     # The driver comes back into the kit's build folder as a trusted copy (its owner, not the

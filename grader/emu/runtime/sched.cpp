@@ -1098,18 +1098,34 @@ static void block_signals(bool faults_too) {
   pthread_sigmask(SIG_SETMASK, &s, nullptr);
 }
 
-/* Starts one of the emu's threads with every signal blocked from its first instruction. */
+/* Starts one of the emu's threads with every signal blocked from its first instruction, and
+ * returns once it has noted its id: a look at the process's threads right after (the kit's
+ * driver, after a call) never finds it unnamed. Called with the pool's launch lock held. */
 template <class F, class... A>
 static void start_own_thread(F f, A... a) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  std::thread(f, a...).detach();
+  size_t before;
+  {
+    std::lock_guard<std::mutex> g(g_own_m);
+    before = g_own_tids.size();
+  }
+  std::thread([=] {
+    note_own_thread();
+    f(a...);
+  }).detach();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> g(g_own_m);
+      if (g_own_tids.size() > before) break;
+    }
+    sched_yield();
+  }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 static void helper_main(Worker *w) {
-  note_own_thread();
   worker_setup_thread(w);
   Pool &p = pool();
   unsigned long long seen = 0;
@@ -1236,7 +1252,6 @@ static void hang_check(LaunchState *L) {
 }
 
 static void watchdog_main() {
-  note_own_thread();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::lock_guard<std::mutex> g(g_wd_mutex);
