@@ -888,15 +888,17 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     if timed_out:
         res["problems"] = timeout_problem
     else:
-        # The objects are checked whenever they were made, also when the link failed: a definition
-        # of a name the kit or a library defines can stop the link (the probes' memset), and the
-        # check says which.
+        # The objects are checked whenever they were made. When the build failed, the compiler's
+        # messages are what the student sees, unless the objects define a name the kit or a
+        # library defines, which stops the link (the probes' memset) and says more.
         objs = {n: os.path.join(out_dir, n + ".o") for n in manifest["student_files"]}
         problems = []
         if all(os.path.isfile(o) for o in objs.values()):
             reserved = reserved_symbols(lb, [os.path.join(KIT, lb, "driver", f) for f in
                                              os.listdir(os.path.join(KIT, lb, "driver")) if f.endswith(".o")])
             problems = check_objects(objs, manifest, lb, reserved, copies)
+            if code != 0 and not any(": defines " in p for p in problems):
+                problems = []
         if problems:
             res["problems"] = ["does not build: student code does what this lab does not allow"] + problems[:8]
         elif code != 0:
