@@ -1,10 +1,11 @@
 /**
  * @file confine.c
- * @brief drv_confine(): the seccomp filter the driver's call thread puts on itself before the
- *        student's code first runs there.
+ * @brief drv_confine(): the seccomp filter the driver's call thread (its main thread) puts on
+ *        itself before the student's code first runs there.
  *
  * A filter set without SECCOMP_FILTER_FLAG_TSYNC binds the calling thread and every thread it
- * starts later (the emu's workers), not the driver's main thread, which alone answers the test.
+ * starts later (the emu's workers, any thread of the student's), not the driver's answering
+ * thread, started before it, which alone answers the test (driver.c).
  * Refused with EPERM, so the student's code sees an ordinary error:
  *  - any system call on the control descriptor (HXP_CONTROL_FD): read, write and their vector
  *    and positional forms, ioctl, fcntl, close;

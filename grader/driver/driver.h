@@ -87,7 +87,8 @@ int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t
 int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap);
 /** Unmaps drv_dev_import()'s memory. */
 void drv_dev_unmap(void *p, uint64_t bytes);
-/** Called once on the call thread, confined, before any call (the emu starts its workers there). */
+/** Called once on the call thread (the main thread), confined, after the student's constructors
+ *  and before any call (the emu starts its workers there). */
 void drv_dev_thread_start(void);
 /** The threads the backend started itself (the emu's workers and watchdog), as thread ids in
  *  @p tids; returns how many (at most @p cap). The driver allows these, and the ones it saw
