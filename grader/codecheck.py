@@ -663,21 +663,27 @@ def _undefined(obj):
     return out
 
 
-# Sections whose code runs before the driver's own first constructor (priority 1, which
-# confines the thread that runs the student's code: grader/driver/driver.c): the executable's
-# pre-initialisers (before every library's), its _init, constructors of priority 0 or 1 (the
-# linker sorts constructors by priority, and a tie by the order of the objects, the student's
-# first) and the old .ctors/.dtors lists. A student's other constructors (.init_array: a C++
-# initializer at file scope, nvcc's registration of its kernels; .init_array.00099: GCC's call
-# of the probes' __tsan_init) run after the fence.
+# Sections whose code runs outside the driver's fence (its constructor of priority 1 confines
+# the thread that runs the student's code: grader/driver/driver.c): the executable's
+# pre-initialisers (before every library's), its _init and _fini, constructors of priority 0 or
+# 1 (the linker sorts constructors by the number after the section name's last dot, and a tie by
+# the order of the objects, the student's first; a name it cannot read as a number sorts by its
+# text, anywhere), the old .ctors/.dtors lists, and their counterparts that run as the program
+# ends. A student's plain constructors (.init_array: a C++ initializer at file scope, nvcc's
+# registration of its kernels) and those of a priority above 1 written as GCC writes it
+# (.init_array.00099: GCC's call of the probes' __tsan_init) run after the fence.
 FENCE_PRIORITY = 1
-EARLY_SECTIONS = re.compile(r"\.preinit_array.*|\.init|\.fini|\.ctors.*|\.dtors.*")
 
 
 def early_section(name):
-    """Whether section `name` holds code that would run before the driver's fence."""
-    m = re.fullmatch(r"\.(?:init|fini)_array\.(\d+)", name)
-    return bool(EARLY_SECTIONS.fullmatch(name) or (m and int(m.group(1)) <= FENCE_PRIORITY))
+    """Whether section `name` holds code that would run outside the driver's fence."""
+    if re.fullmatch(r"\.preinit_array.*|\.init|\.fini|\.ctors.*|\.dtors.*", name):
+        return True
+    m = re.fullmatch(r"\.(?:init|fini)_array(\..*)?", name)
+    if not m or m.group(1) is None:
+        return False
+    p = re.fullmatch(r"\.(\d{5})", m.group(1))
+    return not p or int(p.group(1)) <= FENCE_PRIORITY
 
 
 def check_sections(obj, shown):
@@ -700,16 +706,16 @@ def check_sections(obj, shown):
         elif "W" in flags and "X" in flags:
             problems.append(f"{shown}: a section both writable and executable ({name}): not allowed")
         if early_section(name):
-            problems.append(f"{shown}: code that runs as the driver loads, before its fence ({name}: an early or "
-                            "prioritised constructor): not allowed in student code")
+            problems.append(f"{shown}: code that runs as the driver loads or ends, outside its fence ({name}: an "
+                            "early or prioritised constructor or destructor): not allowed in student code")
     try:
         syms = subprocess.run(["readelf", "-sW", obj], capture_output=True, text=True, errors="replace",
                               timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
         syms = ""
-    for m in re.finditer(r"^\s*\d+:\s+\S+\s+\d+\s+IFUNC\s+\S+\s+\S+\s+\S+\s+(\S+)", syms, re.M):
+    for m in re.finditer(r"^\s*\d+:\s+\S+\s+\S+\s+IFUNC\s+\S+\s+\S+\s+\S+\s+(\S+)", syms, re.M):
         problems.append(f"{shown}: {m.group(1)} is an indirect function (its resolver runs as the driver loads, "
-                        "before its fence): not allowed in student code")
+                        "outside its fence): not allowed in student code")
     if stack is None or "X" in stack:
         problems.append(f"{shown}: needs an executable stack (a nested function's trampoline?): not allowed "
                         "in student code")

@@ -47,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hx_proto.h"
@@ -110,10 +111,11 @@ static struct {
   atomic_int state;  /* 0 idle, 1 work posted, 2 work done */
   atomic_int spin;   /* wait by polling (timing), not sleeping */
   atomic_int died;   /* drv_die() on the call thread: msg says why */
+  atomic_int flushing; /* the main thread is flushing the last call's output */
   uint32_t first, count;
   int64_t ret;
   char msg[ERR_CAP];
-} work = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, ""};
+} work = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, ""};
 
 static _Thread_local int on_call_thread = 0;
 static int confined = 0;
@@ -123,7 +125,8 @@ static sigset_t call_mask;     /* the signal mask the process started with: the 
 
 /* The kit's threads, by thread id: main, answering, and those the backend started before any
  * call (the CUDA runtime's). The backend's later ones come from drv_dev_own_threads(). */
-#define MAX_KIT_THREADS 64
+#define MAX_THREADS 4096 /* the emu starts a worker a core, up to 1024, and the sandbox allows 64 tasks */
+#define MAX_KIT_THREADS MAX_THREADS
 static int kit_tids[MAX_KIT_THREADS]; /* written by the main thread only */
 static int nkit;
 static atomic_int answer_tid;           /* the answering thread's, published before fence() returns */
@@ -158,6 +161,12 @@ static void wait_state(int s) {
   }
 }
 
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void block_all(void) {
   sigset_t all;
   sigfillset(&all);
@@ -175,9 +184,11 @@ static void call_loop(void) {
       work.ret = c->call(c);
     }
     block_all();
+    atomic_store(&work.flushing, 1);
     set_state(2);
     fflush(stdout); /* after the answer: a lock a student's thread holds cannot hold it back */
     fflush(stderr);
+    atomic_store(&work.flushing, 0);
   }
 }
 
@@ -202,15 +213,16 @@ static int in_list(int tid, const int *list, int n) {
   return 0;
 }
 
-/* A thread of this process that the kit did not start, or 0. */
+/* A thread of this process that the kit did not start (the driver's, the backend's own), or 0;
+ * -1 when there are more than MAX_THREADS. */
 static int foreign_thread(void) {
-  int tids[256], own[MAX_KIT_THREADS];
-  const int n = task_ids(tids, 256);
-  if (n < 0) return 0; /* no /proc: the sandbox always mounts it; said once in the log */
-  const int nown = drv_dev_own_threads(own, MAX_KIT_THREADS);
-  for (int i = 0; i < n && i < 256; i++)
+  static int tids[MAX_THREADS], own[MAX_THREADS]; /* the answering thread's, or main()'s before it runs */
+  const int n = task_ids(tids, MAX_THREADS);
+  if (n < 0) return 0; /* no /proc: the sandbox always mounts it */
+  const int nown = drv_dev_own_threads(own, MAX_THREADS);
+  for (int i = 0; i < n && i < MAX_THREADS; i++)
     if (!in_list(tids[i], kit_tids, nkit) && !in_list(tids[i], own, nown)) return tids[i];
-  return n > 256 ? -1 : 0;
+  return n > MAX_THREADS ? -1 : 0;
 }
 
 static void *answer_main(void *arg);
@@ -218,7 +230,7 @@ static void *answer_main(void *arg);
 /* Every thread of the process now is the kit's (called where none of the student's code has
  * run since the last look). */
 static void note_kit_threads(void) {
-  int all[MAX_KIT_THREADS];
+  static int all[MAX_KIT_THREADS];
   const int m = task_ids(all, MAX_KIT_THREADS);
   for (int i = 0; i < m && i < MAX_KIT_THREADS; i++)
     if (!in_list(all[i], kit_tids, nkit) && nkit < MAX_KIT_THREADS) kit_tids[nkit++] = all[i];
@@ -265,6 +277,11 @@ void drv_die(const char *fmt, ...) {
     fprintf(stderr, "driver: %s\n", msg);
     fflush(stdout);
     fflush(stderr);
+    if (atomic_load(&work.state) == -1) { /* in an initializer, before main(): the first reply says it */
+      snprintf(init_err, sizeof init_err, "%s", msg);
+      set_state(0);
+      for (;;) pause();
+    }
     snprintf(work.msg, sizeof work.msg, "%s", msg);
     atomic_store(&work.died, 1);
     set_state(2);
@@ -442,6 +459,22 @@ static int finish(uint32_t slot, char *err) {
   return 0;
 }
 
+/* Ends the driver with the test's failure when a thread the kit did not start is running. */
+static void stray_thread(void) {
+  const int stray = foreign_thread();
+  if (!stray) return;
+  char why[ERR_CAP];
+  if (stray < 0)
+    snprintf(why, sizeof why, "the call left more than %d threads running: a thread the kit did not start",
+             MAX_THREADS);
+  else
+    snprintf(why, sizeof why, "the call returned with a thread the kit did not start still running (thread %d): "
+             "student code may not start threads, and a call ends when its work is done", stray);
+  dprintf(2, "driver: %s\n", why);
+  reply_status(HXS_FATAL, why);
+  _exit(4);
+}
+
 /* Runs slots [first, first + count) on the call thread and waits for them and the device. */
 static void run(const hxp_request *q) {
   hxp_reply r;
@@ -463,20 +496,10 @@ static void run(const hxp_request *q) {
     reply_status(HXS_FATAL, work.msg);
     _exit(4);
   }
-  const int stray = foreign_thread();
-  if (stray) {
-    char why[ERR_CAP];
-    if (stray < 0)
-      snprintf(why, sizeof why, "the call left more than 256 threads running: a thread the kit did not start");
-    else
-      snprintf(why, sizeof why, "the call returned with a thread the kit did not start still running (thread %d): "
-               "student code may not start threads, and a call ends when its work is done", stray);
-    dprintf(2, "driver: %s\n", why);
-    reply_status(HXS_FATAL, why);
-    _exit(4);
-  }
+  stray_thread(); /* before the wait: a thread of the student's could keep the device busy */
   r.ret = work.ret;
   int rc = drv_dev_sync(r.text, sizeof r.text);
+  stray_thread(); /* and after it: one started meanwhile (a host function the device ran) */
   drv_dev_copy_counters(&d1, &h1);
   r.d2h = d1 - d0;
   r.h2d = h1 - h0;
@@ -586,8 +609,12 @@ static void *answer_main(void *arg) {
         reply_status(rc == 0 ? HXS_OK : HXS_FATAL, rc == 0 ? NULL : err);
         break;
       }
-      case HXP_EXIT:
-        _exit(0); /* the main thread flushed its output after the last call */
+      case HXP_EXIT: { /* once the main thread has flushed the last call's output (2 s at most: a
+                          * lock the student's code kept would hold it for ever) */
+        const double until = now_s() + 2.0;
+        while (atomic_load(&work.flushing) && now_s() < until) sched_yield();
+        _exit(0);
+      }
       default:
         if (fd >= 0) close(fd);
         drv_die("unknown request %u", q.type);
@@ -599,13 +626,12 @@ static void *answer_main(void *arg) {
 int main(void) {
   block_all(); /* again: a constructor of the student's may have changed it */
   fflush(stdout); /* what the student's constructors printed */
-  /* Any thread but the kit's now was started by the student's constructors. */
-  int tids[256];
-  const int n = task_ids(tids, 256);
-  for (int i = 0; i < n && i < 256 && !init_err[0]; i++)
-    if (!in_list(tids[i], kit_tids, nkit))
-      snprintf(init_err, sizeof init_err, "a thread the kit did not start (thread %d) was running as the driver "
-               "loaded: student code may not start threads, nor run before main", tids[i]);
+  /* Any thread but the kit's now was started by the student's initializers (the emu's own,
+   * started by a launch in one of them, are the kit's). */
+  const int stray = foreign_thread();
+  if (stray)
+    snprintf(init_err, sizeof init_err, "a thread the kit did not start (thread %d) was running as the driver "
+             "loaded, started by the student's initializers: student code may not start threads", stray);
   if (!init_err[0]) {
     drv_dev_thread_start(); /* the emu's workers start here, confined like this thread */
     note_kit_threads();     /* and any the CUDA runtime started for the first launch */

@@ -396,6 +396,12 @@ def case_relay_at_load(backend="emu"):
     at_load = all_fail("thread_at_load", idle, "05", ("block_example",),
                        r"a thread the kit did not start \(thread \d+\) was running as the driver loaded",
                        env=allowing("05", "pthread_create", "sleep"), backend=backend)
+    # an initializer whose CUDA call fails: its message is the first reply (it hung the test)
+    dies = make_submission("initializer_dies", rel, SCRATCH,
+                           "static int init_fails() {\n  CUDA_CHECK(cudaFree((void *)16));\n  return 0;\n}\n"
+                           "static int init_failed = init_fails();\n" + SCRATCH)
+    at_load += "; an initializer that fails: " + all_fail("initializer_dies", dies, "05", ("block_example",),
+                                                           r"CUDA error cudaErrorInvalidValue .* in 'cudaFree\(\(void \*\)16\)'", backend=backend)
     if backend == "cuda":  # no counters there: the relay must not keep the driver from answering
         return "a thread at load: " + at_load + "; the relay: " + expect(
             "relay_at_load-cuda", sub, "05", ("lookback_inc", "lookback_exc"), {}, max_timeout=120, env=env,
@@ -442,9 +448,9 @@ def case_early_code_refused():
     """Code placed to run before the driver's fence (its constructor of priority 1): the
     attributes that ask for it are refused by the source check however they are spelt (`using
     gnu:` passed before), and the object check refuses what such code leaves in an object,
-    whatever wrote it: a constructor of priority 0 or 1, `.preinit_array` (before every
-    library's constructors), `.init` and `.ctors`, an indirect function (its resolver runs as
-    the program is relocated). A plain constructor, and one of priority 101, run after the fence
+    whatever wrote it: a constructor of priority 0 or 1, or of a section name the linker sorts
+    as text (`.init_array.a.0`), `.preinit_array` (before every library's constructors), `.init`
+    and `.ctors`, an indirect function (its resolver runs as the program is relocated). A plain constructor, and one of priority 101, run after the fence
     and pass that check."""
     rel = "05-global-scan/global_scan.cu"
     spelt = make_submission("using_gnu_constructor", rel, SCRATCH,
@@ -466,7 +472,11 @@ def case_early_code_refused():
              "init": "__attribute__((section(\".init\"), used)) static const char c[1] = {0};",
              "ctors": "static void e(void) {}\n__attribute__((section(\".ctors\"), used)) static void (*p)(void) = e;",
              "ifunc": "static void g(void) {}\nstatic void *r(void) { return (void *)g; }\n"
-                      "void f(void) __attribute__((ifunc(\"r\")));"}
+                      "void f(void) __attribute__((ifunc(\"r\")));",
+             "unnumbered": "static void e(void) {}\n__attribute__((section(\".init_array.a.0\"), used)) "
+                           "static void (*p)(void) = e;",
+             "dashed": "static void e(void) {}\n__attribute__((section(\".init_array.00000-\"), used)) "
+                       "static void (*p)(void) = e;"}
     late = {"plain": "__attribute__((constructor)) static void e(void) {}",
             "prio101": "__attribute__((constructor(101))) static void e(void) {}"}
     problems = []
@@ -476,7 +486,7 @@ def case_early_code_refused():
         r = subprocess.run(["cc", "-w", "-c", src, "-o", obj], capture_output=True, text=True)
         if r.returncode != 0:
             raise CheckFailed(f"case early_code: {name} does not compile: {r.stderr[-300:]}")
-        found = [x for x in codecheck.check_sections(obj, name) if "before its fence" in x]
+        found = [x for x in codecheck.check_sections(obj, name) if "outside its fence" in x]
         if (name in early) != bool(found):
             problems.append(f"{name}: {'not refused' if name in early else 'refused: ' + found[0]}")
     if problems:
