@@ -35,6 +35,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -213,15 +214,34 @@ static int in_list(int tid, const int *list, int n) {
   return 0;
 }
 
+/* Whether thread @p tid runs under a seccomp filter (its status's `Seccomp:` is not 0): every
+ * thread the student's code starts does (the filter passes to the threads a thread starts), and
+ * a thread the answering thread's CUDA calls start does not. Unknown: treated as filtered. */
+static int filtered(int tid) {
+  char path[64], text[4096];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC); /* not stdio: its locks are shared */
+  if (fd < 0) return 1;
+  ssize_t got = 0, r;
+  while (got < (ssize_t)sizeof text - 1 && (r = read(fd, text + got, sizeof text - 1 - (size_t)got)) > 0) got += r;
+  close(fd);
+  text[got > 0 ? got : 0] = '\0';
+  const char *at = strstr(text, "\nSeccomp:");
+  return !at || atoi(at + 9) != 0;
+}
+
 /* A thread of this process that the kit did not start (the driver's, the backend's own), or 0;
- * -1 when there are more than MAX_THREADS. */
+ * -1 when there are more than MAX_THREADS. With the main thread confined, a thread without a
+ * filter is the CUDA runtime's, started for the answering thread (it waits for the device,
+ * maps buffers): the student's code can start none. */
 static int foreign_thread(void) {
   static int tids[MAX_THREADS], own[MAX_THREADS]; /* the answering thread's, or main()'s before it runs */
   const int n = task_ids(tids, MAX_THREADS);
   if (n < 0) return 0; /* no /proc: the sandbox always mounts it */
   const int nown = drv_dev_own_threads(own, MAX_THREADS);
   for (int i = 0; i < n && i < MAX_THREADS; i++)
-    if (!in_list(tids[i], kit_tids, nkit) && !in_list(tids[i], own, nown)) return tids[i];
+    if (!in_list(tids[i], kit_tids, nkit) && !in_list(tids[i], own, nown) && (!confined || filtered(tids[i])))
+      return tids[i];
   return n > MAX_THREADS ? -1 : 0;
 }
 
