@@ -380,10 +380,7 @@ def case_relay_at_load(backend="emu"):
     thread before any of the student's code runs, so the initializer's socket pair is refused
     and the extra pass is graded."""
     rel = "05-global-scan/global_scan.cu"
-    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission("relay_at_load", rel, old, "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
-                          "      (void)*(const volatile int32_t *)p;\n    }\n" + old,
+    sub = make_submission("relay_at_load", rel, READ_AGAIN_AT, read_again("      (void)*(const volatile int32_t *)p;\n"),
                           edits=[(SCRATCH, RELAY + SCRATCH)])
     env = allowing("05", "socketpair", "dup", "dup2", "close", "recvmsg", "sendmsg", "poll", "pthread_create")
     # a thread started at load, that does nothing: the driver refuses to start
@@ -749,17 +746,18 @@ def case_library_scan():
 # ---- work not done on the device ----------------------------------------------------------------
 
 PROP_BODY = "  if (n == 0) return;\n  size_t ints = 0, m = n;\n"
+# Scan-then-propagate done on the host between two copies.
+HOST_SCAN = ("  if (n == 0) return;\n  int32_t *h = (int32_t *)malloc(n * 4);\n"
+             "  cudaMemcpy(h, in, n * 4, cudaMemcpyDeviceToHost);\n  int32_t acc = 0;\n"
+             "  for (size_t i = 0; i < n; i++) { int32_t x = h[i]; if (!EXCLUSIVE) acc += x; h[i] = acc; "
+             "if (EXCLUSIVE) acc += x; }\n  cudaMemcpy(out, h, n * 4, cudaMemcpyHostToDevice);\n  free(h);\n"
+             "  return;\n")
 
 
 def case_host_scan():
     """Copies to the host, scans there, copies back."""
     rel = "05-global-scan/global_scan.cu"
-    host = ("  if (n == 0) return;\n  int32_t *h = (int32_t *)malloc(n * 4);\n"
-            "  cudaMemcpy(h, in, n * 4, cudaMemcpyDeviceToHost);\n  int32_t acc = 0;\n"
-            "  for (size_t i = 0; i < n; i++) { int32_t x = h[i]; if (!EXCLUSIVE) acc += x; h[i] = acc; "
-            "if (EXCLUSIVE) acc += x; }\n  cudaMemcpy(out, h, n * 4, cudaMemcpyHostToDevice);\n  free(h);\n"
-            "  return;\n")
-    sub = make_submission("host_scan", rel, PROP_BODY, host + PROP_BODY)
+    sub = make_submission("host_scan", rel, PROP_BODY, HOST_SCAN + PROP_BODY)
     return all_fail("host_scan", sub, "05", ("propagate_inc", "block_example"),
                     r"(?s)does not build.*cudaMemcpy: not allowed")
 
@@ -1088,15 +1086,22 @@ def case_segscan_uncoalesced():
                            r"segScanIncGlobal<int, Add>\(n=\d+\) moved \d+\.\d\d bytes per element .* at most 9\.50")
 
 
+# Where a lab 05 single pass reads its input again, and the loop that does it: each lane and row
+# runs `stmt` (C++ statements) on the address `p` of its first word.
+READ_AGAIN_AT = "  /* 3. Scan the warp's rows: each lane scans its 4,"
+
+
+def read_again(stmt):
+    return ("#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
+            "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n" + stmt + "    }\n" +
+            READ_AGAIN_AT)
+
+
 def lookback_read_twice(case, read, bytes_re, every_schedule=False):
     """Lab 05 on the emu: a single pass that reads its input a second time, one word per lane and
     row, through `read` (an expression of the word's address `p`); emu_traffic must fail it with
     `bytes_re` bytes per element, naming an extra pass, and its correctness tests still pass."""
-    rel = "05-global-scan/global_scan.cu"
-    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission(case, rel, old, "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
-                          f"      (void){read};\n    }}\n" + old)
+    sub = make_submission(case, "05-global-scan/global_scan.cu", READ_AGAIN_AT, read_again(f"      (void){read};\n"))
     return efficiency_case(case, sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"), "emu_traffic",
                            rf"scanIncLookback\(n=\d+\) moved {bytes_re} bytes per element .* at most 9\.00: the loads "
                            r"are coalesced and none polls with plain loads, so an array is read or written more often "
@@ -1131,12 +1136,8 @@ def case_volatile_both_reads():
     first's sectors again, went uncounted: emu_traffic passed. Now only sectors a store or an
     atomic of the launch wrote (status words) are polled, and every read again of the input
     counts (24 bytes per element; the message names the uncoalesced loads)."""
-    rel = "05-global-scan/global_scan.cu"
-    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission("volatile_both_reads", rel, old,
-                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
-                          "      (void)*(const volatile int32_t *)p;\n    }\n" + old,
+    sub = make_submission("volatile_both_reads", "05-global-scan/global_scan.cu", READ_AGAIN_AT,
+                          read_again("      (void)*(const volatile int32_t *)p;\n"),
                           edits=[("        v[r] = stream ? __ldcs(p) : __ldg(p);\n",
                                   "        const volatile int *q = (const volatile int *)p;\n"
                                   "        v[r] = make_int4(q[0], q[1], q[2], q[3]);\n")])
@@ -1149,14 +1150,11 @@ def case_memcpy_reread():
     case): a copy of a size known only at run time compiles to a call of the C library's
     memcpy, which the probes did not see, and the single pass passed emu_traffic at 8 bytes an
     element. The probes now take every memcpy, memmove and memset a student's file calls as the
-    loads and stores they are: 12 bytes an element."""
-    rel = "05-global-scan/global_scan.cu"
-    old = "  /* 3. Scan the warp's rows: each lane scans its 4,"
-    sub = make_submission("memcpy_reread", rel, old,
-                          "#pragma unroll\n  for (int r = 0; r < ROWS; r++)\n"
-                          "    if (base + r * 128 < n) {\n      const int32_t *p = in + base + r * 128;\n"
-                          "      int32_t w[4];\n      memcpy(w, p, (n > 0 ? 4 : 0) * sizeof(int32_t));\n"
-                          "      volatile int32_t sink = w[0];\n      (void)sink;\n    }\n" + old)
+    loads and stores they are (24 bytes an element: each lane's copy is read as four words, so the
+    message names the uncoalesced loads)."""
+    sub = make_submission("memcpy_reread", "05-global-scan/global_scan.cu", READ_AGAIN_AT,
+                          read_again("      int32_t w[4];\n      memcpy(w, p, (n > 0 ? 4 : 0) * sizeof(int32_t));\n"
+                                     "      volatile int32_t sink = w[0];\n      (void)sink;\n"))
     return efficiency_case("memcpy_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
                            "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element")
 
@@ -1686,12 +1684,7 @@ def case_host_scan_gpu():
     host's scan runs far below the threshold (the grader page's trust section says why this is
     the fence on a GPU)."""
     rel = "05-global-scan/global_scan.cu"
-    host = ("  if (n == 0) return;\n  int32_t *h = (int32_t *)malloc(n * 4);\n"
-            "  cudaMemcpy(h, in, n * 4, cudaMemcpyDeviceToHost);\n  int32_t acc = 0;\n"
-            "  for (size_t i = 0; i < n; i++) { int32_t x = h[i]; if (!EXCLUSIVE) acc += x; h[i] = acc; "
-            "if (EXCLUSIVE) acc += x; }\n  cudaMemcpy(out, h, n * 4, cudaMemcpyHostToDevice);\n  free(h);\n"
-            "  return;\n")
-    sub = make_submission("host_scan_gpu", rel, PROP_BODY, host + PROP_BODY)
+    sub = make_submission("host_scan_gpu", rel, PROP_BODY, HOST_SCAN + PROP_BODY)
     return expect("host_scan_gpu", sub, "05", ("propagate_inc", "propagate_exc", "timing_propagate"),
                   {"timing_propagate": r"reached 0\.0\d+ of copy bandwidth"}, max_timeout=240, backend="cuda",
                   env=allowing("05", "cudaMemcpy*", "malloc", "free"))
