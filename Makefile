@@ -65,8 +65,8 @@ test: ## run one lab's tests on your working copy, every message, first results 
 	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose --quick
 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
-	@grader/deps.sh check
-	@$(PYTHON) grader/selftest/run.py
+	@grader/deps.sh grade
+	@$(PYTHON) grader/selftest/run.py --deps check
 
 check-gpu: ## on a GPU: solutions pass with timing, skeletons fail, sanitizers clean
 	@grader/deps.sh grade

@@ -887,6 +887,41 @@ POOL_COST = {"one verdict with": 63, "lab 06: a block scan's temp reused": 42, "
              "stores bytes one by one": 16, "radix ranking without __syncwarp": 16, "scatters from registers": 15,
              "conflicts drowned in requests": 14, "forgets the earlier tiles' others": 13}
 LANES = 2
+# With --deps TASK (make check) the tools `grader/deps.sh TASK` installs beyond grading's (Doxygen,
+# LaTeX, Chromium, Slurm, the similarity engine: a minute or two of downloads and unpacking on a
+# fresh machine) install beside the first checks; only these wait for them.
+NEEDS_DEPS = ("docs build clean", "slides build", "the docs render in a browser", "similarity ranks",
+              "the class report in a browser", "the class through a one-node Slurm cluster")
+
+
+class Deps:
+    """`grader/deps.sh TASK` run in the background; wait() gives '' once it succeeded, else why not."""
+
+    def __init__(self, task):
+        self.task, self.done, self.why = task, threading.Event(), ""
+        self.thread = threading.Thread(target=self.install, daemon=True)
+        self.thread.start()
+
+    def install(self):
+        log = os.path.join(BUILD, "deps.log")
+        try:
+            with open(log, "w") as f:
+                code = subprocess.run([os.path.join(ROOT, "grader", "deps.sh"), self.task], cwd=ROOT, stdout=f,
+                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+            out = open(log, errors="replace").read().strip()
+            if out:
+                print("\n".join("  " + x for x in out.splitlines()[-20:]), flush=True)
+            if code:
+                self.why = (f"it needs what grader/deps.sh {self.task} installs, which failed (exit code {code}; "
+                            f"its log: {os.path.relpath(log, ROOT)})")
+        except OSError as e:
+            self.why = f"it needs what grader/deps.sh {self.task} installs, which did not run: {e}"
+        finally:
+            self.done.set()
+
+    def wait(self):
+        self.done.wait()
+        return self.why
 
 
 def cpu_phases(todo):
@@ -911,6 +946,8 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="run checks whose name has this")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--gpu", action="store_true", help="the checks that need a GPU (make check-gpu)")
+    ap.add_argument("--deps", metavar="TASK", help="run grader/deps.sh TASK beside the first checks; the "
+                    "checks that need its tools wait for it")
     args = ap.parse_args()
     sys.path.insert(0, HERE)
     os.makedirs(BUILD, exist_ok=True)
@@ -938,8 +975,16 @@ def main():
         return 2
     counts = {"passed": 0, "failed": 0}
     lock = threading.Lock()
+    deps = Deps(args.deps) if args.deps else None
 
     def run_check(name, fn):
+        if deps and name.startswith(NEEDS_DEPS):
+            why = deps.wait()
+            if why:
+                with lock:
+                    counts["failed"] += 1
+                    print(f"{name}: FAIL\n    {why}", flush=True)
+                return
         t0 = time.monotonic()
         CPU.seconds = 0.0
 
@@ -982,6 +1027,8 @@ def main():
                 f.result()
     for name, fn in last:
         run_check(name, fn)
+    if deps and not deps.done.is_set():  # nothing chosen needed it: let it finish all the same
+        deps.wait()
     passed, failed = counts["passed"], counts["failed"]
     print(f"\nself-test took {time.monotonic() - t_all:.0f}s")
     print(f"{passed} passed, {failed} failed")
