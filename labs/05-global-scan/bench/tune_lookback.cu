@@ -26,8 +26,11 @@
  * and CUB at a size; `R ...` lines one configuration: log2 n, name, [reset mode,] microseconds,
  * fraction of copy bandwidth, speed relative to CUB.
  *
- * Why one file (past 800 lines): one measurement program, both sweeps sharing its input,
- * checks and timing. Its kernels repeat one another in long runs: making them one is open.
+ * Why one file (past 800 lines): one measurement program, both sweeps sharing its input, checks
+ * and timing, and every kernel built from the same few pieces, defined once below: a tile's rows
+ * of 16-byte accesses loaded, scanned and stored (loadRows, scanRows, storeRows), the block's
+ * offsets from its warps' totals (blockOffsets), the status words and the look-back (lookback,
+ * lookback2); the sweeps differ in how they put them together.
  */
 #include <cub/cub.cuh>
 
@@ -100,6 +103,260 @@ static double timeMedian(F f, int warm, int reps) {
   return reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
 }
 
+/* ---- shared by every kernel: a tile's rows, the block's offsets, the status words --------------
+ *
+ * A warp's part of a tile is ROWS rows of 32 x 4 ints: row r, lane l holds the 4 ints at
+ * base + r * 128 + 4 * l (one 16-byte access a lane, a warp's 512 bytes contiguous).
+ * H, the cache hints: 0 plain loads and stores; 1 evict-first loads and stores (__ldcs, __stcs);
+ * 2 loads through the read-only path (__ldg), plain stores; 3 __ldg loads, evict-first stores.
+ */
+template <int H>
+__device__ __forceinline__ int4 ld4(const int *p) {
+  const int4 *q = reinterpret_cast<const int4 *>(p);
+  if (H == 1) return __ldcs(q);
+  if (H == 2 || H == 3) return __ldg(q);
+  return *q;
+}
+template <int H>
+__device__ __forceinline__ void st4(int *p, int4 v) {
+  int4 *q = reinterpret_cast<int4 *>(p);
+  if (H == 1 || H == 3) __stcs(q, v);
+  else *q = v;
+}
+
+/* The rows from `in` (full: the whole tile is there and 16-byte aligned; otherwise element by
+ * element, 0 past n). */
+template <int ROWS, int H>
+__device__ __forceinline__ void loadRows(int4 (&v)[ROWS], const int *in, size_t base, size_t n, bool full) {
+  if (full) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) v[r] = ld4<H>(in + base + r * 128);
+  } else {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      size_t i = base + r * 128;
+      v[r].x = i < n ? in[i] : 0;
+      v[r].y = i + 1 < n ? in[i + 1] : 0;
+      v[r].z = i + 2 < n ? in[i + 2] : 0;
+      v[r].w = i + 3 < n ? in[i + 3] : 0;
+    }
+  }
+}
+
+/* The rows plus `add` into `out` (as loadRows reads: whole rows, or element by element up to n). */
+template <int ROWS, int H>
+__device__ __forceinline__ void storeRows(int *out, const int4 (&v)[ROWS], int add, size_t base, size_t n, bool full) {
+  if (full) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++)
+      st4<H>(out + base + r * 128, make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
+  } else {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      size_t i = base + r * 128;
+      if (i < n) out[i] = v[r].x + add;
+      if (i + 1 < n) out[i + 1] = v[r].y + add;
+      if (i + 2 < n) out[i + 2] = v[r].z + add;
+      if (i + 3 < n) out[i + 3] = v[r].w + add;
+    }
+  }
+}
+
+__device__ __forceinline__ int warpInc(int x, int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    int y = __shfl_up_sync(FULL, x, d);
+    if (lane >= d) x += y;
+  }
+  return x;
+}
+
+/* Scans the warp's rows in place, as one sequence (each lane's 4 ints, the rows across the warp,
+ * then each row plus the rows before it); returns the warp's total, in every lane. */
+template <int ROWS>
+__device__ __forceinline__ int scanRows(int4 (&v)[ROWS], int lane) {
+  int incl[ROWS], tot[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    v[r].y += v[r].x;
+    v[r].z += v[r].y;
+    v[r].w += v[r].z;
+    tot[r] = incl[r] = v[r].w;
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      int y = __shfl_up_sync(FULL, incl[r], d);
+      if (lane >= d) incl[r] += y;
+    }
+  }
+  int carry = 0;
+#pragma unroll
+  for (int r = 0; r < ROWS; r++) {
+    int add = carry + incl[r] - tot[r];
+    v[r].x += add;
+    v[r].y += add;
+    v[r].z += add;
+    v[r].w += add;
+    carry += __shfl_sync(FULL, incl[r], 31);
+  }
+  return carry;
+}
+
+/* From the warps' totals (`wt`, lane w holding warp w's; WARPS <= 32): the block's total and the
+ * sum of the warps before `warp`, in every lane. */
+template <int WARPS>
+__device__ __forceinline__ void warpOffsets(int wt, int lane, int warp, int &agg, int &wex) {
+  int wi = warpInc(wt, lane);
+  agg = __shfl_sync(FULL, wi, WARPS - 1);
+  wex = __shfl_sync(FULL, wi - wt, warp);
+}
+
+/* warpOffsets of the block's warps, their totals passed through shared memory (one barrier). */
+template <int WARPS>
+__device__ __forceinline__ void blockOffsets(int carry, int *s_warp, int lane, int warp, int &agg, int &wex) {
+  if (lane == 0) s_warp[warp] = carry;
+  __syncthreads();
+  warpOffsets<WARPS>(lane < WARPS ? s_warp[lane] : 0, lane, warp, agg, wex);
+}
+
+/* Status words: 64 bits, the tag (2 * epoch: aggregate, 2 * epoch + 1: inclusive prefix) above the
+ * value. LD 0: volatile loads and stores; 1: ld.relaxed.gpu / st.relaxed.gpu; 2: as 1, with a
+ * __nanosleep back-off while a window is not ready; 9: no look-back at all (wrong sums: a
+ * ceiling for the timing). */
+template <int LD>
+__device__ __forceinline__ unsigned long long ldStatus(const unsigned long long *p) {
+  if (LD == 0) return *(const volatile unsigned long long *)p;
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+template <int LD>
+__device__ __forceinline__ void stStatus(unsigned long long *p, unsigned tag, int v) {
+  unsigned long long w = ((unsigned long long)tag << 32) | (unsigned)v;
+  if (LD == 0) {
+    *(volatile unsigned long long *)p = w;
+  } else {
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+  }
+}
+
+/* Exclusive prefix of `tile`, in every lane of the calling warp; publishes the tile's aggregate
+ * first (PUB), its inclusive prefix last. Each lane reads K consecutive status words a step: a
+ * window of 32 * K tiles, nearest first. */
+template <int K, int LD, bool PUB = true>
+__device__ __forceinline__ int lookback(unsigned long long *status, unsigned tile, int agg, unsigned epoch,
+                                        int lane) {
+  const unsigned AGG = 2 * epoch, PRE = 2 * epoch + 1;
+  if (LD == 9) return 0;
+  if (tile == 0) {
+    if (lane == 0 && PUB) stStatus<LD>(status, PRE, agg);
+    return 0;
+  }
+  if (lane == 0 && PUB) stStatus<LD>(status + tile, AGG, agg);
+  int excl = 0;
+  long long end = (long long)tile - 1;
+  while (true) {
+    unsigned long long w[K];
+#pragma unroll
+    for (int m = 0; m < K; m++) {
+      long long j = end - (lane * K + m);
+      w[m] = j >= 0 ? ldStatus<LD>(status + j) : ((unsigned long long)PRE << 32);
+    }
+    int part = 0;
+    bool found = false, waiting = false;
+#pragma unroll
+    for (int m = 0; m < K; m++) {
+      if (found) break;
+      unsigned tag = (unsigned)(w[m] >> 32);
+      waiting |= tag != PRE && tag != AGG;
+      part += (int)(unsigned)w[m];
+      found = tag == PRE;
+    }
+    unsigned bp = __ballot_sync(FULL, found);
+    unsigned bi = __ballot_sync(FULL, waiting);
+    unsigned upto = bp ? (((bp & (0u - bp)) << 1) - 1u) : FULL;
+    if (bi & upto) {
+      if (LD == 2) __nanosleep(64);
+      continue;
+    }
+    int v = ((1u << lane) & upto) ? part : 0;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
+    excl += v;
+    if (bp) break;
+    end -= 32 * K;
+  }
+  if (lane == 0) stStatus<LD>(status + tile, PRE, excl + agg);
+  return excl;
+}
+
+/* ---- shared by both sweeps' hosts: buffers, CUB's scan, the copy and CUB beside each size ---- */
+
+static int aligned16(const int *in, const int *out) { return (((uintptr_t)in | (uintptr_t)out) & 15) == 0; }
+
+/* Blocks of `kernel` the device holds at once (a persistent kernel's grid). */
+static int residentGrid(const void *kernel, int threads) {
+  int per_sm = 0, sms = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  return per_sm * sms;
+}
+
+struct Buffers {
+  int *in, *out, *ref;
+  unsigned long long *count;  // countDiff's
+  void *cub;
+  size_t cub_bytes;
+};
+
+static Buffers buffers(size_t nmax) {
+  Buffers b;
+  CK(cudaMalloc(&b.in, nmax * 4));
+  CK(cudaMalloc(&b.out, nmax * 4));
+  CK(cudaMalloc(&b.ref, nmax * 4));
+  CK(cudaMalloc(&b.count, 8));
+  b.cub_bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, b.cub_bytes, b.in, b.ref, nmax));
+  CK(cudaMalloc(&b.cub, b.cub_bytes + 256));
+  return b;
+}
+
+static void cubScan(const Buffers &b, const int *in, int *out, size_t n) {
+  size_t bytes = b.cub_bytes;
+  CK(cub::DeviceScan::InclusiveSum(b.cub, bytes, in, out, n));
+}
+
+static cudaDeviceProp device() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("# device %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  return prop;
+}
+
+const int REPS = 30, WARM = 3;
+
+struct Baseline {
+  double copy, cub;  // milliseconds
+};
+
+/* The device copy and CUB's scan of n ints, timed; `again` times them a second time (after the
+ * configurations) and prints how far they moved. */
+static Baseline baseline(const Buffers &b, const int *in, int *out, size_t n, int lg, const Baseline *again = nullptr) {
+  auto copy = [&] { CK(cudaMemcpyAsync(b.out, b.in, n * 4, cudaMemcpyDeviceToDevice, 0)); };
+  Baseline t;
+  t.copy = timeMedian(copy, WARM, REPS);
+  t.cub = timeMedian([&] { cubScan(b, in, out, n); }, WARM, REPS);
+  if (again)
+    printf("N %d again: copy %.2f us cub %.2f us (spread copy %.1f%% cub %.1f%%)\n", lg, t.copy * 1e3, t.cub * 1e3,
+           100.0 * (t.copy - again->copy) / again->copy, 100.0 * (t.cub - again->cub) / again->cub);
+  else
+    printf("N %d copy %.2f us (%.0f GB/s)  cub %.2f us frac %.3f\n", lg, t.copy * 1e3, 8.0 * n / t.copy * 1e-6,
+           t.cub * 1e3, t.copy / t.cub);
+  return t;
+}
+
 /* ==== sweep `shapes` ========================================================================
  *
  * Tile shapes, cache hints and the way the per-launch state is reset, one tile per block.
@@ -115,81 +372,8 @@ static double timeMedian(F f, int warm, int reps) {
  */
 namespace shapes {
 
-__device__ __forceinline__ int warpInc(int x, int lane) {
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    int y = __shfl_up_sync(FULL, x, d);
-    if (lane >= d) x += y;
-  }
-  return x;
-}
-
-template <int H>
-__device__ __forceinline__ int4 ld4(const int *p) {
-  const int4 *q = reinterpret_cast<const int4 *>(p);
-  if (H == 1) return __ldcs(q);
-  if (H == 2 || H == 3) return __ldg(q);
-  return *q;
-}
-template <int H>
-__device__ __forceinline__ void st4(int *p, int4 v) {
-  int4 *q = reinterpret_cast<int4 *>(p);
-  if (H == 1 || H == 3) __stcs(q, v);
-  else *q = v;
-}
-
-__device__ __forceinline__ unsigned long long ldStatus(const unsigned long long *p) {
-  return *(const volatile unsigned long long *)p;
-}
-__device__ __forceinline__ void stStatus(unsigned long long *p, unsigned tag, int v) {
-  *(volatile unsigned long long *)p = ((unsigned long long)tag << 32) | (unsigned)v;
-}
-
-/* Exclusive prefix of `tile` (warp 0, all lanes get it); publishes aggregate then prefix.
- * Each lane reads K consecutive status words per step: a window of 32*K tiles. */
-template <int K>
-__device__ __forceinline__ int lookback(unsigned long long *status, unsigned tile, int agg,
-                                        unsigned epoch, int lane) {
-  const unsigned AGG = 2 * epoch, PRE = 2 * epoch + 1;
-  if (tile == 0) {
-    if (lane == 0) stStatus(status, PRE, agg);
-    return 0;
-  }
-  if (lane == 0) stStatus(status + tile, AGG, agg);
-  int excl = 0;
-  long long end = (long long)tile - 1;
-  while (true) {
-    unsigned long long w[K];
-#pragma unroll
-    for (int m = 0; m < K; m++) {
-      long long j = end - (lane * K + m);
-      w[m] = j >= 0 ? ldStatus(status + j) : ((unsigned long long)PRE << 32);
-    }
-    int part = 0;
-    bool found = false, waiting = false;
-#pragma unroll
-    for (int m = 0; m < K; m++) {
-      if (found) break;
-      unsigned tag = (unsigned)(w[m] >> 32);
-      waiting |= tag != PRE && tag != AGG;
-      part += (int)(unsigned)w[m];
-      found = tag == PRE;
-    }
-    unsigned bp = __ballot_sync(FULL, found);
-    unsigned bi = __ballot_sync(FULL, waiting);
-    unsigned upto = bp ? (((bp & (0u - bp)) << 1) - 1u) : FULL;
-    if (bi & upto) continue;
-    int v = ((1u << lane) & upto) ? part : 0;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
-    excl += v;
-    if (bp) break;
-    end -= 32 * K;
-  }
-  if (lane == 0) stStatus(status + tile, PRE, excl + agg);
-  return excl;
-}
-
+/* One tile a block: thread 0 draws the tile (and, with self_reset, the block of the last tile
+ * zeroes the counter for the next launch); warp 0 looks back. */
 template <int THREADS, int ITEMS, int H, int K>
 __global__ void __launch_bounds__(THREADS)
     lbKernel(const int *in, int *out, size_t n, unsigned long long *status, unsigned *counter,
@@ -210,95 +394,20 @@ __global__ void __launch_bounds__(THREADS)
   const size_t base = (size_t)tile * TILE + (size_t)warp * (32 * ITEMS) + 4 * lane;
   const bool full = vec && (size_t)(tile + 1) * TILE <= n;
   int4 v[ROWS];
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) v[r] = ld4<H>(in + base + r * 128);
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-  int incl[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    v[r].y += v[r].x;
-    v[r].z += v[r].y;
-    v[r].w += v[r].z;
-    incl[r] = v[r].w;
-  }
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int y = __shfl_up_sync(FULL, incl[r], d);
-      if (lane >= d) incl[r] += y;
-    }
-  }
-  int carry = 0;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    int add = carry + incl[r] - v[r].w;
-    v[r].x += add;
-    v[r].y += add;
-    v[r].z += add;
-    v[r].w += add;
-    carry += __shfl_sync(FULL, incl[r], 31);
-  }
-  if (lane == 0) s_warp[warp] = carry;
-  __syncthreads();
-  int wt = lane < WARPS ? s_warp[lane] : 0;
-  int wi = warpInc(wt, lane);
-  int agg = __shfl_sync(FULL, wi, WARPS - 1);
-  int wex = __shfl_sync(FULL, wi - wt, warp);
+  loadRows<ROWS, H>(v, in, base, n, full);
+  int agg, wex;
+  blockOffsets<WARPS>(scanRows(v, lane), s_warp, lane, warp, agg, wex);
   if (warp == 0) {
-    int ex = lookback<K>(status, tile, agg, epoch, lane);
+    int ex = lookback<K, 0>(status, tile, agg, epoch, lane);
     if (lane == 0) s_excl = ex;
   }
   __syncthreads();
-  int add = s_excl + wex;
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int4 o = make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add);
-      st4<H>(out + base + r * 128, o);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      if (i < n) out[i] = v[r].x + add;
-      if (i + 1 < n) out[i + 1] = v[r].y + add;
-      if (i + 2 < n) out[i + 2] = v[r].z + add;
-      if (i + 3 < n) out[i + 3] = v[r].w + add;
-    }
-  }
+  storeRows<ROWS, H>(out, v, s_excl + wex, base, n, full);
 }
 
 
 /* Persistent, software-pipelined variant: each block loops over tiles drawn from the counter and
  * issues the loads of its next tile before it waits in the look-back of the current one. */
-template <int ROWS, int H>
-__device__ __forceinline__ void loadRows(int4 (&v)[ROWS], const int *in, size_t base, size_t n, bool full) {
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) v[r] = ld4<H>(in + base + r * 128);
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-}
-
 template <int THREADS, int ITEMS, int H>
 __global__ void __launch_bounds__(THREADS)
     lbPipeKernel(const int *in, int *out, size_t n, unsigned long long *status, unsigned *counter,
@@ -321,32 +430,7 @@ __global__ void __launch_bounds__(THREADS)
   if (tile < ntiles) loadRows<ROWS, H>(cur, in, tile * TILE + off, n, vec && (size_t)(tile + 1) * TILE <= n);
   while (tile < ntiles) {
     const bool full = vec && (size_t)(tile + 1) * TILE <= n;
-    int incl[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      cur[r].y += cur[r].x;
-      cur[r].z += cur[r].y;
-      cur[r].w += cur[r].z;
-      incl[r] = cur[r].w;
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        int y = __shfl_up_sync(FULL, incl[r], d);
-        if (lane >= d) incl[r] += y;
-      }
-    }
-    int carry = 0;
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int add = carry + incl[r] - cur[r].w;
-      cur[r].x += add;
-      cur[r].y += add;
-      cur[r].z += add;
-      cur[r].w += add;
-      carry += __shfl_sync(FULL, incl[r], 31);
-    }
+    const int carry = scanRows(cur, lane);
     if (lane == 0) s_warp[warp] = carry;
     if (threadIdx.x == 0) {
       unsigned t = atomicAdd(counter, 1u);
@@ -358,30 +442,14 @@ __global__ void __launch_bounds__(THREADS)
     int wt = lane < WARPS ? s_warp[lane] : 0;
     int4 nxt[ROWS];
     if (next < ntiles) loadRows<ROWS, H>(nxt, in, next * TILE + off, n, vec && (size_t)(next + 1) * TILE <= n);
-    int wi = warpInc(wt, lane);
-    int agg = __shfl_sync(FULL, wi, WARPS - 1);
-    int wex = __shfl_sync(FULL, wi - wt, warp);
+    int agg, wex;
+    warpOffsets<WARPS>(wt, lane, warp, agg, wex);
     if (warp == 0) {
-      int ex = lookback<1>(status, tile, agg, epoch, lane);
+      int ex = lookback<1, 0>(status, tile, agg, epoch, lane);
       if (lane == 0) s_excl = ex;
     }
     __syncthreads();
-    const int add = s_excl + wex;
-    const size_t base = tile * TILE + off;
-    if (full) {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        st4<H>(out + base + r * 128, make_int4(cur[r].x + add, cur[r].y + add, cur[r].z + add, cur[r].w + add));
-    } else {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        size_t i = base + r * 128;
-        if (i < n) out[i] = cur[r].x + add;
-        if (i + 1 < n) out[i + 1] = cur[r].y + add;
-        if (i + 2 < n) out[i + 2] = cur[r].z + add;
-        if (i + 3 < n) out[i + 3] = cur[r].w + add;
-      }
-    }
+    storeRows<ROWS, H>(out, cur, s_excl + wex, tile * TILE + off, n, full);
 #pragma unroll
     for (int r = 0; r < ROWS; r++) cur[r] = nxt[r];
     tile = next;
@@ -469,14 +537,10 @@ __global__ void __launch_bounds__(THREADS)
     mine[r * 32] = v;
     carry += __shfl_sync(FULL, incl, 31);
   }
-  if (lane == 0) s_warp[warp] = carry;
-  __syncthreads();
-  int wt = lane < WARPS ? s_warp[lane] : 0;
-  int wi = warpInc(wt, lane);
-  int agg = __shfl_sync(FULL, wi, WARPS - 1);
-  int wex = __shfl_sync(FULL, wi - wt, warp);
+  int agg, wex;
+  blockOffsets<WARPS>(carry, s_warp, lane, warp, agg, wex);
   if (warp == 0) {
-    int ex = lookback<K>(status, tile, agg, epoch, lane);
+    int ex = lookback<K, 0>(status, tile, agg, epoch, lane);
     if (lane == 0) s_excl = ex;
   }
   __syncthreads();
@@ -509,13 +573,9 @@ struct State {
 };
 static State g_state;
 
-typedef void (*launch_fn)(const int *, int *, size_t, int mode);
-
-template <int THREADS, int ITEMS, int H, int K>
-void runLB(const int *in, int *out, size_t n, int mode) {
-  constexpr size_t TILE = (size_t)THREADS * ITEMS;
-  size_t ntiles = (n + TILE - 1) / TILE;
-  if (ntiles == 0) return;
+/* Status words and the counter for `ntiles` tiles, reset as reset mode `mode` says (the sweep's
+ * comment above); returns the launch's epoch. */
+static unsigned prepare(size_t ntiles, int mode) {
   if (ntiles > g_state.cap) {
     if (g_state.status) CK(cudaFree(g_state.status - 1));
     unsigned long long *p;
@@ -536,50 +596,33 @@ void runLB(const int *in, int *out, size_t n, int mode) {
     epoch = ++g_state.epoch;
   }
   g_state.last_mode = mode;
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  lbKernel<THREADS, ITEMS, H, K><<<(unsigned)ntiles, THREADS>>>(in, out, n, g_state.status, g_state.counter,
-                                                             epoch, (unsigned)ntiles, mode == 2, vec);
-  CK(cudaGetLastError());
+  return epoch;
 }
 
+typedef void (*launch_fn)(const int *, int *, size_t, int mode);
+
+template <int THREADS, int ITEMS, int H, int K>
+void runLB(const int *in, int *out, size_t n, int mode) {
+  constexpr size_t TILE = (size_t)THREADS * ITEMS;
+  size_t ntiles = (n + TILE - 1) / TILE;
+  if (ntiles == 0) return;
+  unsigned epoch = prepare(ntiles, mode);
+  lbKernel<THREADS, ITEMS, H, K><<<(unsigned)ntiles, THREADS>>>(in, out, n, g_state.status, g_state.counter,
+                                                             epoch, (unsigned)ntiles, mode == 2, aligned16(in, out));
+  CK(cudaGetLastError());
+}
 
 template <int THREADS, int ITEMS, int H>
 void runPipe(const int *in, int *out, size_t n, int mode) {
   constexpr size_t TILE = (size_t)THREADS * ITEMS;
   size_t ntiles = (n + TILE - 1) / TILE;
   if (ntiles == 0) return;
-  static int grid_max = 0;
-  if (!grid_max) {
-    int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, lbPipeKernel<THREADS, ITEMS, H>, THREADS, 0));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid_max = per_sm * sms;
-  }
+  static int grid_max = residentGrid((const void *)lbPipeKernel<THREADS, ITEMS, H>, THREADS);
   unsigned grid = (unsigned)std::min<size_t>(ntiles, (size_t)grid_max);
-  if (ntiles > g_state.cap) {
-    if (g_state.status) CK(cudaFree(g_state.status - 1));
-    unsigned long long *p;
-    CK(cudaMalloc(&p, (ntiles + 1) * 8));
-    CK(cudaMemset(p, 0, (ntiles + 1) * 8));
-    g_state.status = p + 1;
-    g_state.counter = (unsigned *)p;
-    g_state.cap = ntiles;
-    g_state.epoch = 0;
-  }
-  unsigned epoch;
-  if (mode == 0) {
-    CK(cudaMemsetAsync(g_state.status - 1, 0, (ntiles + 1) * 8, 0));
-    epoch = 1;
-    g_state.epoch = 1;
-  } else {
-    if (mode == 1 || g_state.last_mode != 2) CK(cudaMemsetAsync(g_state.counter, 0, 8, 0));
-    epoch = ++g_state.epoch;
-  }
-  g_state.last_mode = mode;
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+  unsigned epoch = prepare(ntiles, mode);
   unsigned reset_at = mode == 2 ? (unsigned)(ntiles + grid - 1) : 0xffffffffu;
   lbPipeKernel<THREADS, ITEMS, H><<<grid, THREADS>>>(in, out, n, g_state.status, g_state.counter, epoch,
-                                                     (unsigned)ntiles, reset_at, vec);
+                                                     (unsigned)ntiles, reset_at, aligned16(in, out));
   CK(cudaGetLastError());
 }
 
@@ -595,29 +638,9 @@ void runSmem(const int *in, int *out, size_t n, int mode) {
   }
   size_t ntiles = (n + TILE - 1) / TILE;
   if (ntiles == 0) return;
-  if (ntiles > g_state.cap) {
-    if (g_state.status) CK(cudaFree(g_state.status - 1));
-    unsigned long long *p;
-    CK(cudaMalloc(&p, (ntiles + 1) * 8));
-    CK(cudaMemset(p, 0, (ntiles + 1) * 8));
-    g_state.status = p + 1;
-    g_state.counter = (unsigned *)p;
-    g_state.cap = ntiles;
-    g_state.epoch = 0;
-  }
-  unsigned epoch;
-  if (mode == 0) {
-    CK(cudaMemsetAsync(g_state.status - 1, 0, (ntiles + 1) * 8, 0));
-    epoch = 1;
-    g_state.epoch = 1;
-  } else {
-    if (mode == 1 || g_state.last_mode != 2) CK(cudaMemsetAsync(g_state.counter, 0, 8, 0));
-    epoch = ++g_state.epoch;
-  }
-  g_state.last_mode = mode;
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
+  unsigned epoch = prepare(ntiles, mode);
   lbSmemKernel<THREADS, ITEMS, H, SPEC, K><<<(unsigned)ntiles, THREADS, smem>>>(
-      in, out, n, g_state.status, g_state.counter, epoch, (unsigned)ntiles, mode == 2, vec);
+      in, out, n, g_state.status, g_state.counter, epoch, (unsigned)ntiles, mode == 2, aligned16(in, out));
   CK(cudaGetLastError());
 }
 
@@ -676,10 +699,7 @@ int run(int argc, char **argv) {
   const char *only = argc > 2 ? argv[2] : nullptr;       // one configuration's name
   int only_mode = argc > 3 ? atoi(argv[3]) : -1;         // one reset mode
   int minlog = argc > 4 ? atoi(argv[4]) : 16;
-  const int REPS = 30, WARM = 3;
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  printf("# device %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  device();
   auto cfgs = configs();
   for (auto &c : cfgs) {
     if (only && c.name != only) continue;
@@ -691,47 +711,26 @@ int run(int argc, char **argv) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, c.kernel, c.threads, dyn));
     printf("# %s regs %d smem %zu blocks/SM %d\n", c.name.c_str(), a.numRegs, a.sharedSizeBytes, blocks);
   }
-  size_t nmax = (size_t)1 << maxlog;
-  int *d_in, *d_out, *d_ref;
-  unsigned long long *d_count;
-  CK(cudaMalloc(&d_in, nmax * 4));
-  CK(cudaMalloc(&d_out, nmax * 4));
-  CK(cudaMalloc(&d_ref, nmax * 4));
-  CK(cudaMalloc(&d_count, 8));
-  size_t cub_bytes = 0;
-  CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, d_in, d_ref, nmax));
-  void *d_cub;
-  CK(cudaMalloc(&d_cub, cub_bytes + 256));
-  std::vector<int> logs;
-  for (int l = minlog; l <= maxlog; l++) logs.push_back(l);
+  const Buffers b = buffers((size_t)1 << maxlog);
   printf("# columns: log2n config mode us frac_copy x_cub (x_cub > 1: faster than CUB)\n");
-  for (int lg : logs) {
+  for (int lg = minlog; lg <= maxlog; lg++) {
     size_t n = (size_t)1 << lg;
-    fillKernel<<<1024, 256>>>(d_in, n, 12345u + lg);
+    fillKernel<<<1024, 256>>>(b.in, n, 12345u + lg);
     CK(cudaGetLastError());
-    size_t tb = cub_bytes;
-    CK(cub::DeviceScan::InclusiveSum(d_cub, tb, d_in, d_ref, n));
+    cubScan(b, b.in, b.ref, n);
     CK(cudaDeviceSynchronize());
-    auto copy = [&] { CK(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); };
-    auto cub = [&] {
-      size_t b = cub_bytes;
-      CK(cub::DeviceScan::InclusiveSum(d_cub, b, d_in, d_out, n));
-    };
-    double t_copy = timeMedian(copy, WARM, REPS);
-    double t_cub = timeMedian(cub, WARM, REPS);
-    printf("N %d copy %.2f us (%.0f GB/s)  cub %.2f us frac %.3f\n", lg, t_copy * 1e3, 8.0 * n / t_copy * 1e-6,
-           t_cub * 1e3, t_copy / t_cub);
+    const Baseline base = baseline(b, b.in, b.out, n, lg);
     for (auto &c : cfgs) {
       if (only && c.name != only) continue;
       for (int mode = 0; mode < 3; mode++) {
         if (only_mode >= 0 && mode != only_mode) continue;
-        CK(cudaMemset(d_out, 0xEF, n * 4));
-        c.fn(d_in, d_out, n, mode);
-        c.fn(d_in, d_out, n, mode);  // twice: the second run sees the state the first left
+        CK(cudaMemset(b.out, 0xEF, n * 4));
+        c.fn(b.in, b.out, n, mode);
+        c.fn(b.in, b.out, n, mode);  // twice: the second run sees the state the first left
         CK(cudaDeviceSynchronize());
-        unsigned long long bad = countDiff(d_ref, d_out, n, d_count);
-        double t = timeMedian([&] { c.fn(d_in, d_out, n, mode); }, WARM, REPS);
-        printf("R %d %s %d %.2f %.3f %.3f%s\n", lg, c.name.c_str(), mode, t * 1e3, t_copy / t, t_cub / t,
+        unsigned long long bad = countDiff(b.ref, b.out, n, b.count);
+        double t = timeMedian([&] { c.fn(b.in, b.out, n, mode); }, WARM, REPS);
+        printf("R %d %s %d %.2f %.3f %.3f%s\n", lg, c.name.c_str(), mode, t * 1e3, base.copy / t, base.cub / t,
                bad ? " WRONG" : "");
         if (bad) printf("# %s mode %d n=2^%d: %llu mismatches\n", c.name.c_str(), mode, lg, bad);
         unsigned long long miss = 0;
@@ -743,9 +742,7 @@ int run(int argc, char **argv) {
         }
       }
     }
-    double t_copy2 = timeMedian(copy, WARM, REPS), t_cub2 = timeMedian(cub, WARM, REPS);
-    printf("N %d again: copy %.2f us cub %.2f us (spread copy %.1f%% cub %.1f%%)\n", lg, t_copy2 * 1e3,
-           t_cub2 * 1e3, 100.0 * (t_copy2 - t_copy) / t_copy, 100.0 * (t_cub2 - t_cub) / t_cub);
+    baseline(b, b.in, b.out, n, lg, &base);
     fflush(stdout);
   }
   return 0;
@@ -773,72 +770,6 @@ int run(int argc, char **argv) {
  * otherwise; stores evict-first.
  */
 namespace placement {
-
-template <int LD>
-__device__ __forceinline__ unsigned long long ldStatus(const unsigned long long *p) {
-  if (LD == 0) return *(const volatile unsigned long long *)p;
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-template <int LD>
-__device__ __forceinline__ void stStatus(unsigned long long *p, unsigned tag, int v) {
-  unsigned long long w = ((unsigned long long)tag << 32) | (unsigned)v;
-  if (LD == 0) {
-    *(volatile unsigned long long *)p = w;
-  } else {
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
-  }
-}
-
-/* Exclusive prefix of `tile`, all lanes of the calling warp; publishes aggregate, then prefix. */
-template <int K, int LD, bool PUB = true>
-__device__ __forceinline__ int lookback(unsigned long long *status, unsigned tile, int agg, unsigned epoch,
-                                        int lane) {
-  const unsigned AGG = 2 * epoch, PRE = 2 * epoch + 1;
-  if (LD == 9) return 0;  // ablation: no look-back at all (wrong results; timing only)
-  if (tile == 0) {
-    if (lane == 0 && PUB) stStatus<LD>(status, PRE, agg);
-    return 0;
-  }
-  if (lane == 0 && PUB) stStatus<LD>(status + tile, AGG, agg);
-  int excl = 0;
-  long long end = (long long)tile - 1;
-  while (true) {
-    unsigned long long w[K];
-#pragma unroll
-    for (int m = 0; m < K; m++) {
-      long long j = end - (lane * K + m);
-      w[m] = j >= 0 ? ldStatus<LD>(status + j) : ((unsigned long long)PRE << 32);
-    }
-    int part = 0;
-    bool found = false, waiting = false;
-#pragma unroll
-    for (int m = 0; m < K; m++) {
-      if (found) break;
-      unsigned tag = (unsigned)(w[m] >> 32);
-      waiting |= tag != PRE && tag != AGG;
-      part += (int)(unsigned)w[m];
-      found = tag == PRE;
-    }
-    unsigned bp = __ballot_sync(FULL, found);
-    unsigned bi = __ballot_sync(FULL, waiting);
-    unsigned upto = bp ? (((bp & (0u - bp)) << 1) - 1u) : FULL;
-    if (bi & upto) {
-      if (LD == 2) __nanosleep(64);
-      continue;
-    }
-    int v = ((1u << lane) & upto) ? part : 0;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
-    excl += v;
-    if (bp) break;
-    end -= 32 * K;
-  }
-  if (lane == 0) stStatus<LD>(status + tile, PRE, excl + agg);
-  return excl;
-}
-
 
 /* One status word per lane (window of 32). PC 1: when a tile in the window has not published yet,
  * still add the aggregates nearer than it and move the window to start there (PC 0: poll the same
@@ -890,6 +821,15 @@ __device__ __forceinline__ int lookback2(unsigned long long *status, size_t stri
   return excl;
 }
 
+/* The rows as the placement kernels load them: full tiles evict-first where in and out exceed the
+ * L2 cache (stream), through the read-only path otherwise. */
+template <int ROWS>
+__device__ __forceinline__ void loadRowsBySize(int4 (&v)[ROWS], const int *in, size_t base, size_t n, bool full,
+                                               bool stream) {
+  if (full && stream) loadRows<ROWS, 1>(v, in, base, n, true);
+  else loadRows<ROWS, 3>(v, in, base, n, full);
+}
+
 /* ---- warp-tile kernel ---------------------------------------------------------------------- */
 template <int THREADS, int ITEMS, int ID, int K, int LD>
 __global__ void __launch_bounds__(THREADS)
@@ -914,163 +854,32 @@ __global__ void __launch_bounds__(THREADS)
   const size_t base = start + 4 * lane;
   const bool full = vec && start + TILE <= n;
   int4 v[ROWS];
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const int4 *p = reinterpret_cast<const int4 *>(in + base + r * 128);
-      v[r] = stream ? __ldcs(p) : __ldg(p);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-  int incl[ROWS], tot[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    v[r].y += v[r].x;
-    v[r].z += v[r].y;
-    v[r].w += v[r].z;
-    tot[r] = incl[r] = v[r].w;
-  }
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int y = __shfl_up_sync(FULL, incl[r], d);
-      if (lane >= d) incl[r] += y;
-    }
-  }
-  int carry = 0;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    int add = carry + incl[r] - tot[r];
-    v[r].x += add;
-    v[r].y += add;
-    v[r].z += add;
-    v[r].w += add;
-    carry += __shfl_sync(FULL, incl[r], 31);
-  }
-  const int add = lookback<K, LD>(status, tile, carry, epoch, lane);
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-      __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
-             make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      if (i < n) out[i] = v[r].x + add;
-      if (i + 1 < n) out[i + 1] = v[r].y + add;
-      if (i + 2 < n) out[i + 2] = v[r].z + add;
-      if (i + 3 < n) out[i + 3] = v[r].w + add;
-    }
-  }
+  loadRowsBySize<ROWS>(v, in, base, n, full, stream);
+  const int add = lookback<K, LD>(status, tile, scanRows(v, lane), epoch, lane);
+  storeRows<ROWS, 1>(out, v, add, base, n, full);
 }
 
-/* ---- block-tile kernel of the solution (128 x 64), status loads per LD -------------------- */
-template <int THREADS, int ITEMS, int LD>
+/* ---- block-tile kernel of the solution (128 x 64), with the look-back LB ---------------------
+ * Windowed<LD>: lookback's window of 32 status words, loaded per LD (kernels `b...`);
+ * Placed<LD, PC, SP>: lookback2, where the words live and how an unpublished one is met (`c...`). */
+template <int LD>
+struct Windowed {
+  static __device__ __forceinline__ int prefix(unsigned long long *status, size_t, unsigned tile, int agg,
+                                               unsigned epoch, int lane) {
+    return lookback<1, LD>(status, tile, agg, epoch, lane);
+  }
+};
+template <int LD, int PC, int SP>
+struct Placed {
+  static __device__ __forceinline__ int prefix(unsigned long long *status, size_t stride, unsigned tile, int agg,
+                                               unsigned epoch, int lane) {
+    return lookback2<LD, PC, SP>(status, stride, tile, agg, epoch, lane);
+  }
+};
+
+template <int THREADS, int ITEMS, class LB>
 __global__ void __launch_bounds__(THREADS)
     btKernel(const int *in, int *out, size_t n, unsigned long long *status, unsigned *counter, unsigned epoch,
-             bool stream, int vec) {
-  constexpr int WARPS = THREADS / 32, ROWS = ITEMS / 4;
-  constexpr size_t TILE = (size_t)THREADS * ITEMS;
-  __shared__ unsigned s_tile;
-  __shared__ int s_warp[WARPS];
-  __shared__ int s_excl;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
-  __syncthreads();
-  const unsigned tile = s_tile;
-  const size_t base = (size_t)tile * TILE + (size_t)warp * (32 * ITEMS) + 4 * lane;
-  const bool full = vec && (size_t)(tile + 1) * TILE <= n;
-  int4 v[ROWS];
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const int4 *p = reinterpret_cast<const int4 *>(in + base + r * 128);
-      v[r] = stream ? __ldcs(p) : __ldg(p);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-  int incl[ROWS], tot[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    v[r].y += v[r].x;
-    v[r].z += v[r].y;
-    v[r].w += v[r].z;
-    tot[r] = incl[r] = v[r].w;
-  }
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int y = __shfl_up_sync(FULL, incl[r], d);
-      if (lane >= d) incl[r] += y;
-    }
-  }
-  int carry = 0;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    int add = carry + incl[r] - tot[r];
-    v[r].x += add;
-    v[r].y += add;
-    v[r].z += add;
-    v[r].w += add;
-    carry += __shfl_sync(FULL, incl[r], 31);
-  }
-  if (lane == 0) s_warp[warp] = carry;
-  __syncthreads();
-  int wt = lane < WARPS ? s_warp[lane] : 0;
-  int wi = wt;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    int y = __shfl_up_sync(FULL, wi, d);
-    if (lane >= d) wi += y;
-  }
-  int agg = __shfl_sync(FULL, wi, WARPS - 1);
-  int wex = __shfl_sync(FULL, wi - wt, warp);
-  if (warp == 0) {
-    int ex = lookback<1, LD>(status, tile, agg, epoch, lane);
-    if (lane == 0) s_excl = ex;
-  }
-  __syncthreads();
-  int add = s_excl + wex;
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-      __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
-             make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      if (i < n) out[i] = v[r].x + add;
-      if (i + 1 < n) out[i + 1] = v[r].y + add;
-      if (i + 2 < n) out[i + 2] = v[r].z + add;
-      if (i + 3 < n) out[i + 3] = v[r].w + add;
-    }
-  }
-}
-
-/* ---- block-tile kernel with lookback2 -------------------- */
-template <int THREADS, int ITEMS, int LD, int PC, int SP>
-__global__ void __launch_bounds__(THREADS)
-    bt2Kernel(const int *in, int *out, size_t n, unsigned long long *status, unsigned *counter, unsigned epoch,
              bool stream, int vec, size_t stride) {
   constexpr int WARPS = THREADS / 32, ROWS = ITEMS / 4;
   constexpr size_t TILE = (size_t)THREADS * ITEMS;
@@ -1084,80 +893,15 @@ __global__ void __launch_bounds__(THREADS)
   const size_t base = (size_t)tile * TILE + (size_t)warp * (32 * ITEMS) + 4 * lane;
   const bool full = vec && (size_t)(tile + 1) * TILE <= n;
   int4 v[ROWS];
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      const int4 *p = reinterpret_cast<const int4 *>(in + base + r * 128);
-      v[r] = stream ? __ldcs(p) : __ldg(p);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      v[r].x = i < n ? in[i] : 0;
-      v[r].y = i + 1 < n ? in[i + 1] : 0;
-      v[r].z = i + 2 < n ? in[i + 2] : 0;
-      v[r].w = i + 3 < n ? in[i + 3] : 0;
-    }
-  }
-  int incl[ROWS], tot[ROWS];
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    v[r].y += v[r].x;
-    v[r].z += v[r].y;
-    v[r].w += v[r].z;
-    tot[r] = incl[r] = v[r].w;
-  }
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int y = __shfl_up_sync(FULL, incl[r], d);
-      if (lane >= d) incl[r] += y;
-    }
-  }
-  int carry = 0;
-#pragma unroll
-  for (int r = 0; r < ROWS; r++) {
-    int add = carry + incl[r] - tot[r];
-    v[r].x += add;
-    v[r].y += add;
-    v[r].z += add;
-    v[r].w += add;
-    carry += __shfl_sync(FULL, incl[r], 31);
-  }
-  if (lane == 0) s_warp[warp] = carry;
-  __syncthreads();
-  int wt = lane < WARPS ? s_warp[lane] : 0;
-  int wi = wt;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    int y = __shfl_up_sync(FULL, wi, d);
-    if (lane >= d) wi += y;
-  }
-  int agg = __shfl_sync(FULL, wi, WARPS - 1);
-  int wex = __shfl_sync(FULL, wi - wt, warp);
+  loadRowsBySize<ROWS>(v, in, base, n, full, stream);
+  int agg, wex;
+  blockOffsets<WARPS>(scanRows(v, lane), s_warp, lane, warp, agg, wex);
   if (warp == 0) {
-    int ex = lookback2<LD, PC, SP>(status, stride, tile, agg, epoch, lane);
+    int ex = LB::prefix(status, stride, tile, agg, epoch, lane);
     if (lane == 0) s_excl = ex;
   }
   __syncthreads();
-  int add = s_excl + wex;
-  if (full) {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++)
-      __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
-             make_int4(v[r].x + add, v[r].y + add, v[r].z + add, v[r].w + add));
-  } else {
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      size_t i = base + r * 128;
-      if (i < n) out[i] = v[r].x + add;
-      if (i + 1 < n) out[i + 1] = v[r].y + add;
-      if (i + 2 < n) out[i + 2] = v[r].z + add;
-      if (i + 3 < n) out[i + 3] = v[r].w + add;
-    }
-  }
+  storeRows<ROWS, 1>(out, v, s_excl + wex, base, n, full);
 }
 
 
@@ -1192,50 +936,9 @@ __device__ __forceinline__ bool pwStage(int4 (&nw)[ITEMS / 4], int4 (&hd)[ITEMS 
   const size_t off = (size_t)dw * (32 * ITEMS) + 4 * lane;
   int carry = 0, wex = 0;
   if (have) {
-    const size_t base = (size_t)X * TILE + off;
-    const bool full = vec && (size_t)(X + 1) * TILE <= n;
-    if (full) {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        const int4 *q = reinterpret_cast<const int4 *>(in + base + r * 128);
-        nw[r] = stream ? __ldcs(q) : __ldg(q);
-      }
-    } else {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        size_t i = base + r * 128;
-        nw[r].x = i < n ? in[i] : 0;
-        nw[r].y = i + 1 < n ? in[i + 1] : 0;
-        nw[r].z = i + 2 < n ? in[i + 2] : 0;
-        nw[r].w = i + 3 < n ? in[i + 3] : 0;
-      }
-    }
+    loadRowsBySize<ROWS>(nw, in, (size_t)X * TILE + off, n, vec && (size_t)(X + 1) * TILE <= n, stream);
     if (threadIdx.x == 32) sh.id[p] = atomicAdd(counter, 1u);
-    int incl[ROWS], tot[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      nw[r].y += nw[r].x;
-      nw[r].z += nw[r].y;
-      nw[r].w += nw[r].z;
-      tot[r] = incl[r] = nw[r].w;
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        int y = __shfl_up_sync(FULL, incl[r], d);
-        if (lane >= d) incl[r] += y;
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-      int add = carry + incl[r] - tot[r];
-      nw[r].x += add;
-      nw[r].y += add;
-      nw[r].z += add;
-      nw[r].w += add;
-      carry += __shfl_sync(FULL, incl[r], 31);
-    }
+    carry = scanRows(nw, lane);
   } else if (threadIdx.x == 32) {
     sh.id[p] = PW_SENT;
   }
@@ -1243,14 +946,8 @@ __device__ __forceinline__ bool pwStage(int4 (&nw)[ITEMS / 4], int4 (&hd)[ITEMS 
   barData(W * 32);
   const unsigned Y = sh.id[p];
   {
-    int wt = lane < W ? sh.wt[p][lane] : 0, wi = wt;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      int y = __shfl_up_sync(FULL, wi, d);
-      if (lane >= d) wi += y;
-    }
-    const int agg = __shfl_sync(FULL, wi, W - 1);
-    wex = __shfl_sync(FULL, wi - wt, dw);
+    int agg;
+    warpOffsets<W>(lane < W ? sh.wt[p][lane] : 0, lane, dw, agg, wex);
     if (threadIdx.x == 32) {
       if (have) {
         stStatus<LD>(status + X, 2 * epoch + (X == 0), agg);
@@ -1260,26 +957,8 @@ __device__ __forceinline__ bool pwStage(int4 (&nw)[ITEMS / 4], int4 (&hd)[ITEMS 
     }
   }
   barAll();
-  if (H != PW_SENT) {
-    const int add = sh.excl[p ^ 1] + hwex;
-    const size_t base = (size_t)H * TILE + off;
-    const bool full = vec && (size_t)(H + 1) * TILE <= n;
-    if (full) {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++)
-        __stcs(reinterpret_cast<int4 *>(out + base + r * 128),
-               make_int4(hd[r].x + add, hd[r].y + add, hd[r].z + add, hd[r].w + add));
-    } else {
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) {
-        size_t i = base + r * 128;
-        if (i < n) out[i] = hd[r].x + add;
-        if (i + 1 < n) out[i + 1] = hd[r].y + add;
-        if (i + 2 < n) out[i + 2] = hd[r].z + add;
-        if (i + 3 < n) out[i + 3] = hd[r].w + add;
-      }
-    }
-  }
+  if (H != PW_SENT)
+    storeRows<ROWS, 1>(out, hd, sh.excl[p ^ 1] + hwex, (size_t)H * TILE + off, n, vec && (size_t)(H + 1) * TILE <= n);
   H = have ? X : PW_SENT;
   hwex = wex;
   X = Y;
@@ -1341,6 +1020,9 @@ static unsigned prepare(size_t ntiles) {
   return ++g_state.epoch;
 }
 
+/* Loads evict-first where input and output exceed the L2 cache. */
+static bool streaming(size_t n) { return 2 * n * 4 > g_l2; }
+
 typedef void (*launch_fn)(const int *, int *, size_t);
 
 template <int THREADS, int ITEMS, int ID, int K, int LD>
@@ -1350,23 +1032,22 @@ void runWT(const int *in, int *out, size_t n) {
   if (!ntiles) return;
   size_t blocks = (n + BT - 1) / BT;
   unsigned epoch = prepare(blocks * (THREADS / 32));
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  bool stream = 2 * n * 4 > g_l2;
-  wtKernel<THREADS, ITEMS, ID, K, LD><<<(unsigned)blocks, THREADS>>>(in, out, n, g_state.scratch + 1,
-                                                                     (unsigned *)g_state.scratch, epoch, stream, vec);
+  wtKernel<THREADS, ITEMS, ID, K, LD><<<(unsigned)blocks, THREADS>>>(
+      in, out, n, g_state.scratch + 1, (unsigned *)g_state.scratch, epoch, streaming(n), aligned16(in, out));
   CK(cudaGetLastError());
 }
 
-template <int THREADS, int ITEMS, int LD>
+/* SP as LB's (status words: one a tile, one a 32-byte sector, or 16 lines apart). */
+template <int THREADS, int ITEMS, class LB, int SP = 0>
 void runBT(const int *in, int *out, size_t n) {
   constexpr size_t TILE = (size_t)THREADS * ITEMS;
   size_t ntiles = (n + TILE - 1) / TILE;
   if (!ntiles) return;
-  unsigned epoch = prepare(ntiles);
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  bool stream = 2 * n * 4 > g_l2;
-  btKernel<THREADS, ITEMS, LD><<<(unsigned)ntiles, THREADS>>>(in, out, n, g_state.scratch + 1,
-                                                              (unsigned *)g_state.scratch, epoch, stream, vec);
+  size_t stride = (ntiles + 15) / 16;
+  unsigned epoch = prepare(SP == 0 ? ntiles : SP == 1 ? 4 * ntiles : 16 * stride);
+  btKernel<THREADS, ITEMS, LB><<<(unsigned)ntiles, THREADS>>>(in, out, n, g_state.scratch + 1,
+                                                             (unsigned *)g_state.scratch, epoch, streaming(n),
+                                                             aligned16(in, out), stride);
   CK(cudaGetLastError());
 }
 
@@ -1375,33 +1056,11 @@ void runPW(const int *in, int *out, size_t n) {
   constexpr size_t TILE = (size_t)W * 32 * ITEMS;
   size_t ntiles = (n + TILE - 1) / TILE;
   if (!ntiles) return;
-  static int grid_max = 0;
-  if (!grid_max) {
-    int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pwKernel<W, ITEMS, LD>, 32 * (W + 1), 0));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid_max = per_sm * sms;
-  }
+  static int grid_max = residentGrid((const void *)pwKernel<W, ITEMS, LD>, 32 * (W + 1));
   unsigned epoch = prepare(ntiles);
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  bool stream = 2 * n * 4 > g_l2;
   unsigned grid = (unsigned)std::min<size_t>(ntiles, (size_t)grid_max);
   pwKernel<W, ITEMS, LD><<<grid, 32 * (W + 1)>>>(in, out, n, g_state.scratch + 1, (unsigned *)g_state.scratch,
-                                                  epoch, (unsigned)ntiles, stream, vec);
-  CK(cudaGetLastError());
-}
-
-template <int THREADS, int ITEMS, int LD, int PC, int SP>
-void runBT2(const int *in, int *out, size_t n) {
-  constexpr size_t TILE = (size_t)THREADS * ITEMS;
-  size_t ntiles = (n + TILE - 1) / TILE;
-  if (!ntiles) return;
-  size_t stride = (ntiles + 15) / 16;
-  unsigned epoch = prepare(SP == 0 ? ntiles : SP == 1 ? 4 * ntiles : 16 * stride);
-  int vec = (((uintptr_t)in | (uintptr_t)out) & 15) == 0;
-  bool stream = 2 * n * 4 > g_l2;
-  bt2Kernel<THREADS, ITEMS, LD, PC, SP><<<(unsigned)ntiles, THREADS>>>(
-      in, out, n, g_state.scratch + 1, (unsigned *)g_state.scratch, epoch, stream, vec, stride);
+                                                  epoch, (unsigned)ntiles, streaming(n), aligned16(in, out));
   CK(cudaGetLastError());
 }
 
@@ -1417,9 +1076,10 @@ struct Config {
 #define PW(W, I, LD) \
   Config{"p" #W "_i" #I "_ld" #LD, runPW<W, I, LD>, (const void *)pwKernel<W, I, LD>, 32 * (W + 1)}
 #define BT2(T, I, LD, PC, SP)                                                                   \
-  Config{"c" #T "_i" #I "_ld" #LD "_pc" #PC "_sp" #SP, runBT2<T, I, LD, PC, SP>,                      \
-         (const void *)bt2Kernel<T, I, LD, PC, SP>, T}
-#define BT(T, I, LD) Config{"b" #T "_i" #I "_ld" #LD, runBT<T, I, LD>, (const void *)btKernel<T, I, LD>, T}
+  Config{"c" #T "_i" #I "_ld" #LD "_pc" #PC "_sp" #SP, runBT<T, I, Placed<LD, PC, SP>, SP>,          \
+         (const void *)btKernel<T, I, Placed<LD, PC, SP>>, T}
+#define BT(T, I, LD) \
+  Config{"b" #T "_i" #I "_ld" #LD, runBT<T, I, Windowed<LD>>, (const void *)btKernel<T, I, Windowed<LD>>, T}
 
 /* Run 1: warp tiles lost at every size (best w128_i64_id1 0.775 of copy at 2^28, block tiles 0.83),
  * smaller warp tiles worse, 4 words per lane much worse; relaxed.gpu = volatile. Run 2: pipelined
@@ -1454,11 +1114,7 @@ int run(int argc, char **argv) {
   int minlog = argc > 1 ? atoi(argv[1]) : 20;
   int maxlog = argc > 2 ? atoi(argv[2]) : 28;
   const char *only = argc > 3 ? argv[3] : nullptr;
-  const int REPS = 30, WARM = 3;
-  cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
-  g_l2 = prop.l2CacheSize;
-  printf("# device %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  g_l2 = device().l2CacheSize;
   auto cfgs = configs();
   for (auto &c : cfgs) {
     if (only && c.name != only) continue;
@@ -1468,17 +1124,7 @@ int run(int argc, char **argv) {
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, c.kernel, c.threads, 0));
     printf("# %s regs %d blocks/SM %d warps/SM %d\n", c.name.c_str(), a.numRegs, blocks, blocks * c.threads / 32);
   }
-  size_t nmax = (size_t)1 << maxlog;
-  int *d_in, *d_out, *d_ref;
-  unsigned long long *d_count;
-  CK(cudaMalloc(&d_in, nmax * 4));
-  CK(cudaMalloc(&d_out, nmax * 4));
-  CK(cudaMalloc(&d_ref, nmax * 4));
-  CK(cudaMalloc(&d_count, 8));
-  size_t cub_bytes = 0;
-  CK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, d_in, d_ref, nmax));
-  void *d_cub;
-  CK(cudaMalloc(&d_cub, cub_bytes + 256));
+  const Buffers b = buffers((size_t)1 << maxlog);
   printf("# columns: R log2n config us frac_copy x_cub (x_cub > 1: faster than CUB)\n");
   /* sizes: every power of two, plus an odd size (not a multiple of any tile) and an unaligned one */
   for (int lg = minlog; lg <= maxlog; lg++) {
@@ -1486,42 +1132,28 @@ int run(int argc, char **argv) {
       size_t n = ((size_t)1 << lg) - (shape == 1 ? 37 : 0);
       int off = shape == 2 ? 1 : 0;  // misaligned by 4 bytes: the scalar path
       if (shape == 2) n -= 1;
-      const int *in = d_in + off;
-      int *out = d_out + off;
-      fillKernel<<<1024, 256>>>(d_in, n + off, 12345u + lg + 7 * shape);
+      const int *in = b.in + off;
+      int *out = b.out + off;
+      fillKernel<<<1024, 256>>>(b.in, n + off, 12345u + lg + 7 * shape);
       CK(cudaGetLastError());
-      size_t tb = cub_bytes;
-      CK(cub::DeviceScan::InclusiveSum(d_cub, tb, in, d_ref, n));
+      cubScan(b, in, b.ref, n);
       CK(cudaDeviceSynchronize());
-      auto copy = [&] { CK(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice, 0)); };
-      auto cub = [&] {
-        size_t b = cub_bytes;
-        CK(cub::DeviceScan::InclusiveSum(d_cub, b, in, out, n));
-      };
-      double t_copy = 0, t_cub = 0;
-      if (shape == 0) {
-        t_copy = timeMedian(copy, WARM, REPS);
-        t_cub = timeMedian(cub, WARM, REPS);
-        printf("N %d copy %.2f us (%.0f GB/s)  cub %.2f us frac %.3f\n", lg, t_copy * 1e3, 8.0 * n / t_copy * 1e-6,
-               t_cub * 1e3, t_copy / t_cub);
-      }
+      Baseline base = {0, 0};
+      if (shape == 0) base = baseline(b, in, out, n, lg);
       for (auto &c : cfgs) {
         if (only && c.name != only) continue;
-        CK(cudaMemset(d_out, 0xEF, (n + off) * 4));
+        CK(cudaMemset(b.out, 0xEF, (n + off) * 4));
         c.fn(in, out, n);
         c.fn(in, out, n);
         CK(cudaDeviceSynchronize());
-        unsigned long long bad = countDiff(d_ref, out, n, d_count);
+        unsigned long long bad = countDiff(b.ref, out, n, b.count);
         if (bad) printf("# %s n=%zu off=%d: %llu mismatches WRONG\n", c.name.c_str(), n, off, bad);
         if (shape != 0) continue;
         double t = timeMedian([&] { c.fn(in, out, n); }, WARM, REPS);
-        printf("R %d %s %.2f %.3f %.3f%s\n", lg, c.name.c_str(), t * 1e3, t_copy / t, t_cub / t, bad ? " WRONG" : "");
+        printf("R %d %s %.2f %.3f %.3f%s\n", lg, c.name.c_str(), t * 1e3, base.copy / t, base.cub / t,
+               bad ? " WRONG" : "");
       }
-      if (shape == 0) {
-        double t_copy2 = timeMedian(copy, WARM, REPS), t_cub2 = timeMedian(cub, WARM, REPS);
-        printf("N %d again: copy %.2f us cub %.2f us (spread copy %.1f%% cub %.1f%%)\n", lg, t_copy2 * 1e3,
-               t_cub2 * 1e3, 100.0 * (t_copy2 - t_copy) / t_copy, 100.0 * (t_cub2 - t_cub) / t_cub);
-      }
+      if (shape == 0) baseline(b, in, out, n, lg, &base);
       fflush(stdout);
     }
   }
