@@ -7,10 +7,10 @@ SUBMISSION  ?= skeletons
 SM          ?= 90
 T           ?=
 # cuda where a GPU answers and nvcc is present, emu (the CPU emulation of CUDA) otherwise.
-BACKEND     ?= $(shell $(PYTHON) -c 'import sys; sys.path.insert(0, "grader"); import grade; print(grade.detect_backend())')
+BACKEND     ?= $(shell $(PYTHON) -c 'import sys; sys.path.insert(0, "grader/grading"); import grade; print(grade.detect_backend())')
 export BACKEND SM
 
-GRADE       := $(PYTHON) grader/grade.py --backend $(BACKEND) --sm $(SM)
+GRADE       := $(PYTHON) grader/grading/grade.py --backend $(BACKEND) --sm $(SM)
 LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
@@ -36,7 +36,7 @@ help: ## list the targets
 	@echo "  T=a,b          run only the named tests (T=a, T=a,b or T=\"a b\")"
 	@echo "  SCANLAB_EMU_SCHEDULE=forward|reverse|random:SEED   thread order on emu"
 	@echo "  CLASS=dir      grade-class, similarity: one entry per student (a folder or a handin tarball)"
-	@echo "  COURSE=f       grade-class: deadlines, grace days, penalties, extensions (grader/course.example.toml)"
+	@echo "  COURSE=f       grade-class: deadlines, grace days, penalties, extensions (grader/course/course.example.toml)"
 	@echo "  ROSTER=f       grade-class: students' LMS identities: writes canvas.csv and grades.csv"
 	@echo "  SIMILARITY=1   grade-class: also compare the students' code (as make similarity)"
 	@echo "  JOBS=N REGRADE=1 RUNNER=slurm SLURM_ARGS=... CLASS_OUT=dir   grade-class: parallel, again, on Slurm, where"
@@ -48,7 +48,7 @@ grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes resu
 grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
 	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
-	@$(PYTHON) grader/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
+	@$(PYTHON) grader/course/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
 	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(RUNNER),--runner $(RUNNER)) \
 	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(COURSE),--course "$(COURSE)") \
 	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(SIMILARITY),--similarity) $(if $(CLASS_OUT),--out "$(CLASS_OUT)")
@@ -56,7 +56,7 @@ grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, r
 similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
 	@test -n "$(CLASS)" || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
 	@grader/deps.sh similarity
-	@$(PYTHON) grader/similarity.py --class "$(CLASS)" $(LAB_ARGS) \
+	@$(PYTHON) grader/course/similarity.py --class "$(CLASS)" $(LAB_ARGS) \
 	  --out "$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity"
 
 test: ## run one lab's tests on your working copy, every message, first results in seconds: make test LAB=02
@@ -78,34 +78,34 @@ deps: ## install what grading and the self-test need (Debian/Ubuntu, root or sud
 docs: ## build the HTML docs (Doxygen) into build/docs/html
 	@grader/deps.sh docs
 	@mkdir -p build/docs
-	@doxygen grader/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log || \
+	@doxygen grader/docs/Doxyfile > build/docs/doxygen.log 2> build/docs/warnings.log || \
 	  { cat build/docs/warnings.log; echo "docs: doxygen failed"; exit 1; }
 	@if [ -s build/docs/warnings.log ]; then cat build/docs/warnings.log; \
 	  echo "docs: warnings (above)"; exit 1; fi
-	@$(PYTHON) grader/docs_check.py build/docs/html
+	@$(PYTHON) grader/docs/docs_check.py build/docs/html
 	@echo "docs: build/docs/html/index.html"
 
 slides: ## build every lab's slide deck into build/slides/*.pdf
 	@grader/deps.sh slides
-	@$(PYTHON) grader/kit.py slides
+	@$(PYTHON) grader/course/kit.py slides
 
 handin: ## pack your student files into build/handin.tar.gz, to submit
-	@$(PYTHON) grader/kit.py handin --from $(SUBMISSION)
+	@$(PYTHON) grader/course/kit.py handin --from $(SUBMISSION)
 
 student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
-	@$(PYTHON) grader/kit.py student-kit
+	@$(PYTHON) grader/course/kit.py student-kit
 
 autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
-	@$(PYTHON) grader/kit.py autograder $(foreach l,$(LAB),--lab $(l)) $(if $(COURSE),--course "$(COURSE)")
+	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(l)) $(if $(COURSE),--course "$(COURSE)")
 
 bench: ## time every solution against the device copy and CUB (GPU only)
 	@grader/deps.sh grade
-	@$(PYTHON) grader/bench/bench.py
+	@$(PYTHON) grader/measure/bench.py
 
 profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared: make profile LAB=03 or LAB=all
 	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03 (or LAB=all)"; exit 2; }
 	@grader/deps.sh grade
-	@$(PYTHON) grader/profile_banks.py --lab "$(LAB)"
+	@$(PYTHON) grader/measure/profile_banks.py --lab "$(LAB)"
 
 clean: ## remove build/
 	rm -rf build

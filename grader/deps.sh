@@ -10,7 +10,7 @@
 #   grader/deps.sh docs     Doxygen and doxygen-awesome-css
 #   grader/deps.sh slides   pdflatex with beamer, rsvg-convert
 #   grader/deps.sh similarity   Node.js and npm, then the similarity engine (Dolos's library,
-#                           from npm, pinned by grader/dolos/package-lock.json) into
+#                           from npm, pinned by grader/course/dolos/package-lock.json) into
 #                           $SCANLAB_TOOLS (default ~/.cache/scanlab), once per machine and user;
 #                           `check` installs it too (the similarity check)
 #
@@ -79,14 +79,14 @@ fi
 # installs anew. Done after the Debian packages (it needs node and npm).
 install_dolos() {
   [ "$task" = check ] || [ "$task" = similarity ] || return 0
-  local lock=grader/dolos/package-lock.json tools dir
+  local lock=grader/course/dolos/package-lock.json tools dir
   tools=${SCANLAB_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/scanlab}
   dir=${SCANLAB_DOLOS:-$tools/dolos-$(sha256sum "$lock" | cut -c1-12)}
   [ -f "$dir/.installed" ] && return 0
   echo "deps: installing the similarity engine (Dolos, npm) into $dir"
-  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && cp grader/dolos/package.json "$lock" "$dir.tmp/" || return 1
+  rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && cp grader/course/dolos/package.json "$lock" "$dir.tmp/" || return 1
   if ! (cd "$dir.tmp" && JOBS=max npm ci --no-audit --no-fund --loglevel=error) > "$dir.tmp/install.log" 2>&1 ||
-     ! node grader/dolos/compare.mjs --dolos "$dir.tmp" --check >> "$dir.tmp/install.log" 2>&1; then
+     ! node grader/course/dolos/compare.mjs --dolos "$dir.tmp" --check >> "$dir.tmp/install.log" 2>&1; then
     tail -20 "$dir.tmp/install.log" >&2
     echo "deps: the similarity engine did not install (log: $dir.tmp/install.log). Try by hand:" >&2
     echo "      cd $dir.tmp && npm ci" >&2

@@ -57,7 +57,7 @@ $(EMU_RT_OBJS): $(EMU_RT_BUILD)/%.o: $(EMU_DIR)/runtime/%.cpp $(EMU_RT_HEADERS)
 EMU_RUN_DIR  := build/emu-run
 EMU_RUN_NAME  = $(subst /,_,$(basename $(FILE)))
 EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
-# extra flags for emu-run builds (e.g. EMU_RUN_FLAGS="-Igrader/harness"); EMU_PROBE=1 builds
+# extra flags for emu-run builds (e.g. EMU_RUN_FLAGS="-Igrader/trusted/harness"); EMU_PROBE=1 builds
 # with the memory probes (counters in SCANLAB_EMU_PROFILE, the race detector)
 EMU_RUN_FLAGS ?=
 EMU_PROBE ?=

@@ -223,7 +223,7 @@ def _bounded_grade(case, sub, tests):
     wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
             "print(f'peak {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MiB'); sys.exit(r.returncode)")
     t0 = time.monotonic()
-    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grade.py"),
+    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"),
                              "--backend", "emu", "--lab", "01", "--submission", sub, "--rebuild",
                              "--results", os.path.join(ROOT, "build", "selftest", f"bad-{case}.json")]
                             + [x for t in tests for x in ("--test", t)], env={"NO_COLOR": "1"}, timeout=600)
@@ -459,7 +459,7 @@ def case_early_code_refused():
                              + SCRATCH)
     refused += "; " + all_fail("using_gnu_section", placed, "05", ("block_example",),
                                r"(?s)does not build.*section.*a section of its own")
-    import codecheck  # noqa: E402  (grader/codecheck.py)
+    import codecheck  # noqa: E402  (grader/grading/codecheck.py)
     src = os.path.join(BAD, "early_code.c")
     os.makedirs(BAD, exist_ok=True)
     early = {"prio0": "__attribute__((constructor(0))) static void e(void) {}",
@@ -625,7 +625,7 @@ def case_autograder_killed():
 
 def handin_of(tree, dest):
     os.makedirs(os.path.dirname(dest), exist_ok=True)
-    code, out = selftest.sh([sys.executable, "grader/kit.py", "handin", "--from", tree, "--out", dest,
+    code, out = selftest.sh([sys.executable, "grader/course/kit.py", "handin", "--from", tree, "--out", dest,
                              "--name", os.path.basename(os.path.dirname(dest))])
     if code != 0:
         raise CheckFailed("handin failed:\n" + out)
@@ -857,7 +857,7 @@ def case_pax_header_bomb():
     # grade.py under a wrapper that prints the peak memory of its children (grade.py's own)
     wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
             "print(f'peak {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MiB'); sys.exit(r.returncode)")
-    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grade.py"),
+    code, out = selftest.sh([sys.executable, "-c", wrap, sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"),
                              "--backend", "emu", "--lab", "01", "--test", "inc_example", "--submission", bomb,
                              "--results", os.path.join(ROOT, "build", "selftest", "bad-pax_bomb.json")],
                             env={"NO_COLOR": "1"}, timeout=300)
@@ -867,7 +867,7 @@ def case_pax_header_bomb():
         problems.append("grade.py did not refuse it, naming the header:\n" + out[-500:])
     if not peak or int(peak.group(1)) > 200 or took > 30:
         problems.append(f"grade.py: peak {peak and peak.group(1)} MiB, {took:.0f} s")
-    probe = ("import resource, sys; sys.path.insert(0, 'grader'); import grade_class; "
+    probe = ("import resource, sys; sys.path[:0] = ['grader/course', 'grader/grading']; import grade_class; "
              f"print(repr(grade_class.handin_from({bomb!r}))); "
              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
     code2, out2 = selftest.sh([sys.executable, "-c", probe], timeout=120)
@@ -1295,7 +1295,7 @@ def case_verdicts_machine_free():
     for jobs in ("1", "4"):
         out_dir = os.path.join(BAD, f"machine_free_class_out_{jobs}")
         shutil.rmtree(out_dir, ignore_errors=True)
-        cmd = [sys.executable, os.path.join(ROOT, "grader", "grade_class.py"), "--class", klass, "--jobs", jobs,
+        cmd = [sys.executable, os.path.join(ROOT, "grader", "course", "grade_class.py"), "--class", klass, "--jobs", jobs,
                "--backend", "emu", "--out", out_dir, "--no-reference", "--regrade"]
         for lab in labs:
             cmd += ["--lab", lab]
@@ -1714,7 +1714,7 @@ def case_busy_thread_gpu():
 
 # ---- the control channel: replies nobody asked for ------------------------------------------------
 
-# A reply to a run, as the driver's would look (grader/harness/hx_proto.h's hxp_reply: magic, type 5,
+# A reply to a run, as the driver's would look (grader/trusted/harness/hx_proto.h's hxp_reply: magic, type 5,
 # status 0, then zeros; at offset 40 the number of counters and from 48 the counters themselves).
 REPLY_BYTES = 1320
 
@@ -1744,7 +1744,7 @@ def grade_env(case, sub, lab, tests, env, max_timeout=None, backend="emu"):
     results = os.path.join(selftest.BUILD, f"bad-{case}.json")
     if os.path.exists(results):
         os.remove(results)
-    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend, "--submission", sub,
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--backend", backend, "--submission", sub,
            "--results", results, "--lab", lab]
     for t in tests:
         cmd += ["--test", t]

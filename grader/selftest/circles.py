@@ -1,4 +1,5 @@
-"""No circles: the kit's files, and its folders, depend on one another in one direction only.
+"""No circles: the kit's files, and its folders, depend on one another in one direction only,
+down grader/'s map (LAYERS).
 
 Three kinds of edge, read from the code itself:
   - Python: `import X` / `from X import` of a module the kit has (grader/**/*.py, at any depth
@@ -6,7 +7,7 @@ Three kinds of edge, read from the code itself:
   - C, C++ and CUDA: `#include "X"` (quoted includes only; <...> names the system's or, for the
     emu's headers, the toolkit's stand-ins, and `#include_next` follows the search path: both
     are read as edges where they resolve to a kit file, under grader/emu/include);
-  - the trusted side's C files (grader/harness, grader/driver): a function one file calls and
+  - the trusted side's C files (grader/trusted/harness, grader/trusted/driver): a function one file calls and
     another defines, read from the source (the names a file defines at file scope, not static,
     and the names it calls), since there a call is how one file depends on another.
 
@@ -26,6 +27,38 @@ SKIP = ("build", ".git", "node_modules", "corpus")  # the corpus holds others' p
 
 # Circles kept on purpose: {frozenset of files: reason}. Empty: none is.
 ALLOWED = {}
+
+# The layers of grader/'s map (grader/README.md, "The map"): a file may use one of its own idea's
+# (its folder under grader/: grader/trusted/harness is grader/trusted) or of a lower layer, never
+# one of a higher or of another idea on its own layer. reference/ (plain C) is under the trusted side.
+LAYERS = {"grader/selftest": 6, "grader/course": 5, "grader/measure": 4, "grader/docs": 4, "grader/grading": 3,
+          "grader/manifests": 3, "grader/trusted": 2, "reference": 1.5, "grader/emu": 1}
+# Uses across layers kept on purpose: {(from file, to file): reason}.
+LAYER_EXCEPTIONS = {
+    ("grader/emu/tests/probe_cost.py", "grader/grading/grade.py"):
+        "the probes' cost on a graded run builds a lab's drivers and runs its tests as the grader does",
+}
+
+
+def idea(path):
+    """The folder of grader/'s map that a file belongs to ('' outside it)."""
+    parts = path.split("/")
+    key = "/".join(parts[:2]) if parts[0] == "grader" else parts[0]
+    return key if key in LAYERS else ""
+
+
+def layer_breaks(graphs):
+    """[(kind, from, to)] for every use that goes up the map or across it."""
+    out = []
+    for kind, edges in graphs.items():
+        for a, bs in sorted(edges.items()):
+            for b in sorted(bs):
+                ia, ib = idea(a), idea(b)
+                if not ia or not ib or ia == ib or (a, b) in LAYER_EXCEPTIONS:
+                    continue
+                if LAYERS[ia] <= LAYERS[ib]:
+                    out.append((kind, a, b))
+    return out
 
 
 def kit_files(exts, top="grader", root=ROOT):
@@ -68,8 +101,8 @@ def include_edges(root=ROOT):
         files += kit_files((".c", ".h", ".cu", ".cpp"), "reference", root)
     known = set(files)
     emu_inc = os.path.join("grader", "emu", "include")
-    search = [emu_inc, os.path.join("grader", "include"), os.path.join("grader", "harness"), "reference",
-              os.path.join("grader", "driver")]
+    search = [emu_inc, os.path.join("grader", "trusted", "include"), os.path.join("grader", "trusted", "harness"), "reference",
+              os.path.join("grader", "trusted", "driver")]
     edges = {f: set() for f in files}
     for f in files:
         try:
@@ -86,9 +119,9 @@ def include_edges(root=ROOT):
 
 
 def c_call_edges(root=ROOT):
-    """grader/harness and grader/driver's C files: file A -> file B where A calls a function that
+    """grader/trusted/harness and grader/trusted/driver's C files: file A -> file B where A calls a function that
     B defines (not static) and A does not define itself."""
-    files = [f for d in ("grader/harness", "grader/driver") if os.path.isdir(os.path.join(root, d))
+    files = [f for d in ("grader/trusted/harness", "grader/trusted/driver") if os.path.isdir(os.path.join(root, d))
              for f in kit_files((".c",), d, root)]
     defined, used = {}, {}
     for f in files:
@@ -183,6 +216,9 @@ def explain(edges, comp):
 
 def main():
     bad, stale, graphs = circles()
+    breaks = layer_breaks(graphs)
+    for kind, a, b in breaks:
+        print(f"against the map ({kind}): {a} -> {b}")
     for kind, comp in bad:
         print(f"circle ({kind}): {' <-> '.join(comp)}")
         g = graphs[kind.split(",")[0]]
@@ -192,7 +228,7 @@ def main():
         print(f"ALLOWED lists a circle that is no longer there: {sorted(k)}")
     n = sum(len(v) for g in graphs.values() for v in g.values())
     print(f"{sum(len(g) for g in graphs.values())} files, {n} edges; {len(bad)} circles")
-    return 1 if bad or stale else 0
+    return 1 if bad or stale or breaks else 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import threading
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(os.path.dirname(HERE), d) for d in ("grading", "course", "measure", "docs")]
 import grade  # noqa: E402
 
 ROOT = grade.ROOT
@@ -64,7 +64,7 @@ def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_tim
     results = os.path.join(BUILD, f"{tag}.json")
     if os.path.exists(results):
         os.remove(results)
-    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend,
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--backend", backend,
            "--submission", submission, "--results", results] + list(extra)
     for lab in labs:
         cmd += ["--lab", lab]
@@ -115,7 +115,7 @@ def autograder_layout(work, labs):
     """Builds the autograder zip for `labs` and unpacks it as Gradescope does (work/source);
     returns the source folder."""
     zpath = os.path.join(work, "autograder.zip")
-    cmd = [sys.executable, "grader/kit.py", "autograder", "--out", zpath]
+    cmd = [sys.executable, "grader/course/kit.py", "autograder", "--out", zpath]
     for lab in labs:
         cmd += ["--lab", lab]
     code, out = sh(cmd)

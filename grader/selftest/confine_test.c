@@ -1,6 +1,6 @@
 /**
  * @file confine_test.c
- * @brief The driver's call-thread confinement (grader/driver/confine.c), tried system call by
+ * @brief The driver's call-thread confinement (grader/trusted/driver/confine.c), tried system call by
  *        system call: what the student's code may not do fails with EPERM on the confined
  *        thread and on a thread it starts, what a lab needs still works, and the unconfined
  *        main thread still speaks on the control descriptor.

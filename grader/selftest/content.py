@@ -73,7 +73,7 @@ def _kit_code(rel):
     """Code students get whole. The tests' sources are not counted as such: they ship too, and
     must not answer a region (lab 06's operator test once held the operator line for line)."""
     return rel.startswith(("skeletons/", "reference/", "grader/")) and rel.endswith(CODE_EXT) and \
-        not rel.startswith("grader/tests/")
+        not rel.startswith("grader/trusted/tests/")
 
 
 def _code_outside_regions(text):
@@ -90,7 +90,7 @@ def _code_outside_regions(text):
 
 def no_solution_in_kit():
     tar = os.path.join(BUILD, "student-kit-leak.tar.gz")
-    code, out = sh([sys.executable, "grader/kit.py", "student-kit", "--out", tar])
+    code, out = sh([sys.executable, "grader/course/kit.py", "student-kit", "--out", tar])
     if code:
         raise CheckFailed("student-kit failed:\n" + out)
     sol = solution_lines()
@@ -147,13 +147,13 @@ def later_skeletons(texts, lab):
 def quotes():
     # An emu quote shows the emu's output: it runs on the emu also in `make check-gpu`, where
     # the default backend is cuda (which once compared two emu quotes with a GPU's output).
-    sys.path.insert(0, os.path.join(ROOT, "grader"))
-    import quotes as q  # noqa: E402  (grader/quotes.py)
+    sys.path.insert(0, os.path.join(ROOT, "grader", "docs"))
+    import quotes as q  # noqa: E402  (grader/docs/quotes.py)
     emu = q.command({"run": "make test LAB=04", "gpu": False}, "/tmp/sub")
     gpu = q.command({"run": "make test LAB=04", "gpu": True})
     if not emu.endswith("SUBMISSION=/tmp/sub BACKEND=emu") or "BACKEND" in gpu:
         raise CheckFailed(f"quotes.py runs an emu quote as `{emu}` and a GPU quote as `{gpu}`")
-    code, out = sh([sys.executable, "grader/quotes.py"])
+    code, out = sh([sys.executable, "grader/docs/quotes.py"])
     if code:
         raise CheckFailed(out[-3000:])
     return out.strip().splitlines()[-1]
@@ -461,8 +461,8 @@ def student_kit_files():
     return [f for f in kit.tracked_files() if kit.in_student_kit(f)]
 
 
-READ_BY_STUDENTS = re.compile(r"^(labs/.*\.md|grader/include/.*\.h|skeletons/.*|labs/.*\.sh|grader/manifests/lab\d\d\.toml|"
-                              r"grader/tests/.*)$")
+READ_BY_STUDENTS = re.compile(r"^(labs/.*\.md|grader/trusted/include/.*\.h|skeletons/.*|labs/.*\.sh|grader/manifests/lab\d\d\.toml|"
+                              r"grader/trusted/tests/.*)$")
 PATH_TOKEN = re.compile(r"(?<![\w/.<>:@-])((?:[\w.-]+/)+[\w.-]*)")
 BARE_FILE = re.compile(r"(?<![\w/.<>@-])([\w-]+\.(?:cu|cuh|c|h|cpp|py|sh|json|toml|md|svg|tex|pdf|csv|log))\b(?![\[(.]|->)")
 # Names of what lies outside the kit: the toolkit's headers and libraries, and system files.

@@ -112,7 +112,7 @@ def plant(folder):
     shutil.copy(sol, os.path.join(stage, "01-serial"))
     for i, name in enumerate(["twin"] + [f"s9{k}_formula" for k in range(len(FORMULAS))]):
         who = name if i == 0 else FORMULAS[i - 1]
-        code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out",
+        code, log = sh([sys.executable, "grader/course/kit.py", "handin", "--from", stage, "--out",
                         os.path.join(folder, name + ".tar.gz"), "--name", who])
         if code:
             raise CheckFailed("handin failed:\n" + log)
@@ -240,7 +240,7 @@ def fifo_submission():
         bad = []
         for path, what in ((fifo, "a FIFO"), ("/dev/zero", "a character device"), (sock_path, "a socket")):
             t0 = time.monotonic()
-            code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--backend", "emu",
+            code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "01", "--backend", "emu",
                             "--submission", path], timeout=60)
             lines = [x for x in out.splitlines() if x.strip()]
             if code != 2 or "Traceback" in out or len(lines) != 1 or what not in out or path not in out:
@@ -276,7 +276,7 @@ def course_mistakes():
         if roster:
             open(os.path.join(folder, "roster.csv"), "w").write(roster)
             extra = ["--roster", os.path.join(folder, "roster.csv")]
-        code, out = sh([sys.executable, "grader/grade_class.py", "--class", os.path.join(folder, "class"),
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", os.path.join(folder, "class"),
                         "--lab", "01", "--backend", "emu", "--out", os.path.join(folder, "out"),
                         "--course", os.path.join(folder, "course.toml")] + extra)
         if code != 2 or not re.search(want, out) or "Traceback" in out or "graded" in out:
@@ -305,7 +305,7 @@ def class_entry_names():
     stage = os.path.join(folder, "stage")
     os.makedirs(os.path.join(stage, "01-serial"))
     shutil.copy(sol, os.path.join(stage, "01-serial"))
-    code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out",
+    code, log = sh([sys.executable, "grader/course/kit.py", "handin", "--from", stage, "--out",
                     os.path.join(klass, "...tar.gz"), "--name", "dots"])
     if code:
         raise CheckFailed("kit.py handin failed:\n" + log[-800:])
@@ -319,7 +319,7 @@ def class_entry_names():
     open(os.path.join(folder, "roster.csv"), "w").write("student,name,canvas_id\nanne marie,\"Marie, Anne\",301\n"
                                                          "bob,\"Bob, B\",302\n")
     before = set(os.listdir(outer)) if os.path.isdir(outer) else set()
-    code, out = sh([sys.executable, "grader/grade_class.py", "--class", klass, "--lab", "01", "--test", "inc_example",
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--test", "inc_example",
                     "--backend", "emu", "--out", out_dir, "--no-reference",
                     "--course", os.path.join(folder, "course.toml"), "--roster", os.path.join(folder, "roster.csv")],
                    env={"NO_COLOR": "1"})
@@ -350,7 +350,7 @@ def class_entry_names():
             bad.append(f"no line for {entry} matching /{why}/")
     # the rerun's key reads the files the grader reads, not the folder: 2,000 sparse files of
     # 1 MiB beside bob's code change nothing and cost no reading
-    sys.path.insert(0, os.path.join(ROOT, "grader"))
+    sys.path.insert(0, os.path.join(ROOT, "grader", "course"))
     import grade_class  # noqa: E402
     key = grade_class.content_key(os.path.join(klass, "bob"), ["01"], "emu")
     junk = os.path.join(klass, "bob", "data")
@@ -411,7 +411,7 @@ def make_class(folder):
                 out = os.path.join(folder, name + ".tar.gz")
             else:
                 out = os.path.join(folder, name, "handin.tar.gz")
-            code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", stage, "--out", out, "--name", name])
+            code, log = sh([sys.executable, "grader/course/kit.py", "handin", "--from", stage, "--out", out, "--name", name])
             if code:
                 raise CheckFailed("handin failed:\n" + log)
         expected[name] = 0 if layout == "wrong_layout" else score
@@ -515,7 +515,7 @@ def gradescope_course():
         import zipfile
         zpath = os.path.join(work, "autograder.zip")
         open(os.path.join(work, "course.toml"), "w").write(COURSE)
-        code, out = sh([sys.executable, "grader/kit.py", "autograder", "--lab", "01", "--out", zpath,
+        code, out = sh([sys.executable, "grader/course/kit.py", "autograder", "--lab", "01", "--out", zpath,
                         "--course", os.path.join(work, "course.toml")])
         if code:
             raise CheckFailed("make autograder COURSE=... failed:\n" + out)
@@ -525,7 +525,7 @@ def gradescope_course():
         os.chmod(os.path.join(src, "run_autograder"), 0o755)
         sub = os.path.join(work, "submission")
         os.makedirs(sub)
-        code, log = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out",
+        code, log = sh([sys.executable, "grader/course/kit.py", "handin", "--from", "solutions", "--out",
                         os.path.join(sub, "handin.tar.gz"), "--name", "student@example.edu"])
         backdate(os.path.join(sub, "handin.tar.gz"), DUE - datetime.timedelta(hours=2))
         late = DUE + datetime.timedelta(hours=30)
@@ -588,7 +588,7 @@ def gpu_leaderboard():
     place on it."""
     folder = _lab02_class()
     out_dir = os.path.join(BUILD, "class-gpu")
-    code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
                     "--backend", "cuda", "--out", out_dir, "--regrade", "--jobs", "1"], env={"NO_COLOR": "1"})
     if code:
         raise CheckFailed("grade-class of lab 02's timing test on the GPU failed:\n" + out[-1500:])
@@ -630,7 +630,7 @@ def emu_leaderboard():
     figure). results.json's leaderboard and the report's show the emu's bytes moved per
     element, labelled as a model, fewest first, the reference marked."""
     folder = _lab02_class()
-    code, out = sh([sys.executable, "grader/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", folder, "--lab", "02", "--test", "timing",
                     "--backend", "emu", "--out", EMU_OUT, "--regrade"], env={"NO_COLOR": "1"})
     if code:
         raise CheckFailed("grade-class of lab 02's timing test failed:\n" + out[-1500:])

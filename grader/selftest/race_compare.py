@@ -41,7 +41,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(os.path.dirname(HERE), d) for d in ("grading", "course", "measure", "docs")]
 sys.path.insert(0, HERE)
 import grade  # noqa: E402
 import common as selftest  # noqa: E402  (grader/selftest/common.py: ROOT, BUILD, CheckFailed, sh)
@@ -358,7 +358,7 @@ def graded(case, backend, folder, wrap=None):
     path, the grader's output)."""
     sub = case["sub"]
     results = os.path.join(WORK, f"{case['slug']}-{backend}.json")
-    cmd = [sys.executable, os.path.join(ROOT, "grader", "grade.py"), "--backend", backend, "--submission", sub,
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--backend", backend, "--submission", sub,
            "--lab", case["lab"], "--test", case["test"], "--results", results, "--sizes-of", "emu"]
     if wrap:
         cmd += ["--wrap", " ".join(wrap)]

@@ -26,8 +26,8 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402,F401  (puts grader's folders on the path)
 import grade  # noqa: E402
 from common import (HERE, ROOT, BUILD, SCHEDULES, SOLUTION_SCHEDULES, CheckFailed, CPU, sh,  # noqa: E402
                     run_grader, by_name, is_skip, max_problem, BEGIN, END, autograder_layout,
@@ -208,16 +208,20 @@ def no_circles():
     copy of a few kit files."""
     import circles  # noqa: E402  (grader/selftest/circles.py)
     bad, stale, graphs = circles.circles()
-    if bad or stale:
+    breaks = circles.layer_breaks(graphs)
+    if bad or stale or breaks:
         raise CheckFailed("\n    ".join([f"circle ({k}): {' <-> '.join(c)}" for k, c in bad] +
-                                        [f"circles.ALLOWED lists one no longer there: {sorted(k)}" for k in stale]))
+                                        [f"circles.ALLOWED lists one no longer there: {sorted(k)}" for k in stale] +
+                                        [f"against grader/README.md's map ({k}): {a} -> {b}" for k, a, b in breaks]))
     planted = os.path.join(BUILD, "circles-planted")
     shutil.rmtree(planted, ignore_errors=True)
-    files = {"grader/course.py": "import grade_class\n",            # course <- grade_class already
-             "grader/grade_class.py": "",
-             "grader/harness/harness.c": "int hx_planted(void) { return hx_planted_back(); }\n",
-             "grader/harness/main.c": "int hx_planted_back(void) { return hx_planted(); }\n",
-             "grader/include/kit_a.h": '#include "kit_b.h"\n', "grader/include/kit_b.h": '#include "kit_a.h"\n'}
+    files = {"grader/course/course.py": "import grade_class\n",            # course <- grade_class already
+             "grader/course/grade_class.py": "",
+             "grader/trusted/harness/harness.c": "int hx_planted(void) { return hx_planted_back(); }\n",
+             "grader/trusted/harness/main.c": "int hx_planted_back(void) { return hx_planted(); }\n",
+             "grader/trusted/include/kit_a.h": '#include "kit_b.h"\n', "grader/trusted/include/kit_b.h": '#include "kit_a.h"\n',
+             "grader/grading/codecheck.py": "import similarity\n",              # grading -> course: up the map
+             "grader/course/similarity.py": ""}
     for rel, extra in files.items():
         os.makedirs(os.path.dirname(os.path.join(planted, rel)), exist_ok=True)
         src = os.path.join(ROOT, rel)
@@ -228,9 +232,14 @@ def no_circles():
     if kinds != {"python imports", "includes", "C calls"}:
         raise CheckFailed(f"circles planted in {os.path.relpath(planted, ROOT)}: found {sorted(kinds)} of python "
                           "imports, includes and C calls")
+    up = [(a, b) for _, a, b in circles.layer_breaks(circles.circles(planted)[2])]
+    if up != [("grader/grading/codecheck.py", "grader/course/similarity.py")]:
+        raise CheckFailed(f"a use up the map planted in {os.path.relpath(planted, ROOT)} (codecheck.py imports "
+                          f"similarity): found {up}")
     n = sum(len(v) for g in graphs.values() for v in g.values())
-    return (f"{sum(len(g) for g in graphs.values())} files, {n} edges, no circle; planted ones found: "
-            + "; ".join(f"{' <-> '.join(os.path.basename(x) for x in c)}" for k, c in found if k.endswith("files")))
+    return (f"{sum(len(g) for g in graphs.values())} files, {n} edges, no circle, none up grader/'s map; planted "
+            "ones found: " + "; ".join(f"{' <-> '.join(os.path.basename(x) for x in c)}" for k, c in found
+                                       if k.endswith("files")) + "; codecheck.py -> similarity.py up the map")
 
 
 LONG_FILE = 800  # lines; a file past it says at its top why it is whole
@@ -271,15 +280,15 @@ def emu_tests():
 
 
 def trusted_checks(backend="emu", large=None):
-    """The trusted side's output checks (grader/harness/hx_verify.h) agree host against device:
+    """The trusted side's output checks (grader/trusted/harness/hx_verify.h) agree host against device:
     grader/selftest/verify_test.cu built for the emu (here) or with nvcc (on a GPU), right
     outputs and planted faults."""
     out_dir = os.path.join(BUILD, "verify", backend)
     os.makedirs(out_dir, exist_ok=True)
     exe = os.path.join(out_dir, "verify_test")
-    src = [os.path.join(ROOT, "grader", "selftest", "verify_test.cu"), os.path.join(ROOT, "grader", "harness", "hx_dev.cu")]
-    inc = ["-I" + os.path.join(ROOT, "grader", "harness")]
-    hostc = os.path.join(ROOT, "grader", "harness", "hx_verify.c")
+    src = [os.path.join(ROOT, "grader", "selftest", "verify_test.cu"), os.path.join(ROOT, "grader", "trusted", "harness", "hx_dev.cu")]
+    inc = ["-I" + os.path.join(ROOT, "grader", "trusted", "harness")]
+    hostc = os.path.join(ROOT, "grader", "trusted", "harness", "hx_verify.c")
     if backend == "emu":
         code, out = sh(["make", "--no-print-directory", "-f", "grader/emu/emu.mk", "build/emu-rt/libscanlab_emu.a"])
         if code:
@@ -342,12 +351,12 @@ def long_sandbox_view():
 
 
 def call_thread_confined():
-    """The driver's call thread confines itself (grader/driver/confine.c): every system call a
+    """The driver's call thread confines itself (grader/trusted/driver/confine.c): every system call a
     student's code could answer the test with, or escape by, fails there and on the threads it
     starts; what the labs and the runtimes need still works."""
     exe = os.path.join(BUILD, "confine_test")
-    code, out = sh(["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-Igrader/driver", "-Igrader/harness",
-                    "grader/selftest/confine_test.c", "grader/driver/confine.c", "-o", exe, "-pthread"])
+    code, out = sh(["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror", "-Igrader/trusted/driver", "-Igrader/trusted/harness",
+                    "grader/selftest/confine_test.c", "grader/trusted/driver/confine.c", "-o", exe, "-pthread"])
     if code:
         raise CheckFailed("confine_test does not build:\n" + out[-1500:])
     code, out = sh([exe])
@@ -361,7 +370,7 @@ def profile_emu():
     """`make profile LAB=03` without ncu: the emu's counters of both kernels, as an H100 counts
     them where the compilers agree (grader/emu/README.md's table: global 2048 requests of 8192
     sectors each way, shared stores 38784/29760 unpadded, 9024/0 padded)."""
-    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "03"])
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "measure", "profile_banks.py"), "--lab", "03"])
     rows = {}
     for line in out.split("ncu against the emu")[0].splitlines():  # the table, not the comparison
         m = re.match(r"\s+([a-z][a-z /:-]+?)\s{2,}(.*)$", line)
@@ -409,7 +418,7 @@ PROFILE_COUNTS = {
 def profile_emu_labs():
     """`make profile LAB=02,05,06,07` without ncu: every case runs and lists its launches, with
     the counters an access pattern fixes."""
-    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "02,05,06,07",
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "measure", "profile_banks.py"), "--lab", "02,05,06,07",
                     "--emu-only"])
     runs, lab, cid = {}, None, None
     for line in out.splitlines():
@@ -460,7 +469,7 @@ def profile_recorded():
     or ncu's contention), but for the kernels in KNOWN_PROFILE_DIFFERENCES."""
     out_json = os.path.join(ROOT, "build", "selftest", "profile-differences.json")
     os.makedirs(os.path.dirname(out_json), exist_ok=True)
-    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "all",
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "measure", "profile_banks.py"), "--lab", "all",
                     "--recorded", os.path.join(ROOT, "grader", "emu", "h100_profile.json"),
                     "--differences", out_json])
     m = re.search(r"agreement over (\d+) launches: exact counters (\d+) of (\d+) agree; shared counters "
@@ -483,12 +492,12 @@ def profile_ncu_parsing():
     """The GPU half of `make profile` without a GPU: an ncu CSV made from the emu's own
     counters (lab 05's look-back on 4 tiles and on one) is read, lined up and agrees; one
     counter changed is a DIFFER; a CSV without a metric, or another kernel, fails loudly."""
-    sys.path.insert(0, os.path.join(ROOT, "grader"))
+    sys.path.insert(0, os.path.join(ROOT, "grader", "measure"))
     import profile_compare as pc  # noqa: E402
     work = os.path.join(ROOT, "build", "profile", "lab05", "solutions")
     files = [os.path.join(work, f"emu-{c}.jsonl") for c in ("lookback_inc", "lookback_inc_1tile")]
     if not all(os.path.exists(f) for f in files):
-        code, out = sh([sys.executable, os.path.join(ROOT, "grader", "profile_banks.py"), "--lab", "05",
+        code, out = sh([sys.executable, os.path.join(ROOT, "grader", "measure", "profile_banks.py"), "--lab", "05",
                         "--emu-only"])
         if code:
             raise CheckFailed("make profile LAB=05 on the emu failed:\n" + out[-2000:])
@@ -563,7 +572,7 @@ def slides():
 
 def handin_roundtrip():
     tar = os.path.join(BUILD, "handin-solutions.tar.gz")
-    code, out = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out", tar])
+    code, out = sh([sys.executable, "grader/course/kit.py", "handin", "--from", "solutions", "--out", tar])
     if code != 0:
         raise CheckFailed("handin failed:\n" + out)
     names = tarfile.open(tar).getnames()
@@ -586,7 +595,7 @@ def handin_in_tmp():
         return f"not run: the kit itself lies in {tmp}, which the grader then never hides"
     tar = os.path.join(tmp, f"scanlab-selftest-handin-{os.getpid()}.tar.gz")
     try:
-        code, out = sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions", "--out", tar])
+        code, out = sh([sys.executable, "grader/course/kit.py", "handin", "--from", "solutions", "--out", tar])
         if code != 0:
             raise CheckFailed("handin failed:\n" + out)
         code, out, data = run_grader(tar, ["02"], tag="handin-tmp")
@@ -600,7 +609,7 @@ def handin_in_tmp():
 
 def student_kit():
     tar = os.path.join(BUILD, "student-kit.tar.gz")
-    code, out = sh([sys.executable, "grader/kit.py", "student-kit", "--out", tar])
+    code, out = sh([sys.executable, "grader/course/kit.py", "student-kit", "--out", tar])
     if code != 0:
         raise CheckFailed("student-kit failed:\n" + out)
     names = tarfile.open(tar).getnames()
@@ -641,7 +650,7 @@ def gradescope_autograder():
         sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
         forms = {
             "flat": lambda d: shutil.copy(sol, d),
-            "handin": lambda d: sh([sys.executable, "grader/kit.py", "handin", "--from", "solutions",
+            "handin": lambda d: sh([sys.executable, "grader/course/kit.py", "handin", "--from", "solutions",
                                     "--out", os.path.join(d, "handin.tar.gz"), "--name", "student"]),
             "repository": lambda d: (os.makedirs(os.path.join(d, "scanlab", "skeletons", "01-serial")),
                                      shutil.copy(sol, os.path.join(d, "scanlab", "skeletons", "01-serial")),
@@ -695,12 +704,12 @@ def manifest_mistakes():
         os.makedirs(folder)
         text = src.replace(first, block) if block else src.replace("threshold = 0.03", "threshhold = 0.03")
         open(os.path.join(folder, "lab01.toml"), "w").write(text)
-        code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--submission", "solutions",
+        code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "01", "--submission", "solutions",
                         "--backend", "emu"], env={"SCANLAB_MANIFESTS": folder})
         if code != 2 or not re.search(want, out) or "lab01.toml" not in out or "Score" in out:
             raise CheckFailed(f"manifest with {label}: exit {code}, expected /{want}/:\n{out[-600:]}")
         done.append(label)
-    code, out = sh([sys.executable, "grader/grade.py", "--lab", "01", "--submission", "solutions", "--backend",
+    code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "01", "--submission", "solutions", "--backend",
                     "emu", "--test", "nosuch"])
     if code != 2 or "no test named nosuch" not in out or "inc_example" not in out:
         raise CheckFailed("T=nosuch should be an error listing the lab's tests:\n" + out[-600:])
@@ -760,10 +769,29 @@ def sanitizer(lab, tool):
 
 def gpu_quotes():
     """The handouts' output quoted from GPU runs (racecheck, ...) is what the GPU prints today."""
-    code, out = sh([sys.executable, "grader/quotes.py", "--gpu"])
+    code, out = sh([sys.executable, "grader/docs/quotes.py", "--gpu"])
     if code:
         raise CheckFailed(out[-3000:])
     return out.strip().splitlines()[-1]
+
+
+def tuning_program():
+    """Lab 05's tuning program (labs/05-global-scan/bench/tune_lookback.cu, not graded) builds, and
+    every configuration of its two sweeps gives CUB's sums on small sizes (its timings are not
+    read: it runs beside other checks)."""
+    exe = os.path.join(BUILD, "tune_lookback")
+    code, out = sh(["nvcc", "-O3", "-std=c++17", "-arch=sm_" + os.environ.get("SM", "90"), "-o", exe,
+                    os.path.join(ROOT, "labs", "05-global-scan", "bench", "tune_lookback.cu")])
+    if code:
+        raise CheckFailed("tune_lookback.cu does not build:\n" + out[-2000:])
+    rows = 0
+    for args in (["shapes", "18"], ["placement", "16", "18"]):
+        code, out = sh([exe] + args)
+        rows += len(re.findall(r"^R ", out, re.M))
+        if code or "WRONG" in out or not re.search(r"^R ", out, re.M):
+            raise CheckFailed(f"tune_lookback {' '.join(args)}:\n" + "\n".join(
+                line for line in out.splitlines() if "WRONG" in line or not line.startswith("R "))[-2000:])
+    return f"both sweeps agree with CUB: {rows} timed rows, none WRONG"
 
 
 def gpu_checks():
@@ -792,7 +820,8 @@ def gpu_checks():
         lanes.append([(f"lab {lab} solutions clean under {tool}", lambda lab=lab, tool=tool: sanitizer(lab, tool))
                       for tool in ("racecheck", "synccheck", "memcheck")])
     # the quotes time nothing (a racecheck report, ncu's counters, a program's output)
-    lanes.append([("quoted GPU output matches real runs", gpu_quotes)])
+    lanes.append([("quoted GPU output matches real runs", gpu_quotes),
+                  ("lab 05's tuning program builds and agrees with CUB", tuning_program)])
     import course_run  # noqa: E402
     alone += course_run.GPU_CHECKS
     import bad_submissions  # noqa: E402

@@ -86,7 +86,7 @@ def bench_ratio(opt, src=None, rounds=5):
 
 def lab_drivers(lab, opt, work):
     """Lab `lab`'s kit, and two drivers of its solution: probed (as graded) and plain."""
-    sys.path.insert(0, os.path.join(ROOT, 'grader'))
+    sys.path.insert(0, os.path.join(ROOT, 'grader', 'grading'))
     import grade  # noqa: E402  (the grader's manifests, splicing, kit build and test settings)
     manifest = [m for m in grade.all_manifests() if m['lab'] == lab]
     if not manifest or grade.lab_backend(manifest[0], 'emu') != 'emu':

@@ -6,7 +6,7 @@
  *
  * Usage: `kogge_stone_profile ks|db|tiles N BLOCK`. `ks` calls scanIncKoggeStone()
  * (scanIncKoggeStoneKernel), `db` scanIncKoggeStoneDB() and `tiles` scanIncKoggeStoneTiles()
- * (both scanIncKoggeStoneDBKernel). Built by grader/profile_banks.py together with a
+ * (both scanIncKoggeStoneDBKernel). Built by grader/measure/profile_banks.py together with a
  * submission's `kogge_stone.cu`; prints `PROFILE case=... n=... block=... tiles=... wrong=...`
  * and exits non-zero when the scan is wrong (1) or the arguments are (2).
  *
@@ -21,7 +21,7 @@
 
 #include "kogge_stone.h"
 
-/* CUDA_CHECK in the submission's file (grader/include/cuda_check.h) ends up here. */
+/* CUDA_CHECK in the submission's file (grader/trusted/include/cuda_check.h) ends up here. */
 extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;
   fprintf(stderr, "kogge_stone_profile: %s at %s:%d: %s\n", expr, file, line, cudaGetErrorString(err));

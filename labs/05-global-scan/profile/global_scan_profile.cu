@@ -15,7 +15,7 @@
  * - `lookback_inc`, `lookback_exc`: scanIncLookback(), scanExcLookback():
  *   scanLookbackKernel<false>, <true>.
  *
- * Built by grader/profile_banks.py together with a submission's `global_scan.cu`; prints
+ * Built by grader/measure/profile_banks.py together with a submission's `global_scan.cu`; prints
  * `PROFILE case=... n=... wrong=...` and exits non-zero when the scan is wrong (1) or the
  * arguments are (2). Example: `global_scan_profile lookback_inc 24676` scans 4 tiles of
  * GS_LOOKBACK_TILE = 8192 (the last one 100 long): tiles 1-3 look back; with N = 8192 the
@@ -29,7 +29,7 @@
 
 #include "global_scan.h"
 
-/* CUDA_CHECK in the submission's file (grader/include/cuda_check.h) ends up here. */
+/* CUDA_CHECK in the submission's file (grader/trusted/include/cuda_check.h) ends up here. */
 extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;
   fprintf(stderr, "global_scan_profile: %s at %s:%d: %s\n", expr, file, line, cudaGetErrorString(err));

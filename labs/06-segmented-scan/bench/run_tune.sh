@@ -16,7 +16,7 @@ SHAPES=${SHAPES:-"128x64/4 128x64 128x32 128x48 256x32 64x64"}
 # The file timed: the solution where there is one, else your skeleton (SRC= to choose).
 SRC=${SRC:-solutions/06-segmented-scan/seg_scan.cu}
 [ -f "$SRC" ] || SRC=skeletons/06-segmented-scan/seg_scan.cu
-NVCC="nvcc -O3 -std=c++17 -lineinfo -arch=sm_$SM -Igrader/include"
+NVCC="nvcc -O3 -std=c++17 -lineinfo -arch=sm_$SM -Igrader/trusted/include"
 if [ "$what" = build ] || [ "$what" = all ]; then
   pids=()
   for s in $SHAPES; do

@@ -8,7 +8,7 @@
  * Built with the solution file, whose tile shape can be changed with -DSS_GLOBAL_THREADS,
  * -DSS_GLOBAL_ITEMS and -DSS_GLOBAL_MIN_BLOCKS (run_tune.sh builds one binary per shape):
  *
- *     nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/include solutions/06-segmented-scan/seg_scan.cu \
+ *     nvcc -O3 -std=c++17 -arch=sm_90 -Igrader/trusted/include solutions/06-segmented-scan/seg_scan.cu \
  *          labs/06-segmented-scan/bench/tune_segscan.cu -o tune
  *     tune [--log2 26,28] [--means 1,32,1000,1048576] [--reps 20] [--ours-only]
  *

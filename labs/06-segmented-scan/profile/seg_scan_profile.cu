@@ -12,7 +12,7 @@
  * - `operator`: segOpApply(): segOpApplyKernel;
  * - `global_inc`, `global_exc`: segScanIncGlobal(), segScanExcGlobal(): segScanGlobalKernel.
  *
- * BLOCK (default 256) is the batch's threads per block. Built by grader/profile_banks.py
+ * BLOCK (default 256) is the batch's threads per block. Built by grader/measure/profile_banks.py
  * together with a submission's `seg_scan.cu`; prints `PROFILE case=... n=... wrong=...` and
  * exits non-zero when the result is wrong (1) or the arguments are (2). Example:
  * `seg_scan_profile global_inc 24676` scans 4 tiles of SS_GLOBAL_TILE = 8192.
@@ -25,7 +25,7 @@
 
 #include "seg_scan.h"
 
-/* CUDA_CHECK in the submission's file (grader/include/cuda_check.h) ends up here. */
+/* CUDA_CHECK in the submission's file (grader/trusted/include/cuda_check.h) ends up here. */
 extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;
   fprintf(stderr, "seg_scan_profile: %s at %s:%d: %s\n", expr, file, line, cudaGetErrorString(err));

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Lab 07's tile shape on a GPU: builds grader/bench/bench_apps.cu with the lab 07 solution at
+# Lab 07's tile shape on a GPU: builds grader/measure/bench_apps.cu with the lab 07 solution at
 # several (threads, elements per thread) pairs and times the single-pass kernels beside their
 # libraries at 2^26 and 2^28 (each the median of 15 calls after 3 untimed ones, in one run of
 # the bench program per shape). Usage, from the repository root on a machine with a GPU:
@@ -11,8 +11,8 @@ mkdir -p "$out"
 for shape in "256 16" "128 32" "256 32" "128 16"; do
   set -- $shape
   bin="$out/bench_apps_$1x$2"
-  nvcc -O3 -std=c++17 -arch=sm_90 -DAPP_THREADS="$1" -DAPP_ITEMS="$2" -Igrader/include \
-    grader/bench/bench_apps.cu solutions/07-applications/apps.cu -o "$bin" -lcusparse
+  nvcc -O3 -std=c++17 -arch=sm_90 -DAPP_THREADS="$1" -DAPP_ITEMS="$2" -Igrader/trusted/include \
+    grader/measure/bench_apps.cu solutions/07-applications/apps.cu -o "$bin" -lcusparse
   for lg in 26 28; do
     "$bin" --min-log2 $lg --max-log2 $lg --reps 15 |
       sed -n 's/^RESULT //p' |

@@ -21,7 +21,7 @@
  * - `str_batch_empty`: strCompareBatch() of N pairs, every a empty: strEmptyKernel;
  * - `first_diff`: firstDiffApply(): firstDiffKernel.
  *
- * Built by grader/profile_banks.py together with a submission's `apps.cu`; prints
+ * Built by grader/measure/profile_banks.py together with a submission's `apps.cu`; prints
  * `PROFILE case=... n=... wrong=...` and exits non-zero when the result is wrong (1) or the
  * arguments are (2). Example: `apps_profile compact_single 12388` compacts 4 tiles of
  * APP_TILE = 4096 (the last one 100 long), keeping the elements above 0, about half.
@@ -35,7 +35,7 @@
 
 #include "apps.h"
 
-/* CUDA_CHECK in the submission's file (grader/include/cuda_check.h) ends up here. */
+/* CUDA_CHECK in the submission's file (grader/trusted/include/cuda_check.h) ends up here. */
 extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;
   fprintf(stderr, "apps_profile: %s at %s:%d: %s\n", expr, file, line, cudaGetErrorString(err));

@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""Grades a whole class: `make grade-class CLASS=dir [LAB=NN] [JOBS=N] [REGRADE=1]`.
+
+Each entry of CLASS is one student: a folder (a flat upload, a folder by lab, or the student's
+whole kit) or a handin tarball, named after the student. Students are graded in parallel, one
+grade.py each, every one under a cap (each of its builds and tests at its timeout, plus a
+margin), so a hung submission costs its own time and nothing else. Writes:
+
+    build/class/gradebook.csv          student, lab, score (raw), max, tests failed, seconds,
+                                       handin from, note, arrived, due, late, final
+    build/class/<student>/results.json one student's results (Gradescope's format)
+    build/class/<student>/grade.log    what the grader printed for them
+    build/class/report.html            the class report: scores, tests, timing, late list, leaderboard
+    build/class/canvas.csv, grades.csv the LMS imports (with ROSTER=)
+    build/class/similarity/            with SIMILARITY=1: the similarity report (similarity.py)
+
+Every entry of CLASS is graded or listed with the reason it is not (a file that is no handin
+tarball, a FIFO, a device, ...); two entries with one student name (`alice` and
+`alice.tar.gz`) are both graded, the second under its full name, with a warning. A student's
+name is the entry's made safe (course.safe_name: "anne marie" is graded as anne_marie, and the
+course file and the roster find her by either name); an entry named like one of the run's own
+files (gradebook.csv) is graded as NAME-student, with a warning; a symbolic link is graded from
+where it points, with a warning, unless that is another entry of the class or the class folder
+(then it is listed as not graded). Nothing is written outside the output folder. Text in the
+CSV files is made safe for spreadsheets (course.safe_cell). With a course file (COURSE=, or
+grader/manifests/course.toml) each lab's score is taken through its deadline, from the time
+the submission arrived in CLASS (course.py). The reference solutions (solutions/, where the
+kit has them) are graded too, once, to mark their figures on the report's timing plots.
+
+A rerun grades only the students whose submission changed (the bytes of the files the grader
+reads, and the tarball's), unless REGRADE=1.
+
+With RUNNER=slurm the students go to a Slurm job array instead (`sbatch --array`, one task per
+JOBS share of the class, SLURM_ARGS passed on, e.g. "--gres=gpu:1 --partition=gpu"); each task
+grades its students as above, on its node, into the same folder (which must be shared), and
+the gradebook is made from their results when the array has ended.
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "grading"))
+import grade  # noqa: E402
+import course  # noqa: E402
+
+ROOT = grade.ROOT
+OUT = os.path.join(ROOT, "build", "class")
+REFERENCE = course.REFERENCE
+entry_name, student_name, class_entries = course.entry_name, course.student_name, course.class_entries
+DEFAULT_COURSE = os.path.join(grade.MANIFESTS, "course.toml")
+
+
+def content_key(entry, labs, backend, tests=()):
+    """A hash of what was handed in (every file's path and bytes) and of how it is graded."""
+    h = hashlib.sha256(f"{backend}\0{','.join(labs)}\0{','.join(tests)}\0".encode())
+    for m in grade.all_manifests():
+        h.update(grade.kit_fingerprint(m, backend).encode())
+    if os.path.isfile(entry):
+        with open(entry, "rb") as f:
+            h.update(f.read())
+        return h.hexdigest()
+    # A folder: only the files the grader reads (each graded lab's student files, where
+    # grade.py finds them), never a walk of the folder, whose other files cost time and change
+    # nothing (20,000 files of 1 MiB beside the code took 38 s a run to read)
+    for m in grade.all_manifests():
+        if m["lab"] not in labs:
+            continue
+        for name in m["student_files"]:
+            try:
+                p = grade.find_student_file(entry, m, name)
+            except grade.SubmissionError as e:
+                h.update(f"{m['lab']}/{name}: {e}\0".encode())
+                continue
+            if p is None:
+                h.update(f"{m['lab']}/{name}: missing\0".encode())
+                continue
+            with open(p, "rb") as f:
+                h.update(os.path.relpath(p, entry).encode() + b"\0" + f.read() + b"\0")
+    return h.hexdigest()
+
+
+def handin_from(entry):
+    """The name a `make handin` tarball records (HANDIN.json), if any."""
+    if not os.path.isfile(entry):
+        return ""
+    try:
+        grade.check_tarball(entry)  # tarfile would read a header's body whole, however long
+        with tarfile.open(entry) as tar:
+            member = tar.getmember("HANDIN.json")
+            if member.size > 4096:
+                return ""
+            return grade.clean(json.load(tar.extractfile(member)).get("student", ""), 80)
+    except (tarfile.TarError, KeyError, ValueError, OSError, AttributeError, grade.SubmissionError):
+        return ""
+
+
+def cap_seconds(manifests, backend):
+    """The most one student may take: every build and every test at its timeout, plus a margin."""
+    total = 60.0
+    for m in manifests:
+        total += m["limits"]["build_timeout"]
+        total += sum(grade.run_settings(m, t, backend)[0] + 2 for t in m["test"])
+    return total
+
+
+def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    results = os.path.join(folder, "results.json")
+    cmd = [sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--backend", backend,
+           "--submission", entry, "--results", results]
+    for lab in labs:
+        cmd += ["--lab", lab]
+    for t in tests:
+        cmd += ["--test", t]
+    env = dict(os.environ, NO_COLOR="1")
+    # Share the cores between the students graded at once.
+    env.setdefault("SCANLAB_EMU_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs)))
+    if jobs > 1:  # several students at once: each runs its tests one at a time
+        env.setdefault("TEST_JOBS", "1")
+    t0 = time.monotonic()
+    if os.path.exists(results):
+        os.remove(results)
+    with open(os.path.join(folder, "grade.log"), "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=ROOT, start_new_session=True)
+        try:
+            proc.wait(timeout=cap)
+            capped = False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            capped = True
+    seconds = time.monotonic() - t0
+    data = None
+    if os.path.exists(results):
+        try:
+            data = json.load(open(results))
+        except ValueError:
+            data = None
+    return {"student": name, "entry": entry, "seconds": seconds, "capped": capped, "results": data,
+            "handin_from": handin_from(entry)}
+
+
+def run_slurm(todo, args, labs, backend, jobs):
+    """Submits the students to a Slurm job array and waits for it; returns when it has ended."""
+    folder = os.path.join(OUT, "slurm")
+    os.makedirs(folder, exist_ok=True)
+    tasks = max(1, min(jobs, len(todo)))
+    json.dump([list(t) for t in todo], open(os.path.join(folder, "todo.json"), "w"))
+    script = os.path.join(folder, "task.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n# One task of a class grading array (written by grade_class.py).\n"
+                f"cd {ROOT}\n"
+                f"exec {sys.executable} grader/course/grade_class.py --class {shlex.quote(args.klass)} --backend {backend} "
+                f"--out {shlex.quote(OUT)} "
+                + "".join(f"--lab {lab} " for lab in labs) + "".join(f"--test {shlex.quote(t)} " for t in args.tests)
+                + f"--task-of {tasks} --task-index \"$SLURM_ARRAY_TASK_ID\"\n")
+    os.chmod(script, 0o755)
+    # Each task grades about len(todo) / tasks students, each within the cap: that, with a
+    # margin, is the task's time limit (Slurm stops a task past it), and the time this command
+    # waits for the array, queueing included, before it cancels it: a cluster that never runs
+    # the job (a drained node, a full queue) must not hold the grader forever.
+    per_task = cap_seconds([m for m in grade.all_manifests() if not labs or m["lab"] in labs], backend) * \
+        ((len(todo) + tasks - 1) // tasks) + 120
+    wait_s = 2 * per_task + args.slurm_queue_wait
+    cmd = ["sbatch", "--wait", "--parsable", f"--array=0-{tasks - 1}", "--job-name=scanlab-grade",
+           f"--time={int(per_task + 59) // 60}", f"--output={folder}/task-%a.log"] + args.slurm_args.split() + [script]
+    print("grade-class: " + " ".join(cmd), flush=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        job = (out.strip().splitlines() or [""])[0].split(";")[0]
+        if job.isdigit():
+            subprocess.run(["scancel", job], capture_output=True)
+        print(f"grade-class: the Slurm job array {job or '(no id)'} did not end within {wait_s:.0f} s "
+              "(queued, or a node down or drained: see sinfo and squeue); cancelled. The students it "
+              "did not grade are marked as not graded; run the command again to grade them.", file=sys.stderr)
+        return False
+    if proc.returncode != 0:
+        print(f"grade-class: sbatch failed ({proc.returncode}): {grade.clean(err.strip() or out.strip(), 300)}",
+              file=sys.stderr)
+        return False
+    return True
+
+
+def run_task(args, labs, backend):
+    """One task of a Slurm array: the students of the shared list whose position is index mod count."""
+    todo = json.load(open(os.path.join(OUT, "slurm", "todo.json")))
+    manifests = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]
+    mine = [t for i, t in enumerate(todo) if i % args.task_of == args.task_index]
+    cap = cap_seconds(manifests, backend)
+    for name, entry, key in mine:
+        out = grade_one(entry, name, [m["lab"] for m in manifests], backend, cap, 1, args.tests)
+        json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
+        open(os.path.join(OUT, name, "key"), "w").write(key)
+        print(f"graded {name} in {out['seconds']:.0f}s", flush=True)
+    return 0
+
+
+def arrival(entry, manifest):
+    """When a student's submission of a lab arrived in CLASS: a tarball's own time; in a folder,
+    the newest time of the lab's student files there (else of anything in the folder)."""
+    if os.path.isfile(entry):
+        return course.arrival_of([entry])
+    found = []
+    for f in manifest["student_files"]:
+        try:
+            p = grade.find_student_file(entry, manifest, f)
+        except grade.SubmissionError:
+            p = None
+        if p:
+            found.append(p)
+    return course.arrival_of(found or [entry])
+
+
+def rows_of(outcome, manifests, backend, tests=(), course_=None):
+    """Gradebook rows, one per lab, from one student's results.json."""
+    rows = []
+    by_lab = {}
+    for t in (outcome["results"] or {}).get("tests", []):
+        lab = t["name"][3:5]
+        by_lab.setdefault(lab, []).append(t)
+    for m in manifests:
+        maximum = sum(t["points"] for t in m["test"] if grade.graded_here(t, m, backend)
+                      and (not tests or t["name"] in tests))
+        tests_ = by_lab.get(m["lab"], [])
+        failed = [t["name"].split(":")[0].split(" ", 1)[1] for t in tests_ if t["status"] == "failed"]
+        note = ""
+        if outcome["capped"]:
+            note = "stopped at the class cap"
+        elif outcome["results"] is None:
+            note = "no results"
+        elif tests_ and all("does not compile" in t.get("output", "") or "does not build" in t.get("output", "")
+                            for t in tests_):
+            note = "did not build"
+        elif tests_ and all("missing student file" in t.get("output", "") for t in tests_):
+            note = "missing"
+        score = sum(t["score"] for t in tests_)
+        known_as = [outcome["student"], entry_name(outcome["entry"])]  # the key, and the name as handed in
+        late = course.lateness(course_, m["lab"], known_as,
+                               None if note in ("missing", "no results") else arrival(outcome["entry"], m), score)
+        rows.append({"student": outcome["student"], "lab": m["lab"],
+                     "score": score, "max": maximum,
+                     "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
+                     "handin_from": outcome["handin_from"], "note": note, "arrived": late["arrived"],
+                     "due": late["due"], "late": late["late"], "final": late["final"]})
+    return rows
+
+
+FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
+          "late", "final"]
+
+
+def main(argv=None):
+    global OUT
+    ap = argparse.ArgumentParser(description="Grade a whole class into a gradebook.")
+    ap.add_argument("--class", dest="klass", required=True, help="folder with one entry per student")
+    ap.add_argument("--lab", action="append", default=[], help="labs (default: every lab)")
+    ap.add_argument("--test", dest="tests_arg", action="append", default=[],
+                    help="grade only these tests (a name, or several: a,b or 'a b')")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students at once")
+    ap.add_argument("--backend", default=os.environ.get("BACKEND") or None)
+    ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
+    ap.add_argument("--runner", default="local", choices=("local", "slurm"))
+    ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
+    ap.add_argument("--slurm-queue-wait", type=float, default=3600,
+                    help="seconds the job array may wait in the queue before grade-class gives up (default 3600)")
+    ap.add_argument("--out", default=OUT, help="where the gradebook and the reports go (default build/class)")
+    ap.add_argument("--course", default=None,
+                    help="the course file: deadlines, grace days, penalties, extensions "
+                         "(default grader/manifests/course.toml, where there is one)")
+    ap.add_argument("--roster", default=None, help="CSV of the students' LMS identities: writes canvas.csv, grades.csv")
+    ap.add_argument("--similarity", action="store_true", help="also compare the students' code (similarity.py)")
+    ap.add_argument("--no-reference", action="store_true", help="do not grade solutions/ for the report's marks")
+    ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--task-index", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    OUT = os.path.abspath(args.out)
+    args.tests = grade.parse_tests(args.tests_arg)
+    if not os.path.isdir(args.klass):
+        print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
+        return 2
+    backend = args.backend or grade.detect_backend()
+    try:
+        manifests = grade.all_manifests()
+    except grade.ManifestError as e:
+        print(f"grade-class: manifest error: {e}", file=sys.stderr)
+        return 2
+    labs = []
+    for item in args.lab:
+        labs += [f"{int(x):02d}" for x in re.split(r"[,\s]+", item) if x.strip()]
+    if labs:
+        unknown = set(labs) - {m["lab"] for m in manifests}
+        if unknown:
+            print(f"grade-class: no lab {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        manifests = [m for m in manifests if m["lab"] in labs]
+    if args.tests:
+        bad = [t for t in args.tests if t not in {x["name"] for m in manifests for x in m["test"]}]
+        if bad:
+            print(f"grade-class: no test named {', '.join(bad)} in lab {', '.join(m['lab'] for m in manifests)}",
+                  file=sys.stderr)
+            return 2
+        manifests = [m for m in manifests if any(t["name"] in args.tests for t in m["test"])]
+    if args.task_of:
+        return run_task(args, [m["lab"] for m in manifests] if labs or args.tests else [], backend)
+    course_path = args.course or (DEFAULT_COURSE if os.path.exists(DEFAULT_COURSE) else None)
+    try:
+        course_ = course.load_course(course_path, {m["lab"] for m in grade.all_manifests()}) if course_path else None
+        roster = course.load_roster(args.roster) if args.roster else None
+    except course.CourseError as e:
+        print(f"grade-class: {e}", file=sys.stderr)
+        return 2
+    names, skipped, warnings = class_entries(args.klass)
+    for e, why in skipped:
+        print(f"grade-class: not graded: {e}: {why}")
+    for _, w in warnings:
+        print(f"grade-class: warning: {w}")
+    jobs = max(1, min(args.jobs, len(names) or 1))
+    cap = cap_seconds(manifests, backend)
+    os.makedirs(OUT, exist_ok=True)
+    # Build the kit once, before the students race for it.
+    for m in manifests:
+        grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
+
+    lab_list = [m["lab"] for m in manifests]
+    todo, kept = [], []
+    graded = dict(names)
+    reference = os.path.join(ROOT, "solutions")
+    if os.path.isdir(reference) and not args.no_reference:
+        graded[REFERENCE] = reference
+    for name, entry in graded.items():
+        key = content_key(entry, lab_list, backend, args.tests)
+        keyfile = os.path.join(OUT, name, "key")
+        old = os.path.join(OUT, name, "outcome.json")
+        if (not args.regrade or name == REFERENCE) and os.path.exists(keyfile) and \
+                open(keyfile).read() == key and os.path.exists(old):
+            kept.append(json.load(open(old)))
+        else:
+            todo.append((name, entry, key))
+    print(f"grade-class: {len(names)} students, {sum(1 for t in todo if t[0] != REFERENCE)} to grade "
+          f"({sum(1 for k in kept if k['student'] != REFERENCE)} unchanged), "
+          f"{jobs} at a time, {backend} backend, at most {cap:.0f} s each", flush=True)
+
+    done, failing, lock, t0 = [], [0], threading.Lock(), time.monotonic()
+
+    def one(item):
+        name, entry, key = item
+        out = grade_one(entry, name, lab_list, backend, cap, jobs, args.tests)
+        json.dump(out, open(os.path.join(OUT, name, "outcome.json"), "w"))
+        open(os.path.join(OUT, name, "key"), "w").write(key)
+        with lock:
+            done.append(out)
+            r = out["results"]
+            if not r or r.get("score") != r.get("max_score"):
+                failing[0] += 1
+            elapsed = time.monotonic() - t0
+            left = elapsed / len(done) * (len(todo) - len(done)) / 1
+            print(f"  graded {len(done)}/{len(todo)}: {name} "
+                  f"{r['score'] if r else '-'}/{r['max_score'] if r else '-'} ({out['seconds']:.0f}s); "
+                  f"{failing[0]} below full marks; about {left:.0f}s left", flush=True)
+        return out
+
+    if args.runner == "slurm" and todo:
+        if not run_slurm(todo, args, lab_list, backend, jobs):
+            return 1
+        for name, entry, key in todo:
+            p = os.path.join(OUT, name, "outcome.json")
+            done.append(json.load(open(p)) if os.path.exists(p) else
+                        {"student": name, "entry": entry, "seconds": 0.0, "capped": False, "results": None,
+                         "handin_from": handin_from(entry)})
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(one, todo))
+    everyone = sorted(done + kept, key=lambda o: o["student"])
+    ref = [o for o in everyone if o["student"] == REFERENCE]
+    outcomes = [o for o in everyone if o["student"] != REFERENCE]
+
+    rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_)]
+    path = os.path.join(OUT, "gradebook.csv")
+    course.write_csv(path, FIELDS, rows)
+
+    print(f"\n{'lab':<5}{'students':>9}{'mean':>8}{'max':>6}   full / partial / zero")
+    for m in manifests:
+        rs = [r for r in rows if r["lab"] == m["lab"]]
+        mx = rs[0]["max"] if rs else 0
+        mean = sum(r["score"] for r in rs) / len(rs) if rs else 0
+        full = sum(1 for r in rs if r["score"] == mx)
+        zero = sum(1 for r in rs if r["score"] == 0)
+        print(f"{m['lab']:<5}{len(rs):>9}{mean:>8.1f}{mx:>6}   {full} / {len(rs) - full - zero} / {zero}")
+    if outcomes:
+        slow = sorted(outcomes, key=lambda o: -o["seconds"])[:3]
+        print("slowest: " + ", ".join(f"{o['student']} ({o['seconds']:.0f}s)" for o in slow))
+    broken = sorted({r["student"] for r in rows if r["note"] in ("did not build", "stopped at the class cap",
+                                                                 "no results")})
+    if broken:
+        print("did not build or did not finish: " + ", ".join(broken))
+    late = [r for r in rows if r["late"]]
+    if late:
+        print(f"late: {len(late)} submissions (the gradebook's late and final columns)")
+    if roster is not None:
+        paths, unlisted = course.lms_exports(rows, roster, course_, manifests, OUT)
+        print("LMS: " + ", ".join(os.path.relpath(p_, ROOT) for p_ in paths))
+        if unlisted:
+            print(f"grade-class: warning: not on the roster, so not in the LMS files: {', '.join(unlisted)}")
+    import class_report  # noqa: E402  (grader/course/class_report.py)
+    report = class_report.write(OUT, rows, outcomes, ref[0] if ref else None, manifests, backend, course_,
+                                skipped, warnings)
+    print(f"report: {os.path.relpath(report, ROOT)}")
+    if args.similarity:
+        import similarity  # noqa: E402  (grader/course/similarity.py)
+        code = similarity.run(args.klass, lab_list, os.path.join(OUT, "similarity"), students=names)
+        if code:
+            return code
+    for e, why in skipped:
+        print(f"not graded: {e}: {why}")
+    for _, w in warnings:
+        print(f"warning: {w}")
+    print(f"total {time.monotonic() - t0:.0f}s; gradebook: {os.path.relpath(path, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
