@@ -471,8 +471,8 @@ def gradescope(args):
         print(f"course: cannot read {e}", file=sys.stderr)
         return 1
     try:
-        kit_labs = {f[3:5] for f in os.listdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "manifests"))
-                    if re.fullmatch(r"lab\d\d\.toml", f)}
+        manifests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "manifests")
+        kit_labs = {f[3:5] for f in os.listdir(manifests) if re.fullmatch(r"lab\d\d\.toml", f)}
         course = load_course(args.course, kit_labs)
         arrived = parse_time(str(meta.get("created_at", "")), f"{args.metadata}: created_at")
     except CourseError as e:

@@ -778,20 +778,26 @@ def gpu_quotes():
 def tuning_program():
     """Lab 05's tuning program (labs/05-global-scan/bench/tune_lookback.cu, not graded) builds, and
     every configuration of its two sweeps gives CUB's sums on small sizes (its timings are not
-    read: it runs beside other checks)."""
+    read: it runs beside other checks), but the ablation without a look-back (`..._ld9`, wrong by
+    design: a ceiling for the timing), which must be found wrong."""
     exe = os.path.join(BUILD, "tune_lookback")
     code, out = sh(["nvcc", "-O3", "-std=c++17", "-arch=sm_" + os.environ.get("SM", "90"), "-o", exe,
                     os.path.join(ROOT, "labs", "05-global-scan", "bench", "tune_lookback.cu")])
     if code:
         raise CheckFailed("tune_lookback.cu does not build:\n" + out[-2000:])
-    rows = 0
+    rows, ablation = 0, 0
     for args in (["shapes", "18"], ["placement", "16", "18"]):
         code, out = sh([exe] + args)
-        rows += len(re.findall(r"^R ", out, re.M))
-        if code or "WRONG" in out or not re.search(r"^R ", out, re.M):
-            raise CheckFailed(f"tune_lookback {' '.join(args)}:\n" + "\n".join(
-                line for line in out.splitlines() if "WRONG" in line or not line.startswith("R "))[-2000:])
-    return f"both sweeps agree with CUB: {rows} timed rows, none WRONG"
+        lines = [x for x in out.splitlines() if x.startswith("R ")]
+        rows += len(lines)
+        wrong = [x for x in lines if "WRONG" in x and not re.match(r"R \d+ \S+_ld9 ", x)]
+        ablation += sum(1 for x in lines if re.match(r"R \d+ \S+_ld9 .*WRONG", x))
+        if code or wrong or not lines:
+            raise CheckFailed(f"tune_lookback {' '.join(args)} (exit code {code}):\n" +
+                              "\n".join(wrong or out.splitlines()[-20:])[-2000:])
+    if not ablation:
+        raise CheckFailed("tune_lookback placement: the ablation without a look-back (b128_i64_ld9) was not found WRONG")
+    return f"both sweeps agree with CUB: {rows} timed rows, none WRONG but the {ablation} of the ablation"
 
 
 def gpu_checks():

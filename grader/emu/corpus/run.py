@@ -26,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
+sys.path.insert(0, os.path.join(ROOT, "grader", "grading"))
 import minitoml  # noqa: E402
 
 EMU_NVCC = os.path.join(ROOT, "grader", "emu", "bin", "emu-nvcc")
