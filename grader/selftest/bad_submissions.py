@@ -1035,9 +1035,12 @@ def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False):
     """A correct but wasteful submission: `test` (an emu efficiency test) fails with `reason` and
     every other test of `tests` passes, under the graded schedule; with `every_schedule`, `test`
     fails the same way under each of the self-test's other schedules too (the counters leave out
-    what the order changes: a few cases show it, the rest save the time)."""
+    what the order changes: a few cases show it, the rest save the time). The other tests show
+    the answers right on their sizes up to 2^21 (selftest.small_manifests: the larger ones meet
+    no other case, and they were most of these cases' time); `test` runs at its own size."""
     schedules = selftest.SCHEDULES if every_schedule else (None,)
-    expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60)
+    expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60,
+           env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
     for schedule in [x for x in schedules if x and x != selftest.grade.GRADE_SCHEDULE]:
         expect(f"{case}-{schedule.split(':')[0]}", sub, lab, (test,), {test: reason}, max_timeout=60,
                schedule=schedule)
@@ -1252,7 +1255,8 @@ def case_verdicts_machine_free():
     """The same results.json (times aside) for one submission graded with 1, 2 and 8 host threads
     (SCANLAB_EMU_WORKERS), and through grade-class with JOBS=1 and JOBS=4: the solution and the two
     look-backs above, lab 05's single pass and lab 06's global scan. Each verdict is a function of
-    the submission, the kit and the schedule alone."""
+    the submission, the kit and the schedule alone. On sizes up to 2^21 (selftest.small_manifests:
+    both look-backs fail in their first tiles)."""
     # a copy of the solutions (the builds are shared, by content): the other lane grades solutions/
     subs = {"solution": make_submission("machine_free_solution", LOOKBACK_NEAREST[0])}
     os.makedirs(os.path.join(subs["solution"], os.path.dirname(LOOKBACK_NO_WAIT[0])))
@@ -1264,12 +1268,13 @@ def case_verdicts_machine_free():
         os.makedirs(os.path.join(subs[case], os.path.dirname(other)))
         shutil.copy(os.path.join(ROOT, "solutions", other), os.path.join(subs[case], other))
     labs, tests = ["05", "06"], ("wraparound", "global_inc")
+    small = selftest.small_manifests(selftest.REVERSE_MAX_SIZE)
     seen = {}
     problems = []
     for name, sub in subs.items():
         for workers in ("1", "2", "8"):
             code, out, data = grade(f"machine_free-{name}-{workers}", sub, labs, tests=tests, max_timeout=60,
-                                    env={"SCANLAB_EMU_WORKERS": workers})
+                                    env=dict(small, SCANLAB_EMU_WORKERS=workers))
             got = comparable(data)
             if not got["tests"]:
                 problems.append(f"{name} with {workers} threads: no results:\n{out[-600:]}")
@@ -1301,7 +1306,7 @@ def case_verdicts_machine_free():
             cmd += ["--lab", lab]
         for t in tests:
             cmd += ["--test", t]
-        code, out = selftest.sh(cmd)
+        code, out = selftest.sh(cmd, env=small)
         for name in subs:
             path = os.path.join(out_dir, name, "results.json")
             if not os.path.exists(path):
@@ -1405,7 +1410,8 @@ def serial_block_case(case, backend="emu"):
                       backend=backend)
     reason = (r"thread 0 makes \d+% of its block's memory accesses: the block's work is done by one thread"
               if case == "serial_block_02" else r"of a warp's 32 lanes take part in each memory instruction")
-    return expect(case, sub, lab, LAB02_ALL, {"emu_parallel": reason}, max_timeout=60)
+    return expect(case, sub, lab, LAB02_ALL, {"emu_parallel": reason}, max_timeout=60,
+                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
 
 
 def case_serial_block_02():
@@ -1433,7 +1439,8 @@ def case_serial_block_05(backend="emu"):
     return expect("serial_block_05", sub, "05", ("block_example", "block_sizes", "propagate_inc", "rts_inc",
                                                  "lookback_inc", "emu_parallel"),
                   {"emu_parallel": r"scanIncBlock via scanIncBlockTiles\(n=\d+, block=1024\): thread 0 makes \d+% "
-                                   r"of its block's memory accesses"}, max_timeout=60)
+                                   r"of its block's memory accesses"}, max_timeout=60,
+                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))  # answers checked up to 2^21
 
 
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
