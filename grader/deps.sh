@@ -74,9 +74,27 @@ if [ "$task" = check ] || [ "$task" = slides ]; then
   need librsvg2-bin command -v rsvg-convert
 fi
 
-# The similarity engine: Dolos's library and its tree-sitter parsers (built from source by npm,
-# about a minute on two cores), in a folder named after the lock file's hash, so a new lock
-# installs anew. Done after the Debian packages (it needs node and npm).
+# The similarity engine: Dolos's library and its tree-sitter parsers, in a folder named after the
+# lock file's hash, so a new lock installs anew. Done after the Debian packages (it needs node and
+# npm). Dolos's parsers package builds all of its 19 grammars from source when installed (three
+# minutes on two cores); the kit compares C and C++ alone, so the packages install without their
+# scripts, tree-sitter's own bindings are built, and the parsers package is built with its C and
+# C++ grammars only (its index.js, which loads every grammar, written anew to load those two and
+# convert them as it does). compare.mjs --check then parses C and C++ through Dolos.
+dolos_npm() {
+  local p=node_modules/@dodona/dolos-parsers q="--no-audit --no-fund --loglevel=error"
+  JOBS=max npm ci --ignore-scripts $q && JOBS=max npm rebuild tree-sitter tree-sitter-compat $q &&
+    printf '{ "includes": [ "c/binding.gyp", "cpp/binding.gyp" ] }\n' > "$p/binding.gyp" &&
+    printf '%s\n' "const parsers = {};" \
+      "parsers.c = require('./build/Release/tree_sitter_c_binding');" \
+      "parsers.c.nodeTypeInfo = require('./c/src/node-types.json');" \
+      "parsers.cpp = require('./build/Release/tree_sitter_cpp_binding');" \
+      "parsers.cpp.nodeTypeInfo = require('./cpp/src/node-types.json');" \
+      "const convert = require('tree-sitter-compat').convertLanguage;" \
+      "for (const [key, value] of Object.entries(parsers)) module.exports[key] = convert(value);" > "$p/index.js" &&
+    JOBS=max npm rebuild @dodona/dolos-parsers $q
+}
+
 install_dolos() {
   [ "$task" = check ] || [ "$task" = similarity ] || return 0
   local lock=grader/course/dolos/package-lock.json tools dir
@@ -85,7 +103,7 @@ install_dolos() {
   [ -f "$dir/.installed" ] && return 0
   echo "deps: installing the similarity engine (Dolos, npm) into $dir"
   rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" && cp grader/course/dolos/package.json "$lock" "$dir.tmp/" || return 1
-  if ! (cd "$dir.tmp" && JOBS=max npm ci --no-audit --no-fund --loglevel=error) > "$dir.tmp/install.log" 2>&1 ||
+  if ! (cd "$dir.tmp" && dolos_npm) > "$dir.tmp/install.log" 2>&1 ||
      ! node grader/course/dolos/compare.mjs --dolos "$dir.tmp" --check >> "$dir.tmp/install.log" 2>&1; then
     tail -20 "$dir.tmp/install.log" >&2
     echo "deps: the similarity engine did not install (log: $dir.tmp/install.log). Try by hand:" >&2

@@ -1219,6 +1219,59 @@ def case_lookback_nearest(backend="emu"):
                   max_timeout=60, backend=backend)
 
 
+# Lab 05's single pass chained through its output: a tile waits for the tile before to flag its
+# output stored, then reads that tile's last output element (the inclusive sum of everything
+# before its own), and flags its own after its stores, with no __threadfence() between.
+CHAINED_LOOK = ("""    if (warp == 0) {
+      const int32_t exclusive = lookbackWarp(status, tile, aggregate, epoch);
+      if (lane == 0) s_exclusive = exclusive;
+    }
+    __syncthreads();
+""", """    if (threadIdx.x == 0) { /* chained: the tile before's last output is the sum before this one */
+      int32_t exclusive = 0;
+      if (tile > 0) {
+        while (statusFlag(statusLoad(&status[tile - 1]), epoch) != GS_FLAG_PREFIX) {
+        }
+        exclusive = out[(size_t)tile * GS_LOOKBACK_TILE - 1];
+      }
+      s_exclusive = exclusive;
+    }
+    (void)aggregate;
+    __syncthreads();
+""")
+CHAINED_FLAG = ("""    /* 7. The next tile. s_tile_id is free again: every thread read it before the barriers
+     *    above. */
+    if (threadIdx.x == 0) s_tile_id = next;""", """    __syncthreads(); /* every thread's stores, then the flag: no __threadfence() between */
+    if (threadIdx.x == 0) statusStore(&status[tile], epoch, GS_FLAG_PREFIX, 0);
+    if (threadIdx.x == 0) s_tile_id = next;""")
+
+
+def case_weak_chained(backend="emu"):
+    """Lab 05: a single pass chained through its output (each tile reads the last output element
+    of the tile before, once that tile's flag says it stored them), with no __threadfence()
+    between a tile's stores and its flag. Right answers on the emu, whose stores every block saw
+    at once: 1/1 on lookback_inc. CUDA's memory model lets another block see the flag before the
+    stores; the emu's weak-ordering check now fails it under every schedule, naming the store,
+    the flag and the load. (A GPU shows this rarely; on a GPU the case only runs to record what
+    it gives.)"""
+    rel = "05-global-scan/global_scan.cu"
+    sub = make_submission("weak_chained" + ("_gpu" if backend != "emu" else ""), rel, *CHAINED_LOOK,
+                          edits=[CHAINED_FLAG])
+    if backend != "emu":
+        code, out, data = grade("weak_chained_gpu", sub, ["05"], tests=("lookback_inc",), max_timeout=60,
+                                backend=backend)
+        e = selftest.by_name(data).get("lookback_inc", {})
+        return f"lookback_inc on the GPU: {e.get('status')} ({(e.get('output') or '').splitlines()[:1]})"
+    reason = (r"weak ordering in kernel scanLookbackKernel.*stored with a plain store at \S+:\d+ and then "
+              r"published .* with no __threadfence\(\) between them; the load is at global_scan\.cu:\d+")
+    got = []
+    for schedule in selftest.SCHEDULES:
+        expect(f"weak_chained-{schedule.split(':')[0]}", sub, "05", ("lookback_inc",), {"lookback_inc": reason},
+               max_timeout=60, schedule=schedule, env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
+        got.append(schedule.split(":")[0])
+    return "lookback_inc FAILS naming the unfenced store, flag and load under " + ", ".join(got)
+
+
 def case_lookback_no_wait(backend="emu"):
     """Lab 06: a flagged look-back that never waits for a tile that has not published. 40/40
     through grade-class (one worker a student) and 20/40 through make grade on the same machine;
@@ -1856,6 +1909,7 @@ CASES = [
     ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
     ("lab 05: a look-back that waits for the nearest tile only", case_lookback_nearest),
     ("lab 06: a look-back that never waits", case_lookback_no_wait),
+    ("lab 05: a single pass chained through its output, no fence before its flag (emu)", case_weak_chained),
     ("one verdict with 1, 2 and 8 host threads and JOBS=1 and 4", case_verdicts_machine_free),
     ("lab 02: a block's scan done by thread 0 (emu counters)", case_serial_block_02),
     ("lab 02: a block's scan done by lane 0 of each warp (emu counters)", case_warp_lane_02),
@@ -1910,6 +1964,8 @@ GPU_CASES = [
     ("lab 05: a look-back that waits for the nearest tile only fails as on the emu",
      lambda: case_lookback_nearest("cuda")),
     ("lab 06: a look-back that never waits fails as on the emu", lambda: case_lookback_no_wait("cuda")),
+    ("lab 05: a single pass chained through its output, no fence before its flag (what the GPU gives)",
+     lambda: case_weak_chained("cuda")),
     ("lab 02: a block's scan done by thread 0 misses its timing, as the emu predicts",
      lambda: serial_block_case("serial_block_02", "cuda")),
     ("work on a non-blocking stream is timed", case_nonblocking_stream),

@@ -271,7 +271,10 @@ unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' thr
 unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 void probe_collective(Worker *w, int tid, bool orders_memory);
-void probe_atomic(Worker *w, const volatile void *p);
+void probe_atomic(Worker *w, const volatile void *p, void *pc);
+void probe_fence(Worker *w);    /* __threadfence: the block's plain stores so far are ordered */
+void probe_grid_sync();          /* grid.sync(): everything before it is ordered */
+[[noreturn]] void fail_block_now(const char *msg); /* sched.cpp: fails the launch, leaves the block */
 bool probe_epoch(Worker *w); /* false: a race, described by probe_race_message() */
 const char *probe_race_message();
 unsigned long long probe_store_count(const std::vector<Worker *> &workers); /* the hang detector's */

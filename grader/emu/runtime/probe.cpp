@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace scanlab_emu {
@@ -240,6 +241,12 @@ struct Probe {
   uint32_t pc_stamp = 0, group_stamp = 0;
   std::vector<uint32_t> gid, gsize, gstart;
   std::vector<std::pair<const Access *, uint8_t>> members;
+  /* weak ordering (weak_access): the running block's plain stores to global memory since its
+   * last publish point or fence (word, the store's return address), and the words it published
+   * without a fence */
+  std::vector<std::pair<uintptr_t, uintptr_t>> pending;
+  std::vector<uintptr_t> published;
+  unsigned weak_gen = 0;
 };
 
 /* device memory of the running launch, sorted by start */
@@ -250,6 +257,89 @@ const char *g_profile_path = nullptr;
 std::string g_race_msg; /* the first race of the running launch */
 std::mutex g_race_mutex;
 const LaunchInfo *g_launch = nullptr;
+std::string where(uintptr_t pc);
+
+/* Weak ordering between blocks. CUDA orders a thread's plain stores to global memory before its
+ * later accesses only for its own block (and __syncthreads for the block): another block may see
+ * them after a flag written later, unless a fence (__threadfence) comes between the data's stores
+ * and the flag's. In a launch whose blocks take turns (turns.cpp: every graded run with an
+ * atomic, a volatile access or a fence on global memory), a plain store a block made and then
+ * published (its next volatile store or atomic on global memory) with no fence between is
+ * *unfenced* until the block's next fence; a load of it by another block meanwhile is what a GPU
+ * may serve from before the store (the flag seen, the data not yet), and fails the launch with a
+ * message naming the three places. Stores and loads within one block, volatile and atomic
+ * accesses of the data, and the data read in a later launch are all ordered. Only one block runs
+ * at a time there, so the table needs no lock. */
+struct Unfenced {
+  unsigned long long block; /* the writer, as a linear block index */
+  uintptr_t store_pc, publish_pc;
+};
+std::unordered_map<uintptr_t, Unfenced> g_unfenced; /* by word (address / 4) */
+unsigned g_weak_gen = 1;                             /* a grid.sync() orders everything before it */
+
+unsigned long long block_linear(const Worker *w) {
+  const dim3 &g = w->launch->info.grid;
+  return ((unsigned long long)w->bidx.z * g.y + w->bidx.y) * g.x + w->bidx.x;
+}
+
+void weak_sync_gen(Probe *pr) {
+  if (pr->weak_gen != g_weak_gen) {
+    pr->pending.clear();
+    pr->published.clear();
+    pr->weak_gen = g_weak_gen;
+  }
+}
+
+/* A publish point of the running block (before its volatile store, after its atomic): its plain
+ * stores since its last one or fence become unfenced. */
+void weak_publish(Worker *w, Probe *pr, uintptr_t pc) {
+  weak_sync_gen(pr);
+  if (pr->pending.empty()) return;
+  const unsigned long long me = block_linear(w);
+  for (const auto &p : pr->pending) {
+    g_unfenced[p.first] = Unfenced{me, p.second, pc};
+    pr->published.push_back(p.first);
+  }
+  pr->pending.clear();
+}
+
+[[noreturn]] __attribute__((noinline)) void weak_report(Worker *w, uintptr_t addr, const Unfenced &u, uintptr_t pc) {
+  const dim3 &g = w->launch->info.grid;
+  const unsigned long long b = u.block;
+  char head[512];
+  auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(addr, ~(uintptr_t)0));
+  --it;
+  snprintf(head, sizeof head,
+           "emu: weak ordering in kernel %s: block (%u,%u,%u) reads global memory at byte offset %lu of a device "
+           "allocation that block (%llu,%llu,%llu) stored with a plain store",
+           g_launch ? g_launch->name : "?", w->bidx.x, w->bidx.y, w->bidx.z, (unsigned long)(addr - it->first),
+           b % g.x, b / g.x % g.y, b / ((unsigned long long)g.x * g.y));
+  std::string msg = std::string(head) + " at " + where(u.store_pc) + " and then published (a volatile store or an "
+                    "atomic, at " + where(u.publish_pc) + ") with no __threadfence() between them; the load is at " +
+                    where(pc) + ". On a GPU the reading block may see the flag and still read the old value: "
+                    "__threadfence() after the data's stores and before the flag's orders them (or store the data "
+                    "and its flag in one word, as statusStore does)";
+  fail_block_now(msg.c_str());
+}
+
+/* A global access of a launch whose blocks take turns: a plain store is noted; a load of a word
+ * another block left unfenced is reported. */
+__attribute__((noinline)) void weak_access(Worker *w, Probe *pr, uintptr_t a, unsigned size, unsigned write,
+                                           unsigned vol, void *ret) {
+  const uintptr_t w0 = a >> 2, w1 = (a + size - 1) >> 2;
+  if (write) {
+    if (vol & 1) return;
+    weak_sync_gen(pr);
+    for (uintptr_t x = w0; x <= w1; x++) pr->pending.push_back({x, (uintptr_t)ret});
+    return;
+  }
+  if (g_unfenced.empty()) return;
+  const unsigned long long me = block_linear(w);
+  for (uintptr_t x = w0; x <= w1; x++) {
+    auto it = g_unfenced.find(x);
+    if (it != g_unfenced.end() && it->second.block != me) weak_report(w, x << 2, it->second, (uintptr_t)ret);
+  }
+}
 
 Probe *probe_of(Worker *w) {
   if (!w->probe) {
@@ -451,6 +541,12 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   if (sh ? a + size > hi : !is_device(a)) {
     if (sh) record_rare(p, size, write, ret, vol);
     return;
+  }
+  /* weak ordering between blocks taking turns; a volatile store publishes the plain stores before */
+  Worker *const wk = (Worker *)tls.worker;
+  if (__builtin_expect(!sh && wk->launch->turns, 0)) {
+    if (write && (vol & VOLATILE)) weak_publish(wk, pr, (uintptr_t)ret);
+    else if (!wk->launch->calm || !write) weak_access(wk, pr, a, size, write, vol, ret);
   }
   /* a volatile access to global memory: a point where another block may take its turn
    * (turns.cpp), before the access, so what it reads or writes is as of its turn */
@@ -1138,10 +1234,16 @@ std::string where(uintptr_t pc) {
     ssize_t k = readlink(self, real, sizeof real - 1);
     if (k > 0 && (size_t)k == path.size() && !memcmp(real, path.data(), (size_t)k)) path = self;
   }
-  snprintf(buf, sizeof buf, "addr2line -e '%s' %#lx 2>/dev/null", path.c_str(), off);
+  /* -i: the places the access was inlined into as well, innermost first; the first outside the
+   * emulator's own headers is the line of the program's (an access inside __stcs or atomicAdd is
+   * named by the line that called it) */
+  snprintf(buf, sizeof buf, "addr2line -i -e '%s' %#lx 2>/dev/null", path.c_str(), off);
   std::string out;
   if (FILE *p = popen(buf, "r")) {
-    if (fgets(buf, sizeof buf, p)) out = buf;
+    while (fgets(buf, sizeof buf, p)) {
+      const bool emu_header = strstr(buf, "emu/include/") != nullptr;
+      if (out.empty() || (!emu_header && strstr(out.c_str(), "emu/include/"))) out = buf;
+    }
     pclose(p);
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
@@ -1331,6 +1433,8 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
 /* ---------------------------------------------------------------- hooks for sched.cpp */
 
 void probe_launch_begin(const LaunchInfo *in) {
+  g_unfenced.clear();
+  g_weak_gen++;
   g_dev.clear();
   device_ranges(g_dev);
   std::sort(g_dev.begin(), g_dev.end());
@@ -1395,6 +1499,8 @@ void probe_block_end(Worker *w) {
       who = t;
     }
   }
+  pr->pending.clear(); /* its unfenced words stay so until the launch ends: no later fence of its */
+  pr->published.clear();
   if (!sum) return;
   pr->counts[W_ACCESSES] += sum;
   pr->counts[W_TOP] += top;
@@ -1410,13 +1516,37 @@ void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes) {
 /* An atomic operation of a CUDA thread (atomic_point): counted, one per thread and operation, as
  * shared or global (S_ATOM, G_ATOM), not grouped into requests, neither costed nor race-checked;
  * so an efficiency test can tell accesses made through atomics, which the counters above miss. */
-void probe_atomic(Worker *w, const volatile void *p) {
+void probe_atomic(Worker *w, const volatile void *p, void *pc) {
   Probe *pr = (Probe *)w->probe;
   if (!pr) return;
   uintptr_t va, hi;
   const bool shared = shared_offset(pr, (uintptr_t)p, &va, &hi);
   pr->counts[shared ? S_ATOM : G_ATOM]++;
-  if (!shared) note_written(pr, (uintptr_t)p >> 5, (uintptr_t)p >> 5);
+  if (!shared) {
+    note_written(pr, (uintptr_t)p >> 5, (uintptr_t)p >> 5);
+    if (w->launch->turns) weak_publish(w, pr, (uintptr_t)pc);
+  }
+}
+
+/* __threadfence by a thread of the running block: its plain stores so far are ordered before
+ * anything it does next (as its block's, through __syncthreads before it: fences are cumulative). */
+void probe_fence(Worker *w) {
+  Probe *pr = (Probe *)w->probe;
+  if (!pr || !w->launch->turns) return; /* blocks in parallel (a cooperative launch): not tracked */
+  weak_sync_gen(pr);
+  pr->pending.clear();
+  const unsigned long long me = block_linear(w);
+  for (uintptr_t x : pr->published) {
+    auto it = g_unfenced.find(x);
+    if (it != g_unfenced.end() && it->second.block == me) g_unfenced.erase(it);
+  }
+  pr->published.clear();
+}
+
+/* grid.sync(): every block's accesses before it are ordered before every block's after it. */
+void probe_grid_sync() {
+  g_unfenced.clear();
+  g_weak_gen++;
 }
 
 void probe_collective(Worker *w, int tid, bool orders_memory) {

@@ -380,6 +380,12 @@ static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunc
   abort(); /* not reached */
 }
 
+[[noreturn]] void fail_block_now(const char *msg) {
+  Buf b;
+  b.add("%s", msg);
+  fail_in_fiber((Worker *)tls.worker, b);
+}
+
 static void add_block(Buf &b, const Worker *w) { b.add("block (%u,%u,%u)", w->bidx.x, w->bidx.y, w->bidx.z); }
 
 /* ------------------------------------------------------------------ barriers */
@@ -665,7 +671,7 @@ void inter_point(int kind) {
 }
 
 void atomic_point(const volatile void *address) {
-  if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address);
+  if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address, __builtin_return_address(0));
   yield_point();
   if (!tls.fiber) return;
   LaunchState *L = ((Worker *)tls.worker)->launch;
@@ -674,6 +680,7 @@ void atomic_point(const volatile void *address) {
 }
 
 void fence_point() {
+  if (g_probe_on && tls.fiber) probe_fence((Worker *)tls.worker);
   yield_point();
   inter_point(POINT_PUBLISH);
 }
@@ -1762,6 +1769,7 @@ void grid_sync(const char *file, int line) {
   }
   barrier(BAR_GRID, 1, file, line);
   if (f->tid == 0) grid_wait(w, L, file, line);
+  if (g_probe_on && L->turns && f->tid == 0) probe_grid_sync();
   barrier(BAR_GRID, 1, file, line);
 }
 
