@@ -909,12 +909,17 @@ def checks():
 # a lab 01 solution's CPU timing fell to 0.028 of memcpy.) Those that time themselves (lab 01's
 # solutions, timed on the CPU) or bound a wait (a build's time limit, a hang named within
 # seconds, make test's first result, a class graded in parallel and its files) run last, alone,
-# as on a quiet machine; the other checks that grade lab 01 use quick_lab01_manifests.
+# as on a quiet machine (but LAST_PAIRED); the other checks that grade lab 01 use
+# quick_lab01_manifests. With --deps, the tools beyond grading's install beside the first checks.
 SIDE_LANE = ("emu's own tests", "emu-nvcc:", "emu corpus:", "make profile", "the emu against an H100's recorded",
              "docs build clean", "slides build", "the docs render in a browser")
 RUN_ALONE = ("lab 01 solutions pass", "grader survives: build that never ends", "a hang named within", "make test: the first result within",
              "a class graded with one command", "LMS files", "the class report in a browser",
              "the class through a one-node Slurm cluster")
+# Of those, these go last, in two lanes side by side: the Slurm class waits mostly for its daemons
+# and its array, the hang and the endless build for the time limits they test, none for the other.
+LAST_PAIRED = (("the class through a one-node Slurm cluster",),
+               ("grader survives: a look-back that never publishes", "grader survives: build that never ends"))
 POOLED = "grader survives: "
 # The pooled checks' order: these first (CPU seconds in a fresh clone's make check on two cores,
 # rounded), the others after, in their listed order.
@@ -1064,8 +1069,17 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max_workers=len(lanes)) as ex:
             for f in [ex.submit(run_lane, lane) for lane in lanes]:
                 f.result()
-    for name, fn in last:
+    paired = [[c for c in last if any(c[0].startswith(p) for p in lane)] for lane in LAST_PAIRED]
+    for name, fn in [c for c in last if not any(c in lane for lane in paired)]:
         run_check(name, fn)
+    paired = [lane for lane in paired if lane]
+    if len(paired) > 1 and (os.cpu_count() or 1) >= 2:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(paired)) as ex:
+            for f in [ex.submit(lambda lane=lane: [run_check(n, fn) for n, fn in lane]) for lane in paired]:
+                f.result()
+    else:
+        for name, fn in [c for lane in paired for c in lane]:
+            run_check(name, fn)
     if deps and not deps.done.is_set():  # nothing chosen needed it: let it finish all the same
         deps.wait()
     passed, failed = counts["passed"], counts["failed"]
