@@ -271,15 +271,18 @@ def long_files_say_why():
         ", ".join(f"{os.path.basename(r)} {n}" for n, r in sorted(longest, reverse=True)[:6]) + ", ..."
 
 
-def emu_tests():
-    code, out = sh(["make", "--no-print-directory", "emu-test"])
+def emu_tests(probe_cost="no"):
+    """make emu-test; the probes' cost, a ratio of wall times, is measured in a check of its own
+    that runs last, alone (probe_cost="only"), not beside the other lane's work."""
+    code, out = sh(["make", "--no-print-directory", "emu-test", f"EMU_TEST_ARGS=--probe-cost {probe_cost}"])
     last = out.strip().splitlines()[-1] if out.strip() else ""
     if code != 0 or not re.fullmatch(r"\d+ passed, 0 failed", last):
         lines = out.splitlines()
         failed = [x for i, x in enumerate(lines)
                   if re.match(r"\S.*: FAIL", x) or (x.startswith("    ") and i and re.match(r"\S.*: FAIL", lines[i - 1]))]
         raise CheckFailed("make emu-test failed:\n" + "\n".join(failed[:20] + ["..."] + lines[-5:]))
-    return last
+    cost = [x for x in out.splitlines() if "[probe cost]: OK" in x]
+    return cost[0] if probe_cost == "only" and cost else last
 
 
 def trusted_checks(backend="emu", large=None):
@@ -869,6 +872,7 @@ def checks():
     emu_labs = [m["lab"] for m in grade.all_manifests() if m.get("backend") != "cpu"]
     if os.path.exists(os.path.join(ROOT, "grader", "emu", "emu.mk")):
         out.append(("emu's own tests", emu_tests))
+        out.append(("the emu's probes cost under their limit (bench_scan3, alone)", lambda: emu_tests("only")))
         import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
         out.append(("emu-nvcc: nvcc's options, its refusals, the probes through it", emu_nvcc.driver))
         out.append(("emu corpus: every program builds with emu-nvcc and passes", emu_nvcc.corpus_emu))
@@ -913,7 +917,7 @@ def checks():
 # quick_lab01_manifests. With --deps, the tools beyond grading's install beside the first checks.
 SIDE_LANE = ("emu's own tests", "emu-nvcc:", "emu corpus:", "make profile", "the emu against an H100's recorded",
              "docs build clean", "slides build", "the docs render in a browser")
-RUN_ALONE = ("lab 01 solutions pass", "grader survives: build that never ends", "a hang named within", "make test: the first result within",
+RUN_ALONE = ("lab 01 solutions pass", "the emu's probes cost", "grader survives: build that never ends", "a hang named within", "make test: the first result within",
              "a class graded with one command", "LMS files", "the class report in a browser",
              "the class through a one-node Slurm cluster")
 # Of those, these go last, in two lanes side by side: the Slurm class waits mostly for its daemons

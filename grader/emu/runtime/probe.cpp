@@ -174,6 +174,8 @@ struct Probe {
   std::vector<ThreadLog> logs;
   std::vector<Range> shared;   /* dynamic shared memory and the static arrays reached */
   uintptr_t sh_lo = 0, sh_hi = 0;
+  bool weak_on = false;        /* the running block's launch takes turns (weak_hook; beside what
+                                  every access reads) */
   uintptr_t sh_next = 0;       /* next free offset in the shared window */
   unsigned long long counts[N_COUNTS];
   bool truncated = false;
@@ -320,6 +322,16 @@ void weak_publish(Worker *w, Probe *pr, uintptr_t pc) {
                     "__threadfence() after the data's stores and before the flag's orders them (or store the data "
                     "and its flag in one word, as statusStore does)";
   fail_block_now(msg.c_str());
+}
+
+void weak_access(Worker *w, Probe *pr, uintptr_t a, unsigned size, unsigned write, unsigned vol, void *ret);
+
+/* record()'s way in, last and out of its common path: a plain store (until the launch goes calm)
+ * or a load, for weak_access. */
+__attribute__((noinline)) void weak_hook(Probe *pr, uintptr_t a, unsigned size, unsigned write, unsigned vol,
+                                         void *ret) {
+  Worker *const w = (Worker *)tls.worker;
+  if (!write || !w->launch->calm) weak_access(w, pr, a, size, write, vol, ret);
 }
 
 /* A global access of a launch whose blocks take turns: a plain store is noted; a load of a word
@@ -542,15 +554,13 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
     if (sh) record_rare(p, size, write, ret, vol);
     return;
   }
-  /* weak ordering between blocks taking turns; a volatile store publishes the plain stores before */
-  Worker *const wk = (Worker *)tls.worker;
-  if (__builtin_expect(!sh && wk->launch->turns, 0)) {
-    if (write && (vol & VOLATILE)) weak_publish(wk, pr, (uintptr_t)ret);
-    else if (!wk->launch->calm || !write) weak_access(wk, pr, a, size, write, vol, ret);
-  }
   /* a volatile access to global memory: a point where another block may take its turn
-   * (turns.cpp), before the access, so what it reads or writes is as of its turn */
-  if (__builtin_expect(vol & VOLATILE, 0)) inter_point(write ? POINT_PUBLISH : POINT_POLL);
+   * (turns.cpp), before the access, so what it reads or writes is as of its turn; a volatile
+   * store publishes the block's plain stores before it (weak ordering, blocks taking turns) */
+  if (__builtin_expect(vol & VOLATILE, 0)) {
+    if (write && pr->weak_on) weak_publish((Worker *)tls.worker, pr, (uintptr_t)ret);
+    inter_point(write ? POINT_PUBLISH : POINT_POLL);
+  }
   if (!sh && !write) {
     pr->counts[G_LD_BYTES] += size;
     if (!(vol & VOLATILE)) {
@@ -563,6 +573,8 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   if (__builtin_expect(y == f->probe_end, 0)) return record_rare(p, size, write, ret, vol);
   if (write) tick_store(pr);
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
+  /* last, out of the common path's way: a plain store or a load, for weak ordering */
+  if (__builtin_expect(pr->weak_on, 0) && !sh && !(write && (vol & VOLATILE))) weak_hook(pr, a, size, write, vol, ret);
 }
 
 /* A byte range: GCC reports so the copy of a struct whose size is not a power of two up to 16
@@ -1476,6 +1488,7 @@ void probe_block_begin(Worker *w) {
     f.probe_ctx = 0;
     f.probe_gld_pc = f.probe_gld_addr = 0;
   }
+  pr->weak_on = w->launch->turns;
   pr->shared.clear();
   pr->sh_lo = pr->sh_hi = pr->sh_next = 0;
   pr->sh_direct = true;

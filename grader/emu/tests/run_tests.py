@@ -154,6 +154,9 @@ def main():
     probe_cost.add_compiler_options(ap)  # --build, --cxx, --probe-flags, ...: one list for both
     ap.add_argument('--cflags', default='-Igrader/emu/include')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
+    ap.add_argument('--probe-cost', choices=('yes', 'no', 'only'), default='yes',
+                    help='the probe-ratio measurements (a ratio of wall times, best on a quiet machine): '
+                         'with the tests, left out, or alone (make check times them last, alone)')
     ap.add_argument('names', nargs='*')
     opt = ap.parse_args()
     os.makedirs(os.path.join(opt.build, 'logs'), exist_ok=True)
@@ -162,6 +165,8 @@ def main():
     if opt.names:
         names = [n for n in names if any(s in n for s in opt.names)]
     specs = {n: parse(os.path.join(HERE, n + '.cu')) for n in names}
+    if opt.probe_cost == 'only':
+        names = [n for n in names if specs[n]['probe_ratio']]
 
     with concurrent.futures.ThreadPoolExecutor(opt.jobs) as ex:
         built = dict(zip(names, ex.map(lambda n: build(n, specs[n], opt), names)))
@@ -194,7 +199,7 @@ def main():
                    if err.strip() else 'does not build', err)
             continue
         wrong = []
-        for sched in spec['schedules']:
+        for sched in spec['schedules'] if opt.probe_cost != 'only' else ():
             rc, out, errtxt, dt = run_one(binary, n, spec, sched, opt)
             label = '%s [%s]' % (n, sched)
             log = 'exit status: %s\n--- stdout\n%s\n--- stderr\n%s' % (rc, out, errtxt)
@@ -213,7 +218,9 @@ def main():
         if spec['expect'] == 'racy':
             record(bool(wrong), n + ' [some schedule exposes the race]', 0.0,
                    'the answer was right under every schedule: the race went unnoticed', '')
-        if spec['probe_ratio'] and not opt.probe_flags:
+        if spec['probe_ratio'] and opt.probe_cost == 'no':
+            print('%s [probe cost]: not measured here (--probe-cost no)' % n, flush=True)
+        elif spec['probe_ratio'] and not opt.probe_flags:
             print('%s [probe cost]: SKIPPED (no --probe-flags)' % n, flush=True)
         elif spec['probe_ratio']:
             limit, rounds = spec['probe_ratio']
