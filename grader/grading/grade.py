@@ -1095,19 +1095,31 @@ PC = re.compile(r"(?:/proc/\d+/exe|\S*_driver)\+(0x[0-9a-fA-F]+)\b")
 def source_lines(lines, driver, found=None):
     """Where the emu's race detector could only name an instruction (`/proc/2/exe+0x7fe39`: the
     student's code runs confined, where it cannot start addr2line), the driver's file and line,
-    as the detector names them elsewhere (`kogge_stone.cu:27`). `found` collects them."""
+    as the detector names them elsewhere (`kogge_stone.cu:27`): of the places the instruction was
+    inlined into (addr2line -i), the first outside the emulator's own headers (an access inside
+    `__stcs` or `atomicAdd` is named by the student's line that called it). `found` collects them."""
     found = {} if found is None else found
     offsets = sorted({m.group(1) for line in lines for m in PC.finditer(line)} - set(found))
     if not offsets or not driver or not shutil.which("addr2line"):
         return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
     try:
-        r = subprocess.run(["addr2line", "-e", driver] + offsets, capture_output=True, text=True, timeout=30,
-                           errors="replace")
+        r = subprocess.run(["addr2line", "-a", "-i", "-e", driver] + offsets, capture_output=True, text=True,
+                           timeout=30, errors="replace")
     except (OSError, subprocess.TimeoutExpired):
         return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
-    for off, where in zip(offsets, r.stdout.splitlines()):
-        where = where.split(" (discriminator")[0].strip()
-        if where and not where.startswith("?") and ":" in where and not where.endswith(":?"):
+    frames, at = {}, None  # -a: each address on a line of its own, then its places, innermost first
+    for line in r.stdout.splitlines():
+        if re.fullmatch(r"0x[0-9a-fA-F]+", line.strip()):
+            at = int(line.strip(), 16)
+            frames[at] = []
+        elif at is not None:
+            frames[at].append(line.split(" (discriminator")[0].strip())
+    for off in offsets:
+        places = [w for w in frames.get(int(off, 16), [])
+                  if w and not w.startswith("?") and ":" in w and not w.endswith(":?")]
+        own = [w for w in places if "emu/include/" not in w]
+        where = (own or places or [""])[0]
+        if where:
             found[off] = os.path.basename(where.rsplit(":", 1)[0]) + ":" + where.rsplit(":", 1)[1]
     return [PC.sub(lambda m: found.get(m.group(1), m.group(0)), line) for line in lines]
 
