@@ -65,7 +65,7 @@ class CourseError(Exception):
     """A mistake in the course file or the roster: the message names the file and the key."""
 
 
-# ---- what an instructor points the grader at -----------------------------------------------------
+# ---- a student's name ----------------------------------------------------------------------------
 
 def safe_name(name):
     """A student's name as a class run keys it: the folder under build/class, the gradebook's
