@@ -243,7 +243,7 @@ struct Probe {
   uint32_t pc_stamp = 0, group_stamp = 0;
   std::vector<uint32_t> gid, gsize, gstart;
   std::vector<std::pair<const Access *, uint8_t>> members;
-  /* weak ordering (weak_access): the running block's plain stores to global memory since its
+  /* weak ordering (weak_hook): the running block's plain stores to global memory since its
    * last publish point or fence (word, the store's return address), and the words it published
    * without a fence */
   std::vector<std::pair<uintptr_t, uintptr_t>> pending;
@@ -324,33 +324,25 @@ void weak_publish(Worker *w, Probe *pr, uintptr_t pc) {
   fail_block_now(msg.c_str());
 }
 
-void weak_access(Worker *w, Probe *pr, uintptr_t a, unsigned size, unsigned write, unsigned vol, void *ret);
-
-/* record()'s way in, last and out of its common path: a plain store (until the launch goes calm)
- * or a load, for weak_access. */
-__attribute__((noinline)) void weak_hook(Probe *pr, uintptr_t a, unsigned size, unsigned write, unsigned vol,
-                                         void *ret) {
-  Worker *const w = (Worker *)tls.worker;
-  if (!write || !w->launch->calm) weak_access(w, pr, a, size, write, vol, ret);
-}
-
-/* A global access of a launch whose blocks take turns: a plain store is noted; a load of a word
- * another block left unfenced is reported. */
-__attribute__((noinline)) void weak_access(Worker *w, Probe *pr, uintptr_t a, unsigned size, unsigned write,
-                                           unsigned vol, void *ret) {
-  const uintptr_t w0 = a >> 2, w1 = (a + size - 1) >> 2;
-  if (write) {
-    if (vol & 1) return;
-    weak_sync_gen(pr);
-    for (uintptr_t x = w0; x <= w1; x++) pr->pending.push_back({x, (uintptr_t)ret});
-    return;
-  }
-  if (g_unfenced.empty()) return;
+/* A load by the running block, in a launch whose blocks take turns, while some word is unfenced:
+ * a word another block left unfenced is reported. */
+__attribute__((noinline)) void weak_load(Worker *w, uintptr_t a, unsigned size, void *ret) {
   const unsigned long long me = block_linear(w);
-  for (uintptr_t x = w0; x <= w1; x++) {
+  for (uintptr_t x = a >> 2; x <= (a + size - 1) >> 2; x++) {
     auto it = g_unfenced.find(x);
     if (it != g_unfenced.end() && it->second.block != me) weak_report(w, x << 2, it->second, (uintptr_t)ret);
   }
+}
+
+/* record()'s way in, last and out of its common path, in a launch whose blocks take turns: a
+ * plain store to global memory is noted (until the launch goes calm); a load, while some word is
+ * unfenced, is checked (weak_load). */
+__attribute__((noinline)) void weak_hook(Probe *pr, uintptr_t a, unsigned size, unsigned write, void *ret) {
+  Worker *const w = (Worker *)tls.worker;
+  if (!write) return weak_load(w, a, size, ret);
+  if (w->launch->calm) return;
+  weak_sync_gen(pr);
+  for (uintptr_t x = a >> 2; x <= (a + size - 1) >> 2; x++) pr->pending.push_back({x, (uintptr_t)ret});
 }
 
 Probe *probe_of(Worker *w) {
@@ -574,7 +566,8 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   if (write) tick_store(pr);
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
   /* last, out of the common path's way: a plain store or a load, for weak ordering */
-  if (__builtin_expect(pr->weak_on, 0) && !sh && !(write && (vol & VOLATILE))) weak_hook(pr, a, size, write, vol, ret);
+  if (__builtin_expect(pr->weak_on, 0) && !sh && (write ? !(vol & VOLATILE) : !g_unfenced.empty()))
+    weak_hook(pr, a, size, write, ret);
 }
 
 /* A byte range: GCC reports so the copy of a struct whose size is not a power of two up to 16
