@@ -20,7 +20,7 @@ EMU_SAVED_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 EMU_DIR      := grader/emu
 EMU_PYTHON   ?= python3
 EMU_CXX      ?= g++
-EMU_CXXFLAGS ?= -std=c++17 -O2 -g -pthread -Wno-unknown-pragmas
+EMU_CXXFLAGS ?= -std=c++17 -O2 -g1 -pthread -Wno-unknown-pragmas
 EMU_CPPFLAGS ?= -I$(EMU_DIR)/include -include scanlab_emu.h
 EMU_CFLAGS_C ?= -I$(EMU_DIR)/include
 EMU_LDLIBS   ?= -pthread
