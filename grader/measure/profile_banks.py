@@ -301,7 +301,7 @@ def build_emu(lab, spec, source, out):
         print(r.stdout + r.stderr, file=sys.stderr)
         fail("the emulator's runtime does not build (errors above)")
     cxx = os.environ.get("EMU_CXX", "g++")
-    flags = ["-std=c++17", "-O2", "-g", "-pthread", "-Wno-unknown-pragmas", "-Igrader/emu/include",
+    flags = ["-std=c++17", "-O2", "-g1", "-pthread", "-Wno-unknown-pragmas", "-Igrader/emu/include",
              "-include", "scanlab_emu.h"] + emu_make_var("EMU_PROBE_FLAGS").split()
     inc = ["-Igrader/trusted/include", "-Igrader/trusted/harness", "-Ireference"]
     os.makedirs(out + ".obj", exist_ok=True)
