@@ -78,19 +78,38 @@ def grade(case, sub, labs, tests=(), **kw):
     return selftest.run_grader(sub, labs, tests=tests, tag=f"bad-{case}", **kw)
 
 
+# The host thread counts the known-bad submissions of the emu's verdicts (serial block scans,
+# polling with plain loads, uncoalesced loads, a second read of the input, a chain with no fence)
+# are graded with again, beside the machine's own: each gets the same results.json every way
+# (case_verdicts_machine_free does so for the look-backs, and for grade-class's JOBS).
+MACHINE_FREE_WORKERS = ("1", "8")
+
+
 def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=None, extra=(),
-           output=None, backend="emu", env=None):
+           output=None, backend="emu", env=None, workers=()):
     """Grades `sub` and checks: verdicts[name] = regex the FAIL reason must match; the tests in
     `ignore` may go either way; the others pass; `output` is a regex the grader's output must
     match. On the emu, unless `env` names other manifests, each test runs on its sizes up to
     2^21 (selftest.small_manifests: the larger sizes of a list meet no case the smaller miss, and
-    were most of these cases' time; a test's own `n`, such as a 2^31 one, is kept)."""
+    were most of these cases' time; a test's own `n`, such as a 2^31 one, is kept). `workers`:
+    host thread counts (SCANLAB_EMU_WORKERS) the failing tests are graded with again, beside the
+    machine's own (its cores), each time with the same entries in results.json, times aside."""
     if backend == "emu" and "SCANLAB_MANIFESTS" not in (env or {}):
         env = dict(env or {}, **selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
     code, out, data = grade(case, sub, [lab], tests=tests, max_timeout=max_timeout, schedule=schedule,
                             extra=extra, backend=backend, env=env)
     got = selftest.by_name(data)
     problems = []
+    again = tuple(t for t in tests if t in verdicts)
+    for w in workers if again else ():
+        _, _, other = grade(f"{case}-workers{w}", sub, [lab], tests=again, max_timeout=max_timeout,
+                            schedule=schedule, extra=extra, backend=backend, env=dict(env or {}, SCANLAB_EMU_WORKERS=w))
+        mine = comparable({"tests": [e for e in data.get("tests", [])
+                                     if re.match(rf"lab{lab} (\w+):", e["name"]).group(1) in again]})
+        theirs = comparable({"tests": other.get("tests", [])})
+        if first_difference(mine, theirs):
+            problems.append(f"with {w} host threads, not the machine's {os.cpu_count()}: "
+                            f"{first_difference(mine, theirs)}")
     for name in tests:
         e = got.get(name)
         if e is None:
@@ -1035,7 +1054,7 @@ def case_probes_switched_off():
                    "emu_conflicts": r"no_sanitize: turns off the emulator's probes"}, max_timeout=30)
 
 
-def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False):
+def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False, workers=()):
     """A correct but wasteful submission: `test` (an emu efficiency test) fails with `reason` and
     every other test of `tests` passes, under the graded schedule; with `every_schedule`, `test`
     fails the same way under each of the self-test's other schedules too (the counters leave out
@@ -1044,7 +1063,7 @@ def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False):
     no other case, and they were most of these cases' time); `test` runs at its own size."""
     schedules = selftest.SCHEDULES if every_schedule else (None,)
     expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60,
-           env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
+           env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE), workers=workers)
     for schedule in [x for x in schedules if x and x != selftest.grade.GRADE_SCHEDULE]:
         expect(f"{case}-{schedule.split(':')[0]}", sub, lab, (test,), {test: reason}, max_timeout=60,
                schedule=schedule)
@@ -1163,7 +1182,8 @@ def case_memcpy_reread():
                           read_again("      int32_t w[4];\n      memcpy(w, p, (n > 0 ? 4 : 0) * sizeof(int32_t));\n"
                                      "      volatile int32_t sink = w[0];\n      (void)sink;\n"))
     return efficiency_case("memcpy_reread", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
-                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element")
+                           "emu_traffic", r"scanIncLookback\(n=\d+\) moved (1\d|2\d)\.\d\d bytes per element",
+                           workers=MACHINE_FREE_WORKERS)
 
 
 def case_atomic_reread():
@@ -1281,7 +1301,8 @@ def case_weak_chained(backend="emu"):
     got = []
     for schedule in selftest.SCHEDULES:
         expect(f"weak_chained-{schedule.split(':')[0]}", sub, "05", ("lookback_inc",), {"lookback_inc": reason},
-               max_timeout=60, schedule=schedule, env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
+               max_timeout=60, schedule=schedule, env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE),
+               workers=MACHINE_FREE_WORKERS if schedule == selftest.grade.GRADE_SCHEDULE else ())
         got.append(schedule.split(":")[0])
     return "lookback_inc FAILS naming the unfenced store, flag and load under " + ", ".join(got)
 
@@ -1402,7 +1423,7 @@ def case_lookback_plain_loads():
     return efficiency_case("lookback_plain_loads", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
                            "emu_traffic", r"scanIncLookback\(n=\d+\) moved [\d.]+ bytes per element .*: \d+ plain loads "
                            r"read again the address the same thread had just read .* polling its status words with "
-                           r"plain loads")
+                           r"plain loads", workers=MACHINE_FREE_WORKERS)
 
 
 def case_lookback_uncoalesced():
@@ -1418,7 +1439,8 @@ def case_lookback_uncoalesced():
                           "in[base + r * 128 + 2], in[base + r * 128 + 3]);")
     return efficiency_case("lookback_uncoalesced", sub, "05", ("lookback_inc", "lookback_exc", "emu_traffic"),
                            "emu_traffic", r"scanIncLookback\(n=\d+\) moved [\d.]+ bytes per element .*: the loads used "
-                           r"\d+% of the bytes of the 32-byte sectors they touched.*uncoalesced")
+                           r"\d+% of the bytes of the 32-byte sectors they touched.*uncoalesced",
+                           workers=MACHINE_FREE_WORKERS)
 
 
 # ---- work done serially inside a block: slow on a GPU, and now on the emu ----------------------
@@ -1478,7 +1500,7 @@ def serial_block_case(case, backend="emu"):
     reason = (r"thread 0 makes \d+% of its block's memory accesses: the block's work is done by one thread"
               if case == "serial_block_02" else r"of a warp's 32 lanes take part in each memory instruction")
     return expect(case, sub, lab, LAB02_ALL, {"emu_parallel": reason}, max_timeout=60,
-                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
+                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE), workers=MACHINE_FREE_WORKERS)
 
 
 def case_serial_block_02():
@@ -1507,7 +1529,8 @@ def case_serial_block_05(backend="emu"):
                                                  "lookback_inc", "emu_parallel"),
                   {"emu_parallel": r"scanIncBlock via scanIncBlockTiles\(n=\d+, block=1024\): thread 0 makes \d+% "
                                    r"of its block's memory accesses"}, max_timeout=60,
-                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE))  # answers checked up to 2^21
+                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE),  # answers checked up to 2^21
+                  workers=MACHINE_FREE_WORKERS)
 
 
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
