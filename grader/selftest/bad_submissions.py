@@ -134,7 +134,8 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
     if problems:
         raise CheckFailed("\n    ".join([f"case {case}:"] + problems))
     return (f"{len(verdicts)} FAIL with the right reason, "
-            f"{len(tests) - len(verdicts) - len(ignore)} still OK")
+            f"{len(tests) - len(verdicts) - len(ignore)} still OK" +
+            (f" (the same with {' and '.join(workers)} host threads)" if workers and again else ""))
 
 
 def all_fail(case, sub, lab, tests, reason, **kw):
@@ -1062,13 +1063,13 @@ def efficiency_case(case, sub, lab, tests, test, reason, every_schedule=False, w
     the answers right on their sizes up to 2^21 (selftest.small_manifests: the larger ones meet
     no other case, and they were most of these cases' time); `test` runs at its own size."""
     schedules = selftest.SCHEDULES if every_schedule else (None,)
-    expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60,
-           env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE), workers=workers)
+    same = expect(f"{case}-graded", sub, lab, tests, {test: reason}, max_timeout=60,
+                  env=selftest.small_manifests(selftest.REVERSE_MAX_SIZE), workers=workers)
     for schedule in [x for x in schedules if x and x != selftest.grade.GRADE_SCHEDULE]:
         expect(f"{case}-{schedule.split(':')[0]}", sub, lab, (test,), {test: reason}, max_timeout=60,
                schedule=schedule)
     return f"{test} FAILS with the right reason, {len(tests) - 1} still OK, under {len(schedules)} schedule" + \
-        ("s" if len(schedules) > 1 else " (the graded one)")
+        ("s" if len(schedules) > 1 else " (the graded one)") + (same[same.index(" (the same"):] if workers else "")
 
 
 def case_warp_walked():
