@@ -37,6 +37,7 @@ the gradebook is made from their results when the array has ended.
 """
 import argparse
 import csv
+import datetime
 import hashlib
 import json
 import os
@@ -150,7 +151,12 @@ def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
         except ValueError:
             data = None
     return {"student": name, "entry": entry, "seconds": seconds, "capped": capped, "results": data,
-            "handin_from": handin_from(entry)}
+            "handin_from": handin_from(entry), "labs": list(labs), "tests": list(tests), "backend": backend,
+            "arrived": {m["lab"]: stamp(arrival(entry, m)) for m in grade.all_manifests() if m["lab"] in labs}}
+
+
+def stamp(when):
+    return when.isoformat() if when else None
 
 
 def run_slurm(todo, args, labs, backend, jobs):
@@ -252,8 +258,14 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None):
             note = "missing"
         score = sum(t["score"] for t in tests_)
         known_as = [outcome["student"], entry_name(outcome["entry"])]  # the key, and the name as handed in
-        late = course.lateness(course_, m["lab"], known_as,
-                               None if note in ("missing", "no results") else arrival(outcome["entry"], m), score)
+        if note in ("missing", "no results"):
+            arrived = None
+        elif os.path.exists(outcome["entry"]) or m["lab"] not in outcome.get("arrived", {}):
+            arrived = arrival(outcome["entry"], m)
+        else:  # graded earlier from an entry no longer in CLASS: when it arrived then
+            stored = outcome["arrived"][m["lab"]]
+            arrived = datetime.datetime.fromisoformat(stored) if stored else None
+        late = course.lateness(course_, m["lab"], known_as, arrived, score)
         rows.append({"student": outcome["student"], "lab": m["lab"],
                      "score": score, "max": maximum,
                      "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
@@ -276,6 +288,9 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students at once")
     ap.add_argument("--backend", default=os.environ.get("BACKEND") or None)
     ap.add_argument("--regrade", action="store_true", help="grade every student, changed or not")
+    ap.add_argument("--student", action="append", default=[],
+                    help="regrade only these students of CLASS (a name, or several: a,b); every other row of "
+                         "the gradebook stays as graded before")
     ap.add_argument("--runner", default="local", choices=("local", "slurm"))
     ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
     ap.add_argument("--slurm-queue-wait", type=float, default=3600,
@@ -339,7 +354,16 @@ def main(argv=None):
         grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
 
     lab_list = [m["lab"] for m in manifests]
-    todo, kept = [], []
+    only = [x for item in args.student for x in re.split(r"[,\s]+", item) if x]
+    unknown = [x for x in only if x not in names and course.safe_name(x) not in names]
+    if unknown:
+        import difflib
+        hints = [f"{x} (did you mean {', '.join(difflib.get_close_matches(course.safe_name(x), list(names), n=2))}?)"
+                 if difflib.get_close_matches(course.safe_name(x), list(names), n=1) else x for x in unknown]
+        print(f"grade-class: STUDENT= names no entry of {args.klass}: {'; '.join(hints)}", file=sys.stderr)
+        return 2
+    only = {x if x in names else course.safe_name(x) for x in only}
+    todo, kept, unseen = [], [], []
     graded = dict(names)
     reference = os.path.join(ROOT, "solutions")
     if os.path.isdir(reference) and not args.no_reference:
@@ -348,11 +372,45 @@ def main(argv=None):
         key = content_key(entry, lab_list, backend, args.tests)
         keyfile = os.path.join(OUT, name, "key")
         old = os.path.join(OUT, name, "outcome.json")
-        if (not args.regrade or name == REFERENCE) and os.path.exists(keyfile) and \
+        if only and name not in only and name != REFERENCE:  # STUDENT=: the others stay as they were
+            if os.path.exists(old):
+                kept.append(json.load(open(old)))
+            else:
+                unseen.append(name)
+        elif (not args.regrade or name == REFERENCE) and name not in only and os.path.exists(keyfile) and \
                 open(keyfile).read() == key and os.path.exists(old):
             kept.append(json.load(open(old)))
         else:
             todo.append((name, entry, key))
+    # Students graded into OUT earlier whose entries this CLASS does not hold (a folder of one
+    # student pointed at the class's output, an entry moved away): their rows stay, from their
+    # earlier outcome, where it was graded as this run grades (labs, tests, backend).
+    earlier, elsewhere = [], []
+    for name in sorted(os.listdir(OUT)) if os.path.isdir(OUT) else []:
+        path = os.path.join(OUT, name, "outcome.json")
+        if name in graded or name == REFERENCE or not os.path.isfile(path):
+            continue
+        try:
+            o = json.load(open(path))
+        except ValueError:
+            continue
+        if (o.get("labs"), o.get("tests"), o.get("backend")) == (lab_list, list(args.tests), backend):
+            kept.append(o)
+            earlier.append(name)
+        else:
+            elsewhere.append(name)
+    if only:
+        print(f"grade-class: STUDENT={','.join(sorted(only))}: only {'that student' if len(only) == 1 else 'those'} "
+              f"regraded; the other rows as graded before")
+    if unseen:
+        print(f"grade-class: warning: never graded, so not in the gradebook (grade the class without STUDENT=): "
+              f"{', '.join(unseen)}")
+    if earlier:
+        print(f"grade-class: kept {len(earlier)} student(s) graded into {os.path.relpath(OUT, ROOT)} earlier that "
+              f"{args.klass} does not hold: {', '.join(earlier)} (delete their folders there to drop them)")
+    if elsewhere:
+        print(f"grade-class: note: {len(elsewhere)} folder(s) in {os.path.relpath(OUT, ROOT)} hold other labs' or "
+              f"tests' grades and are left out of this gradebook: {', '.join(elsewhere[:10])}")
     print(f"grade-class: {len(names)} students, {sum(1 for t in todo if t[0] != REFERENCE)} to grade "
           f"({sum(1 for k in kept if k['student'] != REFERENCE)} unchanged), "
           f"{jobs} at a time, {backend} backend, at most {cap:.0f} s each", flush=True)

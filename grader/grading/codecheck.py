@@ -517,12 +517,54 @@ def attribute_names(toks):
     return out
 
 
+# Words after which an identifier is not being declared (`return open;`, `case open:`).
+NOT_A_TYPE = {"return", "case", "goto", "else", "do", "sizeof", "new", "delete", "throw", "co_return", "co_yield",
+              "co_await", "alignof", "_Alignof", "typeid", "not", "and", "or", "xor", "bitand", "bitor",
+              "compl", "not_eq", "and_eq", "or_eq", "xor_eq"}
+DECLARATOR_END = {"=", ";", ",", ")", "[", "{", ":"}
+
+
+def declared_names(toks):
+    """The identifiers these tokens declare as a variable, a parameter or a member: after a type
+    (a word that is not a statement's, or *, &, &&, >) and before = ; , ) [ { or :, as in
+    `bool open = false;`, `int ref_y[4];` or `(const T *ref_y, size_t n)`."""
+    out = set()
+    for i in range(1, len(toks) - 1):
+        kind, tok, _ = toks[i]
+        pk, pt, _ = toks[i - 1]
+        nk, nt, _ = toks[i + 1]
+        if kind != "id" or nk != "punct" or nt not in DECLARATOR_END:
+            continue
+        if (pk == "id" and pt not in NOT_A_TYPE) or (pk == "punct" and pt in ("*", "&", "&&", ">")):
+            out.add(tok)
+    return out
+
+
+def names_a_call(toks, at, name, declared):
+    """Whether a forbidden `name` at token offset `at` is one (a call, or a name that could be
+    called or linked), rather than the region's own variable or a member: a member after . or
+    ->, and a name the region declares as a variable, unqualified and not followed by (, are
+    not. (Whatever the compiled code does call or take the address of is judged again from the
+    object's undefined symbols.)"""
+    i = next((k for k, t in enumerate(toks) if t[2] == at), None)
+    if i is None:
+        return True
+    before = toks[i - 1][1] if i else ""
+    if before in (".", "->"):
+        return False
+    after = toks[i + 1 + 2 * name.count("::")][1] if i + 1 + 2 * name.count("::") < len(toks) else ""
+    return "::" in name or before == "::" or name not in declared or after == "("
+
+
 def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
     """The regions' tokens as the preprocessor read them (the regions' own macros expanded):
-    asm, the probes' names, the lab's forbidden names, and brackets that close in the region."""
+    asm, the probes' names, the lab's forbidden names (not a variable of the region's own that
+    shares a name with one: names_a_call), and brackets that close in the region."""
     lab = manifest["lab"]
     for k, (start, end) in spans.items():
         stack = []
+        declared = declared_names([t for f, line, text, flags in lines[start + 1:end]
+                                   if text is not None and not text.startswith("#") for t in tokens(text, cpp)])
         for f, line, text, flags in lines[start + 1:end]:
             if text is None or text.startswith("#"):
                 continue
@@ -548,7 +590,7 @@ def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
                 if name in DENIED_ATTRIBUTES:
                     problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code "
                                   f"({DENIED_ATTRIBUTES[name]})")
-            for name, _ in _names(toks):
+            for name, at in _names(toks):
                 parts = name.split("::")
                 if parts[0] in ASM:
                     problem(line, f"{parts[0]}: not allowed in student code")
@@ -557,8 +599,9 @@ def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):
                                   "not allowed in student code")
                 elif re.match(r"(?i)scanlab", parts[0]) and not forbidden(name):
                     problem(line, f"{name}: a name of the kit's internals: not allowed in student code")
-                elif forbidden(name) or any(forbidden(p) for p in parts) or \
-                        any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts))):
+                elif (forbidden(name) or any(forbidden(p) for p in parts) or
+                      any(forbidden("::".join(parts[:i + 1])) for i in range(len(parts)))) and \
+                        names_a_call(toks, at, name, declared):
                     problem(line, f"{name}: not allowed in this lab (grader/manifests/lab{lab}.toml "
                                   "lists what student code may not call)")
         if stack:

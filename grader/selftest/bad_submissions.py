@@ -590,6 +590,33 @@ def case_pasted_name():
                     r"(?s)does not build.*#define PASTE: # and ## \(stringizing and pasting\) are not allowed")
 
 
+def case_local_named_as_forbidden():
+    """A variable that shares its name with a forbidden call is no call: a lab 04 local named
+    ref_y (the kit's reference functions are ref_*) and a lab 06 local `bool open` compile and
+    pass (the forbid list refused both, by name: 0 for correct code). Calling the forbidden
+    function beside such a local, in the same region, is still refused, by the object's
+    undefined symbols."""
+    ok04 = make_submission("local_ref_y", "04-warp-scan/warp_scan.cu", edits=[
+        ("  T before = shflUpAny(mask, inc, 1);  /* lane i gets lane i-1's inclusive value */\n"
+         "  return threadIdx.x % WARP_SIZE == 0 ? identity : before;\n",
+         "  T ref_y = shflUpAny(mask, inc, 1);  /* lane i gets lane i-1's inclusive value */\n"
+         "  return threadIdx.x % WARP_SIZE == 0 ? identity : ref_y;\n")])
+    what = "lab 04 ref_y: " + expect("local_ref_y", ok04, "04", ("inc_ops", "exc_ops", "exc_partial_warps"), {})
+    ok06 = make_submission("local_open", "06-segmented-scan/seg_scan.cu", edits=[
+        ("  c.value = b.flag ? b.value : op(a.value, b.value); /* b's own segment, or a's extended */\n",
+         "  const bool open = !b.flag;                       /* a's segment goes on into b */\n"
+         "  c.value = open ? op(a.value, b.value) : b.value;\n")])
+    what += "; lab 06 bool open: " + expect("local_open", ok06, "06", ("operator", "examples", "warp_op_inc"), {})
+    called = make_submission("local_open_called", "06-segmented-scan/seg_scan.cu", edits=[
+        ("  c.value = b.flag ? b.value : op(a.value, b.value); /* b's own segment, or a's extended */\n",
+         "  { int open = 0; (void)open; }\n"
+         "  c.value = b.flag ? b.value : op(a.value, b.value);\n"
+         "  if (c.flag == 77u) { extern int open(const char *, int, ...); c.flag = (unsigned)open(\"x\", 0); }\n")])
+    what += "; a call beside such a local: " + all_fail("local_open_called", called, "06", ("operator",),
+                                                         r"(?s)does not build.*\bopen\b.*not allowed")
+    return what
+
+
 def case_replace_library():
     """Defines a function the kit's driver calls (memcpy's neighbour): refused."""
     rel = "05-global-scan/global_scan.cu"
@@ -1989,6 +2016,7 @@ CASES = [
     ("calls the harness's internals", case_internal_call),
     ("reads /proc", case_proc_read),
     ("forbidden call spelt by token pasting", case_pasted_name),
+    ("a local variable named as a forbidden call", case_local_named_as_forbidden),
     ("replaces a function of the kit", case_replace_library),
     ("replaces the C library's memset, weakly its __memcpy_chk, and libgcc's __popcountdi2",
      case_replace_libc_ifunc),

@@ -369,6 +369,69 @@ def class_entry_names():
             f"anne marie on time by her extension, in Canvas with {cells.get('Marie, Anne')}")
 
 
+def regrade_one_student():
+    """Regrading one student touches that student's row only. A class of three (alice and carol
+    hand in the solution, bob the skeleton: one fast test of lab 01), graded; bob fixes his code
+    and carol breaks hers; STUDENT=bob regrades bob alone: his row and Canvas cell change, carol's
+    stay as graded (her change waits for a run without STUDENT=). Then a folder holding only
+    alice, graded into the same output (the regrade that once wrote a gradebook of one row and
+    blank Canvas cells for the rest): bob and carol keep their rows and cells, and a line names
+    them. STUDENT= a name the class lacks is an error that suggests the nearest."""
+    folder = os.path.join(BUILD, "class-regrade")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, out_dir = os.path.join(folder, "class"), os.path.join(folder, "out")
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    skel = os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c")
+    for name, src in (("alice", sol), ("bob", skel), ("carol", sol)):
+        os.makedirs(os.path.join(klass, name, "01-serial"))
+        shutil.copy(src, os.path.join(klass, name, "01-serial"))
+    roster = os.path.join(folder, "roster.csv")
+    open(roster, "w").write("student,name,canvas_id\nalice,\"A, Alice\",1\nbob,\"B, Bob\",2\ncarol,\"C, Carol\",3\n")
+
+    def run(klass_, *more):
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass_, "--lab", "01", "--test",
+                        "inc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--roster", roster]
+                       + list(more), env={"NO_COLOR": "1"})
+        if code or "Traceback" in out:
+            raise CheckFailed(f"grade-class exit {code}:\n" + out[-1500:])
+        rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
+        cells = {r[0]: r[5] for r in list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))[2:]}
+        return out, rows, cells
+
+    bad = []
+    _, first, cells0 = run(klass)
+    full = first.get("alice", {}).get("score")
+    if not full or full == "0" or first.get("bob", {}).get("score") != "0" or first.get("carol", {}).get("score") != full:
+        raise CheckFailed(f"the first run: {first}")
+    shutil.copy(sol, os.path.join(klass, "bob", "01-serial"))
+    shutil.copy(skel, os.path.join(klass, "carol", "01-serial"))
+    out, rows, cells = run(klass, "--student", "bob")
+    if rows.get("bob", {}).get("score") != full or cells.get("B, Bob") != full:
+        bad.append(f"STUDENT=bob: bob's row {rows.get('bob')}, Canvas cell {cells.get('B, Bob')!r} (expected {full})")
+    for name, who in (("alice", "A, Alice"), ("carol", "C, Carol")):
+        if rows.get(name) != first.get(name) or cells.get(who) != cells0.get(who):
+            bad.append(f"STUDENT=bob changed {name}'s row: {first.get(name)} -> {rows.get(name)}")
+    if "1 to grade" not in out or "only that student regraded" not in out:
+        bad.append("STUDENT=bob: the run does not say it grades bob alone:\n" + out[:600])
+    alone = os.path.join(folder, "alice-only")
+    shutil.copytree(os.path.join(klass, "alice"), os.path.join(alone, "alice"))
+    out, rows2, cells2 = run(alone, "--regrade")
+    for name, who in (("bob", "B, Bob"), ("carol", "C, Carol")):
+        if rows2.get(name) != rows.get(name) or cells2.get(who) != cells.get(who):
+            bad.append(f"a CLASS of alice alone dropped or changed {name}: {rows.get(name)} -> {rows2.get(name)}, "
+                       f"Canvas {cells.get(who)!r} -> {cells2.get(who)!r}")
+    if not re.search(r"kept 2 student\(s\) graded into .* earlier that .* does not hold: bob, carol", out):
+        bad.append("a CLASS of alice alone: no line names the students kept from earlier:\n" + out[:800])
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--backend", "emu",
+                    "--out", out_dir, "--no-reference", "--student", "bobb"], env={"NO_COLOR": "1"})
+    if code != 2 or "STUDENT= names no entry" not in out or "did you mean bob" not in out:
+        bad.append(f"STUDENT=bobb: exit {code}, expected 2 with a hint: {out[-300:]}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return (f"STUDENT=bob: his row {full}/{rows['bob']['max']}, alice's and carol's as before (carol's change "
+            f"unseen); a CLASS of alice alone keeps bob and carol; STUDENT=bobb refused with a hint")
+
+
 # ---- the class of lab 01, graded with one command, locally and through Slurm ----------------
 
 def make_class(folder):
@@ -1116,6 +1179,7 @@ def similarity():
 CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("class entries named to hurt: gradebook.csv, ...tar.gz, a space, links", class_entry_names),
           ("course file and roster mistakes are errors", course_mistakes),
+          ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
