@@ -28,7 +28,10 @@ the submission arrived in CLASS (course.py). The reference solutions (solutions/
 kit has them) are graded too, once, to mark their figures on the report's timing plots.
 
 A rerun grades only the students whose submission changed (the bytes of the files the grader
-reads, and the tarball's), unless REGRADE=1.
+reads, and the tarball's), unless REGRADE=1; STUDENT=name regrades that student alone, and every
+other row stays as graded. No row is dropped silently: a student graded into the output folder
+earlier whose entry CLASS no longer holds keeps their row (graded for the same labs and tests),
+and a line names them. Each row's arrival time is the one noted when its submission was graded.
 
 With RUNNER=slurm the students go to a Slurm job array instead (`sbatch --array`, one task per
 JOBS share of the class, SLURM_ARGS passed on, e.g. "--gres=gpu:1 --partition=gpu"); each task
@@ -260,11 +263,11 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None):
         known_as = [outcome["student"], entry_name(outcome["entry"])]  # the key, and the name as handed in
         if note in ("missing", "no results"):
             arrived = None
-        elif os.path.exists(outcome["entry"]) or m["lab"] not in outcome.get("arrived", {}):
-            arrived = arrival(outcome["entry"], m)
-        else:  # graded earlier from an entry no longer in CLASS: when it arrived then
+        elif m["lab"] in outcome.get("arrived", {}):  # when the submission graded arrived, noted then
             stored = outcome["arrived"][m["lab"]]
             arrived = datetime.datetime.fromisoformat(stored) if stored else None
+        else:  # an outcome from before arrival times were noted
+            arrived = arrival(outcome["entry"], m)
         late = course.lateness(course_, m["lab"], known_as, arrived, score)
         rows.append({"student": outcome["student"], "lab": m["lab"],
                      "score": score, "max": maximum,
