@@ -1438,6 +1438,61 @@ def case_verdicts_machine_free():
         ", the same with 1, 2 and 8 threads and JOBS=1 and 4"
 
 
+REREAD_OLD = ("      /* Both values into registers first: nvcc cannot prove a != b, and from tile[b] read\n"
+              "       * twice (before and after the store to tile[a]) it emits two shared loads. */\n"
+              "      const int32_t left = tile[a], right = tile[b];\n"
+              "      tile[a] = right;\n"
+              "      tile[b] = (int32_t)((uint32_t)right + (uint32_t)left);\n")
+REREAD_NEW = ("      const int32_t left = tile[a];\n"
+              "      tile[a] = tile[b];\n"
+              "      tile[b] = (int32_t)((uint32_t)tile[b] + (uint32_t)left); /* tile[b] read again */\n")
+
+
+def case_downsweep_reread(backend="emu"):
+    """Lab 03: the padded down-sweep written `tile[a] = tile[b]; tile[b] += left;`, which reads
+    tile[b] again after the store to tile[a] (the handout's rule says read both first). nvcc
+    cannot prove a != b and loads it twice: 20% more shared loads (ncu: 13568 load instructions
+    in 64 tiles against 11264), none conflicting once padded. GCC proves the second load returns
+    what the first did (the store wrote that value, to tile[b] itself if a == b) and drops it, so
+    the emu counts none. Neither grade sees it: on the emu the conflicts per element stay 0
+    (emu_conflicts), and on a GPU the padded scan loses about 3% (an H200: 0.334 of copy against
+    the solution's 0.343 in the same run), far inside its threshold. The case holds the two
+    verdicts equal: on the emu full marks, on a GPU the solution's verdicts."""
+    rel = "03-blelloch/blelloch.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    at = text.index("conflictFreeIndex(stride * (2 * t + 2) - 1);")  # the padded kernel's down-sweep
+    sub = os.path.join(BAD, "downsweep_reread" + ("_gpu" if backend != "emu" else ""))
+    shutil.rmtree(sub, ignore_errors=True)
+    os.makedirs(os.path.join(sub, os.path.dirname(rel)))
+    if text.find(REREAD_OLD, at) < 0:
+        raise CheckFailed("self-test fixture 'downsweep_reread': the padded down-sweep is not in solutions/" + rel)
+    k = text.index(REREAD_OLD, at)
+    open(os.path.join(sub, rel), "w").write(text[:k] + REREAD_NEW + text[k + len(REREAD_OLD):])
+    if backend == "emu":
+        return expect("downsweep_reread", sub, "03", ("padded_example", "padded_batched", "emu_conflicts"), {},
+                      max_timeout=60)
+    # On a GPU: the same verdicts as the solution's, timed in the same run (a GPU whose solution
+    # misses lab 03's threshold, as an H200 does, fails both alike)
+    tests = ("padded_example", "padded_batched", "timing")
+    got = {}
+    for who, path in (("solution", os.path.join(ROOT, "solutions")), ("reread", sub)):
+        code, out, data = grade(f"downsweep_reread-{who}-gpu", path, ["03"], tests=tests, max_timeout=200,
+                                backend=backend)
+        got[who] = selftest.by_name(data)
+    problems = []
+    for t in tests:
+        a, b = got["solution"].get(t, {}), got["reread"].get(t, {})
+        if a.get("status") != b.get("status"):
+            problems.append(f"{t}: the solution {a.get('status')}, the re-read {b.get('status')}: "
+                            f"{b.get('output', '').splitlines()[:3]}")
+    figures = {who: re.findall(r"Padded\(n=\d+, block=\d+\)(?::| reached) [^\n]*?([0-9]\.[0-9]+) of copy",
+                               got[who].get("timing", {}).get("output", "")) for who in got}
+    if problems:
+        raise CheckFailed("\n    ".join(["case downsweep_reread on the GPU:"] + problems))
+    return (f"timing {got['reread'].get('timing', {}).get('status')} as the solution's; padded fractions of copy: "
+            f"solution {figures['solution']}, re-read {figures['reread']}")
+
+
 def case_lookback_plain_loads():
     """Lab 05 on the emu: a look-back that polls the status words with plain loads (the given
     statusLoad reads them through a volatile pointer). Right on the emu, whose stores every block
@@ -1971,6 +2026,8 @@ CASES = [
     ("write past the end", case_write_past_end),
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),
+    ("lab 03: a down-sweep that reads tile[b] again after the store (full marks, as on a GPU)",
+     case_downsweep_reread),
     ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
     ("a padded scan that pads nothing, its conflicts drowned in requests (emu counters)", case_padding_diluted),
     ("a padded scan that pads nothing, its sweeps through atomics (emu counters)", case_padding_atomics),
@@ -2049,6 +2106,8 @@ GPU_CASES = [
     ("lab 06: a look-back that never waits fails as on the emu", lambda: case_lookback_no_wait("cuda")),
     ("lab 05: a single pass chained through its output, no fence before its flag (what the GPU gives)",
      lambda: case_weak_chained("cuda")),
+    ("lab 03: a down-sweep that reads tile[b] again after the store passes its timing, as on the emu",
+     lambda: case_downsweep_reread("cuda")),
     ("lab 02: a block's scan done by thread 0 misses its timing, as the emu predicts",
      lambda: serial_block_case("serial_block_02", "cuda")),
     ("work on a non-blocking stream is timed", case_nonblocking_stream),
