@@ -1062,7 +1062,8 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
     end = ends[-1] if ends else None
     if timed_out:
         result.status = "fail"
-        result.reasons = fails + [f"timed out after {timeout:g} s: an endless loop, a hung kernel "
+        result.reasons = fails + [f"timed out after {timeout:g} s: an endless loop, work that grows faster "
+                                  "than the input (a loop over the elements inside another), a hung kernel "
                                   "or a barrier not all threads reach"]
     elif end is None:
         result.status = "fail"
@@ -1472,7 +1473,10 @@ def main(argv=None):
                 print(f"grader: cannot read submission: {e}", file=sys.stderr)
                 return 2
 
-    say(f"Grading {sub} on the {backend} backend" + (f" (emu schedule {schedule})" if backend == "emu" else ""))
+    if all(lab_backend(m, backend) == "cpu" for m in manifests):  # lab 01: C on the CPU, no kernels
+        say(f"Grading {sub} on the CPU (lab {', '.join(m['lab'] for m in manifests)}: no kernels, so no backend)")
+    else:
+        say(f"Grading {sub} on the {backend} backend" + (f" (emu schedule {schedule})" if backend == "emu" else ""))
     with KitLock():
         subprocess.run(["make", "--no-print-directory", "-s", "-f", "grader/grading/build.mk", "sandbox"], cwd=ROOT,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

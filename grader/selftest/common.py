@@ -35,6 +35,9 @@ class CheckFailed(Exception):
 # waited for), by the check that ran them: the line of each check shows it beside the wall time,
 # so a slow check on a busy machine can be told from a costly one.
 CPU = threading.local()
+# Set by a check whose timed part is over (make test's first result), so that the checks after
+# it may start beside the rest of its run (run.py): it must also be set when such a check ends.
+TIMED_PART_OVER = threading.Event()
 
 
 def sh(cmd, env=None, timeout=1800, cwd=ROOT):

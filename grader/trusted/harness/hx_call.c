@@ -427,9 +427,10 @@ static int await(proc *p, const hxp_request *q, const char *ctx) {
   for (;;) {
     double left = cfg.deadline > 0 ? cfg.deadline - hx_now() : 1e9;
     if (left <= 0) {
-      char why[256];
-      snprintf(why, sizeof why, "did not return within the test's %s: an endless loop, a hung kernel or "
-               "a barrier that not every thread reaches", "time limit");
+      char why[320];
+      snprintf(why, sizeof why, "did not return within the test's %s: an endless loop, work that grows "
+               "faster than the input (a loop over the elements inside another), a hung kernel or a "
+               "barrier that not every thread reaches", "time limit");
       p->owed = 1; /* the reply to q, if it comes now, is late, not one too many */
       kill(p->pid, SIGKILL);
       collect(p, 1);

@@ -147,9 +147,11 @@ void scanExcReduceThenScan(const int32_t *d_in, int32_t *d_out, size_t n);
  * drawn from an atomic counter, status words that pack a flag and a value in 64 bits. Moves
  * 8 bytes per element, as a copy does.
  *
- * Each call resets the tile counter (a cudaMemsetAsync of 4 bytes of the scratch memory this
- * file owns) and launches one kernel. The status words are tagged with a launch number, so
- * words left by an earlier call read as "not yet published" and need no clearing.
+ * Each call takes a tile counter that is still zero and launches one kernel: 64 counters sit at
+ * the head of the scratch memory this file owns, call e uses counter (e - 1) % 64, and one
+ * cudaMemsetAsync zeroes all 64 once every 64 calls, so most calls launch with no memset
+ * before them. The status words are tagged with a launch number, so words left by an earlier
+ * call read as "not yet published" and need no clearing.
  *
  * Parameters as scanIncPropagate().
  */
