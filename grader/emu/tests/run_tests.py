@@ -20,7 +20,8 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
     // emu-test: rc N              the exact exit status (negative: killed by signal -N)
     // emu-test: extra FILE.c      a C11 file compiled with gcc and linked in
     // emu-test: args A B ...      command-line arguments
-    // emu-test: max-ms N          the program prints `time_ms: X`; X must be below N
+    // emu-test: max-ms N          the program prints `time_ms: X`; X must be below N (judged
+                                   with the probe ratios: --probe-cost)
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
     // emu-test: probe             built with the memory probes (counters, race detector)
     // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
@@ -124,7 +125,7 @@ def run_one(binary, name, spec, sched, opt):
     return rc, out, err, dt
 
 
-def judge(spec, rc, out, err):
+def judge(spec, rc, out, err, timed=True):
     """Reason a single run failed, or '' (for pass and fail expectations)."""
     if rc is None:
         return 'hung (no exit within %gs)' % spec['timeout']
@@ -140,7 +141,7 @@ def judge(spec, rc, out, err):
     for p in spec['stdout']:
         if p not in out:
             return 'stdout lacks "%s"' % p
-    if spec['max_ms'] is not None:
+    if spec['max_ms'] is not None and timed:
         m = re.search(r'time_ms:\s*([0-9.]+)', out)
         if not m:
             return 'no "time_ms:" line in the output'
@@ -155,8 +156,9 @@ def main():
     ap.add_argument('--cflags', default='-Igrader/emu/include')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 2)
     ap.add_argument('--probe-cost', choices=('yes', 'no', 'only'), default='yes',
-                    help='the probe-ratio measurements (a ratio of wall times, best on a quiet machine): '
-                         'with the tests, left out, or alone (make check times them last, alone)')
+                    help='what times itself (the probe-ratio measurements and the max-ms limits: wall times, '
+                         'judged on a quiet machine): with the tests, left out, or alone (make check judges '
+                         'them last, alone)')
     ap.add_argument('names', nargs='*')
     opt = ap.parse_args()
     os.makedirs(os.path.join(opt.build, 'logs'), exist_ok=True)
@@ -165,8 +167,8 @@ def main():
     if opt.names:
         names = [n for n in names if any(s in n for s in opt.names)]
     specs = {n: parse(os.path.join(HERE, n + '.cu')) for n in names}
-    if opt.probe_cost == 'only':
-        names = [n for n in names if specs[n]['probe_ratio']]
+    if opt.probe_cost == 'only':  # what times itself, alone: the probes' cost, and a limit in ms
+        names = [n for n in names if specs[n]['probe_ratio'] or specs[n]['max_ms'] is not None]
 
     with concurrent.futures.ThreadPoolExecutor(opt.jobs) as ex:
         built = dict(zip(names, ex.map(lambda n: build(n, specs[n], opt), names)))
@@ -199,9 +201,12 @@ def main():
                    if err.strip() else 'does not build', err)
             continue
         wrong = []
-        for sched in spec['schedules'] if opt.probe_cost != 'only' else ():
+        timed = spec['max_ms'] is not None
+        for sched in spec['schedules'] if opt.probe_cost != 'only' else spec['schedules'][:1] if timed else ():
             rc, out, errtxt, dt = run_one(binary, n, spec, sched, opt)
-            label = '%s [%s]' % (n, sched)
+            alone_later = timed and opt.probe_cost == 'no'  # its time is judged alone (--probe-cost only)
+            label = '%s [%s]' % (n, sched) + (' (its %g ms limit judged alone)' % spec['max_ms'] if alone_later
+                                              else ' [time]' if opt.probe_cost == 'only' else '')
             log = 'exit status: %s\n--- stdout\n%s\n--- stderr\n%s' % (rc, out, errtxt)
             if spec['expect'] == 'racy':
                 if rc is None:
@@ -213,7 +218,7 @@ def main():
                         wrong.append(sched)
                     print('%s: %s (%.2fs)' % (label, 'wrong answer' if rc else 'right answer', dt), flush=True)
                 continue
-            reason = judge(spec, rc, out, errtxt)
+            reason = judge(spec, rc, out, errtxt, timed=not alone_later)
             record(not reason, label, dt, reason, log)
         if spec['expect'] == 'racy':
             record(bool(wrong), n + ' [some schedule exposes the race]', 0.0,
