@@ -249,6 +249,7 @@ struct Probe {
   std::vector<std::pair<uintptr_t, uintptr_t>> pending;
   std::vector<uintptr_t> published;
   unsigned weak_gen = 0;
+  unsigned barriers = 0; /* the block's barriers passed so far (describe_race's advice) */
 };
 
 /* device memory of the running launch, sorted by start */
@@ -1426,6 +1427,12 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
   else if (r.a.coll != r.b.coll)
     msg += ", in one warp: a shuffle, vote or match between them exchanges values, not memory; __syncwarp() "
            "between the two accesses orders them (so does __syncthreads())";
+  else if (pr->barriers > 0 && (unsigned long long)w->launch->info.block.x * w->launch->info.block.y *
+                                       w->launch->info.block.z <= 32)
+    /* a block that orders its threads with __syncthreads and is one warp only at this size (a
+     * worked example of 8 threads): the barrier it uses is the fix that holds at every size */
+    msg += ", with no barrier between them: __syncthreads() between the two accesses orders them (this block "
+           "is one warp, so __syncwarp() would too, but not in a block of more than 32 threads)";
   else
     msg += ", in one warp with no __syncwarp between them: __syncwarp() between the two accesses orders them (so "
            "does __syncthreads())";
@@ -1482,6 +1489,7 @@ void probe_block_begin(Worker *w) {
     f.probe_gld_pc = f.probe_gld_addr = 0;
   }
   pr->weak_on = w->launch->turns;
+  pr->barriers = 0;
   pr->shared.clear();
   pr->sh_lo = pr->sh_hi = pr->sh_next = 0;
   pr->sh_direct = true;
@@ -1576,6 +1584,7 @@ bool probe_epoch(Worker *w) {
     ok = false;
   }
   next_gen(pr);
+  pr->barriers++;
   return ok;
 }
 
