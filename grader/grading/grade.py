@@ -426,6 +426,22 @@ def candidates(sub_dir, manifest, name):
     return out
 
 
+def near_misses(sub_dir, manifest, name):
+    """Files where a student file may be (candidates' folders) whose names an upload or an LMS
+    download made from it: `warp_scan (1).cu`, `warp_scan-2.cu`, `Warp_Scan.cu`, `warp_scan.cu.txt`."""
+    stem, ext = os.path.splitext(name)
+    pattern = re.compile(rf"{re.escape(stem)}[\s_-]*(\(\d+\)|-?\d+)?{re.escape(ext)}(\.\w+)?", re.I)
+    found = []
+    for folder in sorted({os.path.dirname(c) for c in candidates(sub_dir, manifest, name)}):
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found += [os.path.relpath(os.path.join(folder, e), sub_dir) for e in entries
+                  if e != name and pattern.fullmatch(e) and os.path.isfile(os.path.join(folder, e))]
+    return found[:3]
+
+
 def has_link(base, path):
     """True when any component of path (below base) is a symbolic link."""
     rel = os.path.relpath(path, base)
@@ -780,7 +796,9 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
         for name in manifest["student_files"]:
             src = find_student_file(sub_dir, manifest, name)
             if src is None:
-                res["problems"] = [f"missing student file {manifest['dir']}/{name} in the submission"]
+                near = near_misses(sub_dir, manifest, name)
+                res["problems"] = [f"missing student file {manifest['dir']}/{name} in the submission" +
+                                   (f" (found {', '.join(near)}: rename it to {name})" if near else "")]
                 return res
             shown = f"{manifest['dir']}/{name}"
             kit_file = os.path.join(ROOT, "skeletons", manifest["dir"], name)

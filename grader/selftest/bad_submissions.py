@@ -232,8 +232,17 @@ def case_stop_self():
 
 
 def case_missing_file():
+    """No student file, and then the file as an LMS download renames it (`scan_serial (1).c`):
+    missing both times, the second naming the file it found and the name it needs."""
     sub = make_submission("missing_file", LAB01_FILE, drop=True)
-    return all_fail("missing_file", sub, "01", LAB01_TESTS, r"missing student file 01-serial/scan_serial.c")
+    what = all_fail("missing_file", sub, "01", LAB01_TESTS, r"missing student file 01-serial/scan_serial.c")
+    renamed = make_submission("renamed_file", LAB01_FILE, drop=True)
+    shutil.copy(os.path.join(ROOT, "solutions", LAB01_FILE),
+                os.path.join(renamed, os.path.dirname(LAB01_FILE), "scan_serial (1).c"))
+    return what + "; renamed by an LMS: " + all_fail(
+        "renamed_file", renamed, "01", LAB01_TESTS,
+        r"missing student file 01-serial/scan_serial.c in the submission \(found 01-serial/scan_serial "
+        r"\(1\)\.c: rename it to scan_serial\.c\)")
 
 
 def case_compile_error():
