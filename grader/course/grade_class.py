@@ -349,14 +349,6 @@ def main(argv=None):
         print(f"grade-class: not graded: {e}: {why}")
     for _, w in warnings:
         print(f"grade-class: warning: {w}")
-    jobs = max(1, min(args.jobs, len(names) or 1))
-    cap = cap_seconds(manifests, backend)
-    os.makedirs(OUT, exist_ok=True)
-    # Build the kit once, before the students race for it.
-    for m in manifests:
-        grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
-
-    lab_list = [m["lab"] for m in manifests]
     only = [x for item in args.student for x in re.split(r"[,\s]+", item) if x]
     unknown = [x for x in only if x not in names and course.safe_name(x) not in names]
     if unknown:
@@ -366,6 +358,14 @@ def main(argv=None):
         print(f"grade-class: STUDENT= names no entry of {args.klass}: {'; '.join(hints)}", file=sys.stderr)
         return 2
     only = {x if x in names else course.safe_name(x) for x in only}
+    jobs = max(1, min(args.jobs, len(names) or 1))
+    cap = cap_seconds(manifests, backend)
+    os.makedirs(OUT, exist_ok=True)
+    # Build the kit once, before the students race for it.
+    for m in manifests:
+        grade.build_kit(m, backend, os.environ.get("SM", "90"), os.path.join(OUT, f"kit-lab{m['lab']}.log"))
+
+    lab_list = [m["lab"] for m in manifests]
     todo, kept, unseen = [], [], []
     graded = dict(names)
     reference = os.path.join(ROOT, "solutions")

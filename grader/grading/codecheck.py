@@ -545,15 +545,20 @@ def names_a_call(toks, at, name, declared):
     called or linked), rather than the region's own variable or a member: a member after . or
     ->, and a name the region declares as a variable, unqualified and not followed by (, are
     not. (Whatever the compiled code does call or take the address of is judged again from the
-    object's undefined symbols.)"""
+    object's undefined symbols.) A name followed by `<`, or called through parentheses, counts as
+    a call too: a template the compiler inlines leaves no symbol to judge."""
     i = next((k for k, t in enumerate(toks) if t[2] == at), None)
     if i is None:
         return True
     before = toks[i - 1][1] if i else ""
     if before in (".", "->"):
         return False
-    after = toks[i + 1 + 2 * name.count("::")][1] if i + 1 + 2 * name.count("::") < len(toks) else ""
-    return "::" in name or before == "::" or name not in declared or after == "("
+    j = i + 1 + 2 * name.count("::")
+    after = toks[j][1] if j < len(toks) else ""
+    after2 = toks[j + 1][1] if j + 1 < len(toks) else ""
+    # called, instantiated, or called through parentheses: `open(`, `name<`, `(name)(`
+    called = after in ("(", "<") or (before == "(" and after == ")" and after2 == "(")
+    return "::" in name or before == "::" or name not in declared or called
 
 
 def _check_tokens(problem, lines, spans, cpp, manifest, forbidden, names_at):

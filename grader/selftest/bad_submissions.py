@@ -105,7 +105,7 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
         _, _, other = grade(f"{case}-workers{w}", sub, [lab], tests=again, max_timeout=max_timeout,
                             schedule=schedule, extra=extra, backend=backend, env=dict(env or {}, SCANLAB_EMU_WORKERS=w))
         mine = comparable({"tests": [e for e in data.get("tests", [])
-                                     if re.match(rf"lab{lab} (\w+):", e["name"]).group(1) in again]})
+                                     if (m := re.match(rf"lab{lab} (\w+):", e["name"])) and m.group(1) in again]})
         theirs = comparable({"tests": other.get("tests", [])})
         if first_difference(mine, theirs):
             problems.append(f"with {w} host threads, not the machine's {os.cpu_count()}: "
@@ -620,7 +620,7 @@ def case_local_named_as_forbidden():
         ("  c.value = b.flag ? b.value : op(a.value, b.value); /* b's own segment, or a's extended */\n",
          "  { int open = 0; (void)open; }\n"
          "  c.value = b.flag ? b.value : op(a.value, b.value);\n"
-         "  if (c.flag == 77u) { extern int open(const char *, int, ...); c.flag = (unsigned)open(\"x\", 0); }\n")])
+         "  if (c.flag == 77u) { extern int open(const char *, int, ...); c.flag = (unsigned)(open)(\"x\", 0); }\n")])
     what += "; a call beside such a local: " + all_fail("local_open_called", called, "06", ("operator",),
                                                          r"(?s)does not build.*\bopen\b.*not allowed")
     return what
