@@ -430,7 +430,7 @@ def near_misses(sub_dir, manifest, name):
     """Files where a student file may be (candidates' folders) whose names an upload or an LMS
     download made from it: `warp_scan (1).cu`, `warp_scan-2.cu`, `Warp_Scan.cu`, `warp_scan.cu.txt`."""
     stem, ext = os.path.splitext(name)
-    pattern = re.compile(rf"{re.escape(stem)}[\s_-]*(\(\d+\)|-?\d+)?{re.escape(ext)}(\.\w+)?", re.I)
+    pattern = re.compile(rf"{re.escape(stem)}[ _-]*(\(\d+\)|-?\d+)?{re.escape(ext)}(\.\w+)?", re.I)
     found = []
     for folder in sorted({os.path.dirname(c) for c in candidates(sub_dir, manifest, name)}):
         try:
