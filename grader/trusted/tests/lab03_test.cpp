@@ -328,6 +328,22 @@ static const hx_counters *counted_run(const Variant &v, size_t n, int block, hx_
   return keep;
 }
 
+/* Shared-memory load requests per element scanned, at most `max_loads`: each step of the two
+ * sweeps reads its two operands once, and the tile is read out once (176 requests a tile of 1024
+ * at block = 512). A step that reads an operand again after its store (`x[a] = x[b]; x[b] +=
+ * left;`) makes 36 more a tile: the compiler cannot prove a != b and loads x[b] twice, on the GPU
+ * (ncu) as on the emu. Conflicts do not count here (requests, not wavefronts). */
+static void check_shared_loads(const char *name, const char *metric, const hx_counters &c, size_t n, int block,
+                               double max_loads) {
+  const double loads = (double)c.c[HX_C_SLD_REQ] / (double)n;
+  hx_metric(metric, loads);
+  HX_CHECK(loads <= max_loads,
+           "%s(n=%zu, block=%d): %.3f shared-memory load requests per element (%llu); at most %.3f, which is "
+           "each sweep step reading its two operands once and the tile read out once: a value read again after "
+           "a store (x[a] = x[b]; x[b] += left; loads x[b] twice)? Read both operands into registers first",
+           name, n, block, loads, c.c[HX_C_SLD_REQ], max_loads);
+}
+
 /* The emu counts every shared-memory access of the student's kernels as the hardware groups
  * them (one request per warp and instruction; a request that needs k passes through the banks
  * has k - 1 conflicts). The padded scan must keep its conflicts per element scanned under
@@ -338,8 +354,10 @@ static void test_emu_conflicts(void) {
   const size_t n = (size_t)hx_param_int("n");
   const int block = (int)hx_param_int("block");
   const double max_rate = hx_param_double("conflicts_threshold");
+  const double max_loads = hx_param_double("shared_loads_per_element");
   if (hx_failures()) return;
   hx_counters pad, unpad;
+  bool unpad_counted = false;
   if (!counted_run(PADDED, n, block, &pad)) {
     if (!hx_failures())
       HX_SKIP("the memory counters come from the emu's probes (make grade BACKEND=emu); on a GPU, `timing` "
@@ -351,6 +369,7 @@ static void test_emu_conflicts(void) {
   const double rate = conf / (double)n;
   hx_metric("conflicts_per_element", rate);
   if (counted_run(UNPADDED, n, block, &unpad)) {
+    unpad_counted = true;
     const double ureq = (double)(unpad.c[HX_C_SLD_REQ] + unpad.c[HX_C_SST_REQ]);
     const double uconf = (double)(unpad.c[HX_C_SLD_CONF] + unpad.c[HX_C_SST_CONF]);
     hx_note("scanExcBlelloch(n=%zu, block=%d): %.0f bank conflicts (%.2f per element) in %.0f shared requests "
@@ -367,6 +386,9 @@ static void test_emu_conflicts(void) {
   HX_CHECK(rate <= max_rate,
            "scanExcBlellochPadded(n=%zu, block=%d): %.2f bank conflicts per element (%.0f for %zu elements); at "
            "most %.2f: some accesses still share a bank", n, block, rate, conf, n, max_rate);
+  check_shared_loads("scanExcBlellochPadded", "shared_loads_per_element_padded", pad, n, block, max_loads);
+  if (unpad_counted)
+    check_shared_loads("scanExcBlelloch", "shared_loads_per_element", unpad, n, block, max_loads);
 }
 
 static const hx_test TESTS[] = {
