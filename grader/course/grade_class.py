@@ -118,6 +118,17 @@ def cap_seconds(manifests, backend):
     return total
 
 
+def student_env(jobs, cores):
+    """What grading `jobs` students at once on `cores` cores changes in each one's grade: the
+    cores shared between them (the emu's host threads), and with several at once each runs its
+    tests one at a time. Nothing else of grade-class reaches grade.py (the self-test grades its
+    known-bad submissions with these settings: bad_submissions.expect)."""
+    env = {"SCANLAB_EMU_WORKERS": str(max(1, cores // jobs))}
+    if jobs > 1:
+        env["TEST_JOBS"] = "1"
+    return env
+
+
 def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -129,10 +140,8 @@ def grade_one(entry, name, labs, backend, cap, jobs, tests=()):
     for t in tests:
         cmd += ["--test", t]
     env = dict(os.environ, NO_COLOR="1")
-    # Share the cores between the students graded at once.
-    env.setdefault("SCANLAB_EMU_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs)))
-    if jobs > 1:  # several students at once: each runs its tests one at a time
-        env.setdefault("TEST_JOBS", "1")
+    for key, value in student_env(jobs, os.cpu_count() or 1).items():
+        env.setdefault(key, value)
     t0 = time.monotonic()
     if os.path.exists(results):
         os.remove(results)

@@ -79,10 +79,27 @@ def grade(case, sub, labs, tests=(), **kw):
 
 
 # The host thread counts the known-bad submissions of the emu's verdicts (serial block scans,
-# polling with plain loads, uncoalesced loads, a second read of the input, a chain with no fence)
-# are graded with again, beside the machine's own: each gets the same results.json every way
-# (case_verdicts_machine_free does so for the look-backs, and for grade-class's JOBS).
+# polling with plain loads, uncoalesced loads, a second read of the input, a re-read of shared
+# memory, a chain with no fence) are graded with again, beside the machine's own: each gets the
+# same results.json every way (case_verdicts_machine_free does so for the look-backs, through
+# grade-class itself). The machine's own grade is what grade-class gives with JOBS=1; the
+# count "1" is graded with what it gives with JOBS=4 on 2 cores (grade_class.student_env: one
+# host thread, one test at a time); "8" with 8 host threads.
 MACHINE_FREE_WORKERS = ("1", "8")
+GRADE_CLASS_JOBS = {"1": 4}  # a count graded as grade-class grades with these JOBS on 2 cores
+
+
+def workers_env(workers):
+    """The environment a known-bad submission is graded again with for a host thread count."""
+    if workers in GRADE_CLASS_JOBS:
+        sys.path.insert(0, os.path.join(ROOT, "grader", "course"))
+        import grade_class  # noqa: E402  (grader/course/grade_class.py)
+        env = grade_class.student_env(GRADE_CLASS_JOBS[workers], 2)
+        if env.get("SCANLAB_EMU_WORKERS") != workers:
+            raise CheckFailed(f"self-test fixture: grade-class with JOBS={GRADE_CLASS_JOBS[workers]} on 2 cores "
+                              f"no longer gives {workers} host thread(s): {env}")
+        return env
+    return {"SCANLAB_EMU_WORKERS": workers}
 
 
 def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=None, extra=(),
@@ -103,7 +120,7 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
     again = tuple(t for t in tests if t in verdicts)
     for w in workers if again else ():
         _, _, other = grade(f"{case}-workers{w}", sub, [lab], tests=again, max_timeout=max_timeout,
-                            schedule=schedule, extra=extra, backend=backend, env=dict(env or {}, SCANLAB_EMU_WORKERS=w))
+                            schedule=schedule, extra=extra, backend=backend, env=dict(env or {}, **workers_env(w)))
         mine = comparable({"tests": [e for e in data.get("tests", [])
                                      if (m := re.match(rf"lab{lab} (\w+):", e["name"])) and m.group(1) in again]})
         theirs = comparable({"tests": other.get("tests", [])})
@@ -135,7 +152,8 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
         raise CheckFailed("\n    ".join([f"case {case}:"] + problems))
     return (f"{len(verdicts)} FAIL with the right reason, "
             f"{len(tests) - len(verdicts) - len(ignore)} still OK" +
-            (f" (the same with {' and '.join(workers)} host threads)" if workers and again else ""))
+            (f" (the same with {' and '.join(workers)} host threads, and as grade-class grades with JOBS=1 and 4)"
+             if workers and again else ""))
 
 
 def all_fail(case, sub, lab, tests, reason, **kw):
