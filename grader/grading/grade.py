@@ -79,7 +79,7 @@ TEST_KEYS = {
     "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),
     "timing": ((bool,), False), "timeout": ((int, float), False), "params": ((dict,), False),
     "emu": ((dict,), False), "cuda": ((dict,), False), "visibility": ((str,), False), "alone": ((bool,), False),
-    "counters": ((bool,), False),
+    "counters": ((bool,), False), "gpu": ((dict,), False),
 }
 OVERRIDE_KEYS = {"params": ((dict,), False), "timeout": ((int, float), False)}
 LIMIT_KEYS = {"memory_mb": ((int,), False), "files_mb": ((int,), False), "processes": ((int,), False),
@@ -184,6 +184,21 @@ def load_manifest(path):
                 _check_params(t[b].get("params", {}), f"{tw} [test.{b}]")
                 if "timeout" in t[b] and t[b]["timeout"] <= 0:
                     raise ManifestError(f"{tw} [test.{b}]: 'timeout' must be more than 0 seconds")
+        for model, over in t.get("gpu", {}).items():
+            gw = f"{tw} [test.gpu.{model}]"
+            if not t.get("timing"):
+                raise ManifestError(f"{gw}: only a timing test has thresholds of its own for a GPU model")
+            if not re.fullmatch(r"[A-Za-z0-9]+", model):
+                raise ManifestError(f"{gw}: a GPU model is a word of nvidia-smi's name for it (H100, H200, A100)")
+            if not isinstance(over, dict):
+                raise ManifestError(f"{gw}: must be a table with 'params'")
+            _check_table(over, {"params": ((dict,), True)}, gw)
+            _check_params(over["params"], gw)
+            cuda = test_settings(m, t, "cuda")[1]
+            for k in over["params"]:
+                if k not in cuda or not re.match(r"(threshold|min_|flat_threshold)", k):
+                    raise ManifestError(f"{gw}: '{k}' is not one of the test's thresholds "
+                                        f"({', '.join(x for x in cuda if re.match(r'(threshold|min_|flat_)', x))})")
         if t.get("timing"):
             merged = {**m.get("params", {}), **t.get("params", {})}
             if not any(k.startswith("threshold") for k in merged):
@@ -222,26 +237,54 @@ def graded_here(test, manifest, backend):
     return True
 
 
-def run_settings(manifest, test, backend, sizes_of=None):
+def run_settings(manifest, test, backend, sizes_of=None, gpu=None):
     """Timeout and parameters of a test as it runs on `backend` (test_settings() with the sizes
-    of `sizes_of`, default the lab's backend). A test not graded here runs under the lab's
-    timeout unless its own table for the backend sets one: its long timing timeout is for a GPU."""
+    of `sizes_of`, default the lab's backend; `gpu`: the device's name, for its model's
+    thresholds). A test not graded here runs under the lab's timeout unless its own table for
+    the backend sets one: its long timing timeout is for a GPU."""
     lb = lab_backend(manifest, backend)
-    timeout, params = test_settings(manifest, test, sizes_of or (lb if lb != "cpu" else backend))
+    timeout, params = test_settings(manifest, test, sizes_of or (lb if lb != "cpu" else backend),
+                                    gpu=gpu if lb == "cuda" else None)
     if not graded_here(test, manifest, backend) and "timeout" not in test.get(lb, {}):
         timeout = min(timeout, float(manifest.get("timeout", 30)))
     return timeout, params
 
 
-def test_settings(manifest, test, backend):
-    """Timeout and parameters of one test on one backend (lab, then test, then backend)."""
+def test_settings(manifest, test, backend, gpu=None):
+    """Timeout and parameters of one test on one backend (lab, then test, then backend, then, on
+    a GPU whose name holds one of the test's `[test.gpu.MODEL]` words, that model's thresholds)."""
     params = dict(manifest.get("params", {}))
     params.update(test.get("params", {}))
     timeout = test.get("timeout", manifest.get("timeout", 30))
     over = test.get(backend, {})
     params.update(over.get("params", {}))
     timeout = over.get("timeout", timeout)
+    model = gpu_model(test, gpu) if backend == "cuda" else None
+    if model:
+        params.update(test["gpu"][model]["params"])
     return float(timeout), params
+
+
+def gpu_model(test, gpu):
+    """The `[test.gpu.MODEL]` of a timing test that the device named `gpu` is (a whole word of
+    its name: "NVIDIA H200" is H200, "NVIDIA H100 80GB HBM3" H100), or None."""
+    for model in (test.get("gpu") or {}) if gpu else ():
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(model)}(?![A-Za-z0-9])", gpu, re.I):
+            return model
+    return None
+
+
+def gpu_name():
+    """The name of the GPU the tests run on (the first one CUDA_VISIBLE_DEVICES leaves, as the
+    harness uses), from nvidia-smi; None where it cannot say."""
+    first = (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", first],
+                           capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    name = r.stdout.strip().splitlines()[0].strip() if r.returncode == 0 and r.stdout.strip() else ""
+    return name or None
 
 
 # ---- text that reaches a terminal, a log or results.json ------------------------------------
@@ -1393,6 +1436,7 @@ def main(argv=None):
     if backend not in ("cuda", "emu"):
         print(f"grader: BACKEND must be cuda or emu, not '{backend}'", file=sys.stderr)
         return 2
+    device_name = gpu_name() if backend == "cuda" else None
     try:
         manifests = all_manifests()
     except ManifestError as e:
@@ -1507,6 +1551,11 @@ def main(argv=None):
             lb = lab_backend(m, backend)
             tests = [t for t in m["test"] if not chosen or t["name"] in chosen]
             not_here = [t for t in tests if not graded_here(t, m, backend)]
+            own = sorted({f"{t['name']} ({gpu_model(t, device_name)})" for t in tests
+                          if lb == "cuda" and gpu_model(t, device_name)})
+            if own:
+                say(f"  ({device_name}: the thresholds measured on this GPU model for {', '.join(own)}, "
+                    f"from {m['path']})")
             results = [Result(t["name"], t.get("title", t["name"]), int(t["points"]), bool(t.get("timing")))
                        for t in tests]
             kit_log = os.path.join(grade_dir, "logs", f"lab{m['lab']}", "kit.log")
@@ -1559,7 +1608,7 @@ def main(argv=None):
                             g["problems"][1:4]
                         return
                     driver = g["driver"]
-                timeout, params = run_settings(m, t, backend, args.sizes_of)
+                timeout, params = run_settings(m, t, backend, args.sizes_of, gpu=device_name)
                 if args.wrap:
                     timeout *= WRAP_SLOWDOWN
                 if args.max_timeout:

@@ -321,8 +321,8 @@ def given_code_traffic():
 def _manifest_values(m, t):
     """Thresholds and sizes of a test, on either backend."""
     thresholds, sizes = set(), set()
-    for backend in ("cuda", "emu"):
-        params = grade.test_settings(m, t, backend)[1]
+    for backend, gpu in [("cuda", None), ("emu", None)] + [("cuda", model) for model in t.get("gpu", {})]:
+        params = grade.test_settings(m, t, backend, gpu=gpu)[1]
         for key, value in params.items():
             if "threshold" in key or "speedup" in key:
                 thresholds.add(round(float(value), 4))

@@ -703,13 +703,19 @@ def manifest_mistakes():
         "timout": (first + "timout = 30\n", r"test 'inc_example': unknown key 'timout' \(did you mean 'timeout'\?\)"),
         "no points": (first.replace("points = 1\n", ""), r"test 'inc_example': missing 'points'"),
         "threshhold": (None, r"parameter 'threshhold'|a timing test needs a 'threshold'"),
+        "a GPU model's table that sets more than thresholds": (
+            "params = { n = 33554432, reps = 5, threshold = 0.03 }\n[test.gpu.H200]\nparams = { reps = 3 }\n",
+            r"test 'timing' \[test.gpu.H200\]: 'reps' is not one of the test's thresholds"),
     }
     folder = os.path.join(BUILD, "manifests")
     done = []
     for label, (block, want) in cases.items():
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        text = src.replace(first, block) if block else src.replace("threshold = 0.03", "threshhold = 0.03")
+        if block and block.startswith("params = { n = 33554432"):  # the timing test's params line
+            text = src.replace("params = { n = 33554432, reps = 5, threshold = 0.03 }\n", block)
+        else:
+            text = src.replace(first, block) if block else src.replace("threshold = 0.03", "threshhold = 0.03")
         open(os.path.join(folder, "lab01.toml"), "w").write(text)
         code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "01", "--submission", "solutions",
                         "--backend", "emu"], env={"SCANLAB_MANIFESTS": folder})

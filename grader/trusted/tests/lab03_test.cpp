@@ -354,7 +354,7 @@ static void test_emu_conflicts(void) {
   const size_t n = (size_t)hx_param_int("n");
   const int block = (int)hx_param_int("block");
   const double max_rate = hx_param_double("conflicts_threshold");
-  const double max_loads = hx_param_double("shared_loads_per_element");
+  const double max_loads = hx_param_double("shared_loads_threshold");
   if (hx_failures()) return;
   hx_counters pad, unpad;
   bool unpad_counted = false;
