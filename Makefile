@@ -38,6 +38,7 @@ help: ## list the targets
 	@echo "  CLASS=dir      grade-class, similarity: one entry per student (a folder or a handin tarball)"
 	@echo "  COURSE=f       grade-class: deadlines, grace days, penalties, extensions (grader/course/course.example.toml)"
 	@echo "  ROSTER=f       grade-class: students' LMS identities: writes canvas.csv and grades.csv"
+	@echo "  ARRIVALS=f     grade-class: when each submission arrived (GitHub Classroom's grades CSV, or student,time)"
 	@echo "  SIMILARITY=1   grade-class: also compare the students' code (as make similarity)"
 	@echo "  JOBS=N         grade-class: students graded at once (default: the cores)"
 	@echo "  REGRADE=1      grade-class: every student again, changed or not"
@@ -55,7 +56,8 @@ grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, r
 	@$(PYTHON) grader/course/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
 	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(STUDENT),--student "$(STUDENT)") $(if $(RUNNER),--runner $(RUNNER)) \
 	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(COURSE),--course "$(COURSE)") \
-	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(SIMILARITY),--similarity) $(if $(CLASS_OUT),--out "$(CLASS_OUT)")
+	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ARRIVALS),--arrivals "$(ARRIVALS)") $(if $(SIMILARITY),--similarity) \
+	  $(if $(CLASS_OUT),--out "$(CLASS_OUT)")
 
 similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
 	@test -n "$(CLASS)" || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }

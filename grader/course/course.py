@@ -310,6 +310,78 @@ def load_course(path, labs):
     return course
 
 
+CLASSROOM_KEYS = ("student_repository_name", "github_username", "roster_identifier")
+
+
+def parse_stamp(text, where):
+    """A time as arrival exports write it: ISO 8601 with its offset, or "2026-03-02 23:59:00 UTC"
+    (also with +0000 or -05:00 after the time)."""
+    t = text.strip()
+    m = re.fullmatch(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d(?::\d\d(?:\.\d+)?)?)\s*(UTC|GMT|Z|[+-]\d\d:?\d\d)", t)
+    if m:
+        zone = m.group(3)
+        zone = "+00:00" if zone in ("UTC", "GMT", "Z") else (zone if ":" in zone else zone[:3] + ":" + zone[3:])
+        t = f"{m.group(1)}T{m.group(2)}{zone}"
+    return parse_time(t, where)
+
+
+def load_arrivals(path, course, labs):
+    """Adds the arrival times of a CSV file to the course's (ARRIVALS=): GitHub Classroom's grades
+    export (submission_timestamp, keyed by the repository's name, the GitHub user and the roster
+    identifier, for every lab graded now), or a file of student,time[,lab] rows from an LMS or
+    of the time repositories were collected (student "*": every entry without a row of its own).
+    An empty time is no submission. Returns how many rows it read; errors name the file and line."""
+    name = os.path.basename(path)
+    if course is None:
+        raise CourseError(f"{name}: arrival times need a course file with the labs' due dates (COURSE=)")
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise CourseError(f"{path}: cannot read it ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise CourseError(f"{name}: not UTF-8 text") from None
+    if not rows:
+        raise CourseError(f"{name}: empty")
+    header = [h.strip().lower() for h in rows[0]]
+    classroom = "submission_timestamp" in header
+    if classroom:
+        keys, col = [header.index(k) for k in CLASSROOM_KEYS if k in header], header.index("submission_timestamp")
+        if not keys:
+            raise CourseError(f"{name}: a GitHub Classroom export needs one of {', '.join(CLASSROOM_KEYS)}")
+    elif "student" in header and "time" in header:
+        keys, col = [header.index("student")], header.index("time")
+    else:
+        raise CourseError(f"{name}: the header needs student and time (and lab, where the file covers several "
+                          f"labs), or is GitHub Classroom's grades export (submission_timestamp); it is {rows[0]}")
+    lab_col = header.index("lab") if "lab" in header and not classroom else None
+    read = 0
+    for i, row in enumerate(rows[1:], 2):
+        if not any(c.strip() for c in row):
+            continue
+        where = f"{name}:{i}"
+        if len(row) < len(header):
+            raise CourseError(f"{where}: {len(row)} fields where the header has {len(header)}")
+        if not row[col].strip():
+            continue  # nothing submitted
+        when = parse_stamp(row[col], f"{where}: {header[col]}")
+        for_labs = labs
+        if lab_col is not None and row[lab_col].strip():
+            lab = row[lab_col].strip()
+            lab = f"{int(lab):02d}" if lab.isdigit() else lab
+            if lab not in course["labs"]:
+                raise CourseError(f"{where}: lab {lab} has no due date in the course file")
+            for_labs = [lab]
+        names = {row[k].strip() for k in keys if row[k].strip()}
+        if not names:
+            raise CourseError(f"{where}: no student named")
+        for lab in for_labs:
+            for n in names:
+                course["arrivals"][("*" if n == "*" else safe_name(n), lab)] = when
+        read += 1
+    return read
+
+
 def fmt_time(t):
     return t.isoformat(timespec="seconds") if t else ""
 
@@ -322,20 +394,25 @@ def fmt_span(seconds):
     return " ".join(p for p in (f"{d} d" if d else "", f"{h} h" if h else "", f"{m} min" if m or not (d or h) else "") if p)
 
 
-def lateness(course, lab, students, arrived, score):
+def lateness(course, lab, students, arrived, score, unknown=""):
     """What a lab's deadline does to a score. `students` are the names the student may be known
     by (the CLASS entry's name; on Gradescope the emails and SIDs too); `arrived` when the
-    submission arrived (aware datetime) or None. Returns {arrived, due, late, penalty, final}:
+    submission arrived (aware datetime) or None; `unknown`: why it is None although something
+    was handed in (a clone's files carry the clone's times), said in `late` with no penalty
+    unless the course's arrivals give the time. Returns {arrived, due, late, penalty, final}:
     `late` in words ('' on time), `penalty` a fraction, `final` the score after it."""
     out = {"arrived": fmt_time(arrived), "due": "", "late": "", "penalty": 0.0, "final": score}
     info = (course or {}).get("labs", {}).get(lab)
-    if info is None or arrived is None:
+    if info is None or (arrived is None and not unknown):
         return out
-    for s in students:
-        if (safe_name(s), lab) in course["arrivals"]:
-            arrived = course["arrivals"][(safe_name(s), lab)]
-            out["arrived"] = fmt_time(arrived)
-            break
+    given = [course["arrivals"][(safe_name(s), lab)] for s in students if (safe_name(s), lab) in course["arrivals"]]
+    if given or ("*", lab) in course["arrivals"]:  # the student's own time, else the one for every entry
+        arrived = given[0] if given else course["arrivals"][("*", lab)]
+        out["arrived"] = fmt_time(arrived)
+    elif arrived is None:
+        out["due"] = fmt_time(info["due"])
+        out["late"] = f"arrival unknown, not judged: {unknown}"
+        return out
     due = info["due"]
     for s in students:
         if (safe_name(s), lab) in course["extensions"]:

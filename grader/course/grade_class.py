@@ -230,9 +230,22 @@ def run_task(args, labs, backend):
     return 0
 
 
+CLONE_UNKNOWN = ("a git clone, whose files carry the time it was cloned: give the times GitHub Classroom "
+                 "exported (its grades CSV) or the time the repositories were collected, ARRIVALS=")
+
+
+def is_clone(entry):
+    """A git working copy (GitHub Classroom's repositories, cloned): its files' times are the
+    clone's, never the student's, and neither is a commit's date, which the student sets."""
+    return os.path.isdir(entry) and os.path.exists(os.path.join(entry, ".git"))
+
+
 def arrival(entry, manifest):
     """When a student's submission of a lab arrived in CLASS: a tarball's own time; in a folder,
-    the newest time of the lab's student files there (else of anything in the folder)."""
+    the newest time of the lab's student files there (else of anything in the folder); for a git
+    clone, None (is_clone: the course's arrivals say when)."""
+    if is_clone(entry):
+        return None
     if os.path.isfile(entry):
         return course.arrival_of([entry])
     found = []
@@ -270,14 +283,17 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None):
             note = "missing"
         score = sum(t["score"] for t in tests_)
         known_as = [outcome["student"], entry_name(outcome["entry"])]  # the key, and the name as handed in
+        unknown = ""
         if note in ("missing", "no results"):
             arrived = None
+        elif is_clone(outcome["entry"]):  # whatever an earlier run noted from its files' times
+            arrived, unknown = None, CLONE_UNKNOWN
         elif m["lab"] in outcome.get("arrived", {}):  # when the submission graded arrived, noted then
             stored = outcome["arrived"][m["lab"]]
             arrived = datetime.datetime.fromisoformat(stored) if stored else None
         else:  # an outcome from before arrival times were noted
             arrived = arrival(outcome["entry"], m)
-        late = course.lateness(course_, m["lab"], known_as, arrived, score)
+        late = course.lateness(course_, m["lab"], known_as, arrived, score, unknown=unknown)
         rows.append({"student": outcome["student"], "lab": m["lab"],
                      "score": score, "max": maximum,
                      "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
@@ -312,6 +328,9 @@ def main(argv=None):
                     help="the course file: deadlines, grace days, penalties, extensions "
                          "(default grader/manifests/course.toml, where there is one)")
     ap.add_argument("--roster", default=None, help="CSV of the students' LMS identities: writes canvas.csv, grades.csv")
+    ap.add_argument("--arrivals", default=None,
+                    help="CSV of when each submission arrived: GitHub Classroom's grades export, or student,time[,lab] "
+                         "rows (student * for every entry: the time repositories were collected)")
     ap.add_argument("--similarity", action="store_true", help="also compare the students' code (similarity.py)")
     ap.add_argument("--no-reference", action="store_true", help="do not grade solutions/ for the report's marks")
     ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
@@ -350,6 +369,9 @@ def main(argv=None):
     try:
         course_ = course.load_course(course_path, {m["lab"] for m in grade.all_manifests()}) if course_path else None
         roster = course.load_roster(args.roster) if args.roster else None
+        if args.arrivals:
+            read = course.load_arrivals(args.arrivals, course_, [m["lab"] for m in manifests])
+            print(f"grade-class: {read} arrival time(s) from {args.arrivals}")
     except course.CourseError as e:
         print(f"grade-class: {e}", file=sys.stderr)
         return 2

@@ -432,6 +432,88 @@ def regrade_one_student():
             f"unseen); a CLASS of alice alone keeps bob and carol; STUDENT=bobb refused with a hint")
 
 
+# ---- arrival times from a source the student cannot write ------------------------------------
+
+CLASSROOM_HEADER = ("assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,"
+                    "student_repository_name,student_repository_url,submission_timestamp,points_awarded,"
+                    "points_available")
+
+
+def classroom_arrivals():
+    """GitHub Classroom's repositories, cloned after the deadline, carry the clone's file times:
+    an on-time student was once "13 d late, past the last day": 0. Now a clone's arrival is
+    unknown (said, no penalty) until ARRIVALS= gives it: GitHub Classroom's grades export, or a
+    student,time file whose "*" row is the time the repositories were collected. A class of four
+    (two clones, alice on time and bob a day and an hour late by the export; carol's and dave's
+    plain folders on time and two weeks late by their files), lab 01 due two weeks ago."""
+    folder = os.path.join(BUILD, "class-arrivals")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, out_dir = os.path.join(folder, "class"), os.path.join(folder, "out")
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    due = now - datetime.timedelta(days=14)
+    for name in ("lab01-alice", "lab01-bob", "carol", "dave"):
+        os.makedirs(os.path.join(klass, name, "01-serial"))
+        shutil.copy(sol, os.path.join(klass, name, "01-serial"))
+        if name.startswith("lab01-"):  # a clone: a .git folder, its files as git checked them out now
+            os.makedirs(os.path.join(klass, name, ".git"))
+            open(os.path.join(klass, name, ".git", "HEAD"), "w").write("ref: refs/heads/main\n")
+    early = (due - datetime.timedelta(hours=3)).timestamp()
+    os.utime(os.path.join(klass, "carol", "01-serial", "scan_serial.c"), (early, early))
+    course_file = os.path.join(folder, "course.toml")
+    open(course_file, "w").write(f'[late]\npenalty_per_day = 0.25\nmax_late_days = 3\n\n[[lab]]\nlab = "01"\n'
+                                 f'due = "{due.isoformat()}"\n')
+    stamp = lambda t: t.strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: E731  (the export's form)
+    export = os.path.join(folder, "grades.csv")
+    open(export, "w").write(
+        CLASSROOM_HEADER + "\n" +
+        f"lab01,u,s,alice,alice@uni.edu,lab01-alice,https://github.com/org/lab01-alice,"
+        f"{stamp(due - datetime.timedelta(hours=1))},0,15\n" +
+        f"lab01,u,s,bob,bob@uni.edu,lab01-bob,https://github.com/org/lab01-bob,"
+        f"{stamp(due + datetime.timedelta(days=1, hours=1))},0,15\n")
+    collected = os.path.join(folder, "collected.csv")
+    open(collected, "w").write(f"student,time\n*,{(due - datetime.timedelta(minutes=5)).isoformat()}\n")
+
+    def run(*more):
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--test",
+                        "inc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--course",
+                        course_file] + list(more), env={"NO_COLOR": "1"})
+        if code or "Traceback" in out:
+            raise CheckFailed(f"grade-class {' '.join(more)}: exit {code}:\n" + out[-1500:])
+        return {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
+
+    bad = []
+
+    def expect(rows, name, final, late, how):
+        r = rows.get(name, {})
+        if r.get("final") != final or not re.search(late, r.get("late", "")):
+            bad.append(f"{how}: {name} final {r.get('final')!r}, late {r.get('late')!r}; expected {final}, /{late}/")
+    rows = run()
+    full = rows.get("carol", {}).get("score")
+    for name in ("lab01-alice", "lab01-bob"):
+        expect(rows, name, full, r"^arrival unknown, not judged: a git clone", "no ARRIVALS")
+    expect(rows, "carol", full, r"^$", "no ARRIVALS")
+    expect(rows, "dave", "0", r"past the last day", "no ARRIVALS")
+    rows = run("--arrivals", export)
+    expect(rows, "lab01-alice", full, r"^$", "GitHub Classroom's export")
+    expect(rows, "lab01-bob", f"{int(full) * 0.5:g}" if full else None, r"1 d 1 h late: 2 days", "GitHub Classroom's export")
+    expect(rows, "dave", "0", r"past the last day", "GitHub Classroom's export")
+    rows = run("--arrivals", collected)
+    for name in ("lab01-alice", "lab01-bob", "dave"):
+        expect(rows, name, full, r"^$", "collected at the deadline (*)")
+    broken = os.path.join(folder, "broken.csv")
+    open(broken, "w").write("student,time\nalice,yesterday\n")
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--backend", "emu",
+                    "--out", out_dir, "--no-reference", "--course", course_file, "--arrivals", broken])
+    if code != 2 or "broken.csv:2: time: 'yesterday' is not a date and time" not in out:
+        bad.append(f"an arrivals file with a bad time: exit {code}, expected 2 naming the file and line: {out[-300:]}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return (f"no ARRIVALS: the clones {full}/{rows['carol']['max']}, arrival unknown (said), dave's folder 0; "
+            f"Classroom's export: alice on time, bob 50% off; collected at the deadline: all on time; a bad time "
+            f"refused with its line")
+
+
 # ---- the class of lab 01, graded with one command, locally and through Slurm ----------------
 
 def make_class(folder):
@@ -1180,6 +1262,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("class entries named to hurt: gradebook.csv, ...tar.gz, a space, links", class_entry_names),
           ("course file and roster mistakes are errors", course_mistakes),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
+          ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
