@@ -394,7 +394,7 @@ def fmt_span(seconds):
     return " ".join(p for p in (f"{d} d" if d else "", f"{h} h" if h else "", f"{m} min" if m or not (d or h) else "") if p)
 
 
-def lateness(course, lab, students, arrived, score, unknown=""):
+def lateness(course, lab, students, arrived, score, unknown="", due_given=None):
     """What a lab's deadline does to a score. `students` are the names the student may be known
     by (the CLASS entry's name; on Gradescope the emails and SIDs too); `arrived` when the
     submission arrived (aware datetime) or None; `unknown`: why it is None although something
@@ -413,7 +413,7 @@ def lateness(course, lab, students, arrived, score, unknown=""):
         out["due"] = fmt_time(info["due"])
         out["late"] = f"arrival unknown, not judged: {unknown}"
         return out
-    due = info["due"]
+    due = due_given or info["due"]  # a due date the platform gives (Gradescope's), else the course file's
     for s in students:
         if (safe_name(s), lab) in course["extensions"]:
             due = max(due, course["extensions"][(safe_name(s), lab)])
@@ -559,16 +559,31 @@ def gradescope(args):
     names = []
     for u in meta.get("users") or []:
         names += [str(u.get(k)) for k in ("email", "sid", "name") if u.get(k)]
+    # Gradescope's own due date, the assignment's or, where this student has an extension there,
+    # theirs (a user's "assignment" entry): the course keeps its deadlines where it grants them.
+    due_given, due_from = None, ""
+    try:
+        for where, table in [(f"users[{i}].assignment", u.get("assignment") or {})
+                             for i, u in enumerate(meta.get("users") or [])] + [("assignment", meta.get("assignment") or {})]:
+            if table.get("due_date"):
+                due_given = parse_time(str(table["due_date"]), f"{args.metadata}: {where}.due_date")
+                due_from = "Gradescope's due date" + (" for this student (an extension)" if where.startswith("users") else "")
+                break
+    except CourseError as e:
+        results["output"] = results.get("output", "") + f"\nLateness not applied: {e}"
+        json.dump(results, open(args.results, "w"), indent=2)
+        return 0
     lines, total = [], 0.0
     by_lab = {}
     for t in results.get("tests", []):
         by_lab.setdefault(t["name"][3:5], []).append(t)
     for lab, tests in sorted(by_lab.items()):
         raw = sum(t.get("score", 0) for t in tests)
-        late = lateness(course, lab, names, arrived, raw)
+        late = lateness(course, lab, names, arrived, raw, due_given=due_given)
         total += late["final"]
         if late["due"]:
-            lines.append(f"lab {lab}: submitted {late['arrived']}, due {late['due']}: "
+            lines.append(f"lab {lab}: submitted {late['arrived']}, due {late['due']}"
+                         + (f" ({due_from})" if due_given and late["due"] == fmt_time(due_given) else "") + ": "
                          + (late["late"] or "on time") + f"; score {raw} -> {late['final']}")
     if lines:
         results["score"] = round(total, 2)

@@ -259,7 +259,15 @@ def arrival(entry, manifest):
     return course.arrival_of(found or [entry])
 
 
-def rows_of(outcome, manifests, backend, tests=(), course_=None):
+def identities(roster):
+    """{student key: the other names the roster knows the student by} (email, LMS login, SIS id):
+    a course file's extension or arrival written for any of them finds the student, as on
+    Gradescope, which knows students by their email."""
+    return {course.safe_name(r["student"]): [r[k] for k in ("email", "login_id", "sis_user_id") if r.get(k)]
+            for r in roster or []}
+
+
+def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None):
     """Gradebook rows, one per lab, from one student's results.json."""
     rows = []
     by_lab = {}
@@ -282,7 +290,8 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None):
         elif tests_ and all("missing student file" in t.get("output", "") for t in tests_):
             note = "missing"
         score = sum(t["score"] for t in tests_)
-        known_as = [outcome["student"], entry_name(outcome["entry"])]  # the key, and the name as handed in
+        # the key, the name as handed in, and the roster's names for the student
+        known_as = [outcome["student"], entry_name(outcome["entry"])] + (also_known or {}).get(outcome["student"], [])
         unknown = ""
         if note in ("missing", "no results"):
             arrived = None
@@ -489,7 +498,8 @@ def main(argv=None):
     ref = [o for o in everyone if o["student"] == REFERENCE]
     outcomes = [o for o in everyone if o["student"] != REFERENCE]
 
-    rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_)]
+    known = identities(roster)
+    rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_, known)]
     path = os.path.join(OUT, "gradebook.csv")
     course.write_csv(path, FIELDS, rows)
 

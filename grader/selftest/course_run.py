@@ -514,6 +514,62 @@ def classroom_arrivals():
             f"refused with its line")
 
 
+def one_deadline_everywhere():
+    """The same deadline wherever a student is graded. On Gradescope the zip applied the course
+    file's due date, not the assignment's there, nor a student's extension there (30 h after
+    the course file's date: 25% off, where Gradescope's own date made it on time); in grade-class
+    an extension written for a student's e-mail (as Gradescope knows students) was not found
+    under the folder's name (20% off). Now Gradescope's due date, and a user's own where the
+    metadata has one, rule there, and grade-class finds a student by the roster's e-mail, login
+    and SIS id too. The Gradescope half runs run_autograder's lateness step on a results.json."""
+    folder = os.path.join(BUILD, "one-deadline")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    course_file = os.path.join(folder, "course.toml")
+    open(course_file, "w").write(COURSE)
+    raw = {"score": 15, "max_score": 15, "output": "", "tests": [
+        {"name": "lab01 inc_example: x", "score": 15, "max_score": 15, "status": "passed", "output": ""}]}
+    made = DUE + datetime.timedelta(hours=30)
+    bad, seen = [], []
+    for label, assignment, user in (
+            ("the course file's date alone", {}, {}),
+            ("Gradescope's due date, two days later", {"due_date": (DUE + datetime.timedelta(days=2)).isoformat()}, {}),
+            ("an extension on Gradescope", {"due_date": DUE.isoformat()},
+             {"assignment": {"due_date": (DUE + datetime.timedelta(days=3)).isoformat()}})):
+        results, meta = os.path.join(folder, "results.json"), os.path.join(folder, "meta.json")
+        json.dump(raw, open(results, "w"))
+        json.dump({"created_at": made.isoformat(), "assignment": assignment,
+                   "users": [dict({"email": "student@example.edu", "id": 1, "name": "A Student"}, **user)]},
+                  open(meta, "w"))
+        code, out = sh([sys.executable, "grader/course/course.py", "gradescope", "--results", results, "--metadata", meta,
+                        "--course", course_file])
+        got = json.load(open(results))
+        want = 11.25 if not assignment else 15
+        if code or got.get("score") != want:
+            bad.append(f"{label}: score {got.get('score')}, expected {want}: {got.get('output', '')[-300:]}")
+        seen.append(f"{label} {got.get('score')}")
+    klass, out_dir = os.path.join(folder, "class"), os.path.join(folder, "out")
+    os.makedirs(os.path.join(klass, "dave", "01-serial"))
+    shutil.copy(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c"), os.path.join(klass, "dave", "01-serial"))
+    late = (DUE + datetime.timedelta(hours=30)).timestamp()
+    os.utime(os.path.join(klass, "dave", "01-serial", "scan_serial.c"), (late, late))
+    open(os.path.join(folder, "course-ext.toml"), "w").write(
+        COURSE + '\n[[extension]]\nstudent = "dave@uni.edu"\nlab = "01"\ndays = 2\n')
+    roster = os.path.join(folder, "roster.csv")
+    open(roster, "w").write("student,name,email\ndave,\"D, Dave\",dave@uni.edu\n")
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--test",
+                    "inc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--course",
+                    os.path.join(folder, "course-ext.toml"), "--roster", roster], env={"NO_COLOR": "1"})
+    rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))} \
+        if not code else {}
+    dave = rows.get("dave", {})
+    if code or dave.get("late") or dave.get("final") != dave.get("score"):
+        bad.append(f"grade-class, an extension by e-mail: exit {code}, dave {dave}: {out[-300:]}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "; ".join(seen) + f"; grade-class: dave's extension by e-mail applies ({dave.get('final')}/{dave.get('max')})"
+
+
 # ---- the class of lab 01, graded with one command, locally and through Slurm ----------------
 
 def make_class(folder):
@@ -1263,6 +1319,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("course file and roster mistakes are errors", course_mistakes),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
           ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
+          ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
