@@ -84,9 +84,10 @@ REFERENCE = "(reference)"   # the reference solutions' folder beside the student
 
 
 def entry_name(entry):
-    """The name an entry of CLASS gives its student: the folder's or the tarball's, less .tar.gz."""
+    """The name an entry of CLASS gives its student: the folder's or the archive's, less .tar.gz
+    (.tgz, .zip)."""
     base = os.path.basename(entry.rstrip("/"))
-    for ext in (".tar.gz", ".tgz"):
+    for ext in figures.HANDIN_ARCHIVES:
         if base.endswith(ext):
             base = base[:-len(ext)]
     return base
@@ -135,8 +136,8 @@ def class_entries(klass):
         if os.path.isdir(p) and e in (".git", ".svn", ".hg"):
             skipped.append((e, "a version-control folder, not a student"))
             continue
-        if os.path.isfile(p) and not e.endswith((".tar.gz", ".tgz")):
-            skipped.append((e, "a file that is not a handin tarball (.tar.gz or .tgz)"))
+        if os.path.isfile(p) and not e.endswith(figures.HANDIN_ARCHIVES):
+            skipped.append((e, "a file that is not a handin archive (.tar.gz, .tgz or .zip)"))
             continue
         if os.path.isdir(p) and not os.access(p, os.R_OK | os.X_OK):
             skipped.append((e, "a folder the grader cannot read"))
@@ -467,7 +468,29 @@ def arrival_of(paths):
 
 # ---- the roster and the LMS ---------------------------------------------------------------------
 
-ROSTER = ("student", "name", "canvas_id", "sis_user_id", "login_id", "section", "email")
+ROSTER = ("student", "name", "canvas_id", "sis_user_id", "login_id", "section", "email", "github")
+
+
+def roster_keys(students, roster):
+    """{gradebook student: roster student} for the entries a roster row names other than by its
+    own name: GitHub Classroom's clones are folders named ASSIGNMENT-USER (lab04-scan-alice), so
+    an entry ending in "-" and a row's `github` user, else its `student`, is that row's, where
+    exactly one row fits. Returns (the map, [(entry, rows that fit)] left ambiguous)."""
+    own = {safe_name(p["student"]) for p in roster}
+    out, ambiguous = {}, []
+    for s in students:
+        if safe_name(s) in own:
+            continue
+        for field in ("github", "student"):
+            fits = [p["student"] for p in roster if p.get(field) and
+                    safe_name(s).lower().endswith("-" + safe_name(p[field]).lower())]
+            if len(fits) == 1:
+                out[s] = fits[0]
+                break
+            if len(fits) > 1:
+                ambiguous.append((s, fits))
+                break
+    return out, ambiguous
 
 
 def load_roster(path):
@@ -503,7 +526,8 @@ def lms_exports(rows, roster, course, manifests, out_dir):
     column per lab: Moodle's and Blackboard's imports) from the gradebook rows. Every roster
     student gets a row; one without a submission for a lab gets a missing grade (an empty cell)
     unless the course file says missing = "zero". Returns (paths, students not on the roster)."""
-    finals = {(safe_name(r["student"]), r["lab"]): r for r in rows}
+    keyed, _ = roster_keys({r["student"] for r in rows}, roster)
+    finals = {(safe_name(keyed.get(r["student"], r["student"])), r["lab"]): r for r in rows}
     zero = (course or {}).get("missing") == "zero"
     labs = [m for m in manifests]
 
@@ -533,7 +557,8 @@ def lms_exports(rows, roster, course, manifests, out_dir):
             [grade_of(p["student"], m["lab"]) for m in labs] for p in roster]
     write_csv(plain, head, body)
     listed = {safe_name(p["student"]) for p in roster}
-    return [canvas, plain], sorted({r["student"] for r in rows if safe_name(r["student"]) not in listed})
+    return [canvas, plain], sorted({r["student"] for r in rows
+                                    if safe_name(keyed.get(r["student"], r["student"])) not in listed})
 
 
 # ---- Gradescope: a late submission's score -----------------------------------------------------

@@ -288,12 +288,15 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None
                             for t in tests_):
             note = "did not build"
         elif tests_ and all("missing student file" in t.get("output", "") for t in tests_):
-            note = "missing"
+            # In a run of one lab, every entry is a submission of it: one without the lab's files
+            # (an empty folder, a file of another name) was handed in, and scores 0 for a stated
+            # reason; in a run of several labs it may not have reached this lab yet: missing.
+            note = f"handed in without {', '.join(m['student_files'])}" if len(manifests) == 1 else "missing"
         score = sum(t["score"] for t in tests_)
         # the key, the name as handed in, and the roster's names for the student
         known_as = [outcome["student"], entry_name(outcome["entry"])] + (also_known or {}).get(outcome["student"], [])
         unknown = ""
-        if note in ("missing", "no results"):
+        if note in ("missing", "no results") or note.startswith("handed in without"):
             arrived = None
         elif is_clone(outcome["entry"]):  # whatever an earlier run noted from its files' times
             arrived, unknown = None, CLONE_UNKNOWN
@@ -499,6 +502,14 @@ def main(argv=None):
     outcomes = [o for o in everyone if o["student"] != REFERENCE]
 
     known = identities(roster)
+    if roster is not None:  # GitHub Classroom's folder names, matched to the roster's rows
+        keyed, ambiguous = course.roster_keys([o["student"] for o in outcomes], roster)
+        for entry, who in sorted(keyed.items()):
+            known[entry] = [who] + known.get(course.safe_name(who), [])
+            print(f"grade-class: {entry} is the roster's {who} (a folder named ASSIGNMENT-USER)")
+        for entry, fits in ambiguous:
+            print(f"grade-class: warning: {entry} could be the roster's {' or '.join(fits)}: name its folder as one "
+                  f"of them to put it in the LMS files")
     rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_, known)]
     path = os.path.join(OUT, "gradebook.csv")
     course.write_csv(path, FIELDS, rows)

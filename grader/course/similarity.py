@@ -100,7 +100,7 @@ def unpack(entry, scratch):
     """The folder to read a student's files from: the entry, or its handin tarball unpacked."""
     if os.path.isfile(entry):
         return grade.unpack_tarball(entry, tempfile.mkdtemp(dir=scratch))
-    tars = [e for e in sorted(os.listdir(entry)) if e.endswith((".tar.gz", ".tgz"))
+    tars = [e for e in sorted(os.listdir(entry)) if e.endswith(grade.HANDIN_ARCHIVES)
             and os.path.isfile(os.path.join(entry, e))]
     if len(tars) == 1:
         try:

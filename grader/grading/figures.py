@@ -8,6 +8,9 @@ import os
 
 # ---- what an instructor points the grader at -----------------------------------------------------
 
+HANDIN_ARCHIVES = (".tar.gz", ".tgz", ".zip")  # a handin as make handin writes it, or an LMS's zip
+
+
 def not_a_submission(path):
     """'' for a folder or a regular file (followed through links); otherwise what it is, in words:
     a FIFO, a device or a socket is refused before anything opens it (a FIFO would block)."""

@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tarfile
@@ -36,6 +37,7 @@ import tempfile
 import threading
 import time
 import zlib
+import zipfile
 
 import codecheck  # grader/grading/codecheck.py: what student code may hold and call
 
@@ -411,8 +413,60 @@ def check_tarball(path):
             raise SubmissionError(f"{path}: not a readable tarball (gzip: {e})") from None
 
 
+HANDIN_ARCHIVES = figures.HANDIN_ARCHIVES
+
+
+def unpack_zip(path, dest):
+    """Extracts a zip handin (an LMS's download, a student's upload) within the tarball's limits,
+    refusing links, paths that leave dest, and members longer than their headers say."""
+    if os.path.getsize(path) > TAR_LIMITS["bytes"]:
+        raise SubmissionError(f"{path}: larger than {TAR_LIMITS['bytes'] >> 20} MiB")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = z.infolist()
+            if len(members) > TAR_LIMITS["members"]:
+                raise SubmissionError(f"{path}: more than {TAR_LIMITS['members']} entries")
+            for member in members:
+                name = os.path.normpath(member.filename)
+                if name.startswith("..") or os.path.isabs(name) or member.filename.startswith(("/", "\\")):
+                    raise SubmissionError(f"{path}: refusing entry '{clean(member.filename)}' outside the zip")
+                if member.is_dir():
+                    continue
+                kind = (member.external_attr >> 16) & 0o170000
+                if kind not in (0, stat.S_IFREG):
+                    raise SubmissionError(f"{path}: refusing '{clean(member.filename)}' (not a regular file)")
+                if member.file_size > TAR_LIMITS["member"]:
+                    raise SubmissionError(f"{path}: '{clean(member.filename)}' is larger than "
+                                          f"{TAR_LIMITS['member'] >> 20} MiB")
+                total += member.file_size
+                if total > TAR_LIMITS["unpacked"]:
+                    raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")
+                target = os.path.join(dest, name)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with z.open(member) as src, open(target, "wb") as out:
+                    copied = 0
+                    while True:
+                        chunk = src.read(1 << 16)
+                        if not chunk:
+                            break
+                        copied += len(chunk)
+                        if copied > member.file_size:
+                            raise SubmissionError(f"{path}: '{clean(member.filename)}' is longer than it says")
+                        out.write(chunk)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as e:
+        raise SubmissionError(f"{path}: not a readable zip ({e})")
+    return dest
+
+
 def unpack_tarball(path, dest):
-    """Extracts a handin tarball within limits, refusing links, devices and paths that leave dest."""
+    """Extracts a handin tarball (or a zip: unpack_zip) within limits, refusing links, devices
+    and paths that leave dest."""
+    with open(path, "rb") as f:
+        if f.read(4) == b"PK\x03\x04":
+            return unpack_zip(path, dest)
     check_tarball(path)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
@@ -1521,7 +1575,7 @@ def main(argv=None):
     else:
         sub_dir = sub
         # A folder that holds only a handin tarball (an upload of `make handin`'s file).
-        tars = [e for e in os.listdir(sub) if e.endswith((".tar.gz", ".tgz")) and os.path.isfile(os.path.join(sub, e))]
+        tars = [e for e in os.listdir(sub) if e.endswith(HANDIN_ARCHIVES) and os.path.isfile(os.path.join(sub, e))]
         def has_files():
             try:
                 return any(find_student_file(sub, m, f) for m in manifests for f in m["student_files"])

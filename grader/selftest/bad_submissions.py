@@ -911,6 +911,48 @@ def case_tarball_bomb():
     return "refused: " + [ln for ln in out.splitlines() if "larger than" in ln or "more than" in ln][0][:80]
 
 
+def case_zip_handins():
+    """A zip handin, as LMSs deliver and students upload: one holding the lab 01 solution is
+    graded (it was refused as "not a handin tarball"); one whose member leaves its folder, one
+    holding a link, and one whose member says 1 KiB and unpacks to 64 MiB are refused with the
+    reason, the grader's memory bounded."""
+    import zipfile
+    src = open(os.path.join(ROOT, "solutions", LAB01_FILE), "rb").read()
+    folder = os.path.join(BAD, "zips")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    good = os.path.join(folder, "good.zip")
+    with zipfile.ZipFile(good, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(LAB01_FILE, src)
+    code, out, data = grade("zip-good", good, ["01"], tests=("inc_example",))
+    if code or data.get("score") != data.get("max_score") or not data.get("max_score"):
+        raise CheckFailed("a zip of the lab 01 solution was not graded full marks:\n" + out[-600:])
+    refused = []
+    for name, want in (("escape", r"outside the zip"), ("link", r"not a regular file"),
+                       ("bomb", r"longer than it says|not a readable zip \(Bad CRC")):
+        path = os.path.join(folder, f"{name}.zip")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            if name == "escape":
+                z.writestr("../" + LAB01_FILE, src)
+            elif name == "link":
+                info = zipfile.ZipInfo(LAB01_FILE)
+                info.external_attr = (0o120777 << 16)
+                z.writestr(info, "/etc/passwd")
+            else:
+                z.writestr(LAB01_FILE, bytes(64 << 20))
+        if name == "bomb":  # the member's header says 1 KiB: rewrite both its sizes
+            data_ = bytearray(open(path, "rb").read())
+            for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+                at = data_.find(sig)
+                data_[at + off:at + off + 4] = (1024).to_bytes(4, "little")
+            open(path, "wb").write(bytes(data_))
+        code, out, _ = grade(f"zip-{name}", path, ["01"], tests=("inc_example",))
+        if code != 2 or not re.search(want, out):
+            raise CheckFailed(f"the zip '{name}': exit {code}, expected 2 and /{want}/:\n{out[-600:]}")
+        refused.append(name)
+    return "a zip of the solution graded in full; refused: " + ", ".join(refused)
+
+
 def case_pax_header_bomb():
     """A 256 KiB handin whose pax header says it is 256 MiB long (zeros, which gzip packs a
     thousandfold), before a real lab 01 file: Python's tarfile reads a pax header whole, so
@@ -2123,6 +2165,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),
     ("a handin whose pax header unpacks to 256 MiB", case_pax_header_bomb),
     ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),

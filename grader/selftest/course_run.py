@@ -149,7 +149,7 @@ def make_args():
 def check_run(out, book, expected):
     """What run.class_grading's one run must show beyond the scores (run.py calls it)."""
     bad = []
-    for entry, why in (("pipe.tar.gz", "a FIFO"), ("notes.txt", "not a handin tarball")):
+    for entry, why in (("pipe.tar.gz", "a FIFO"), ("notes.txt", "not a handin archive")):
         if not re.search(rf"not graded: {re.escape(entry)}: .*{why}", out):
             bad.append(f"{entry} was not listed as not graded, with the reason ({why})")
     if not re.search(r"warning: twin and twin\.tar\.gz are both student 'twin': both graded", out):
@@ -512,6 +512,47 @@ def classroom_arrivals():
     return (f"no ARRIVALS: the clones {full}/{rows['carol']['max']}, arrival unknown (said), dave's folder 0; "
             f"Classroom's export: alice on time, bob 50% off; collected at the deadline: all on time; a bad time "
             f"refused with its line")
+
+
+def every_entry_counted():
+    """Every entry handed in for a lab gets a score, or a stated reason, in the gradebook and the
+    LMS files. A class of lab 01 (its roster has the five): a zip (refused as "not a handin
+    tarball"), a GitHub Classroom folder lab01-scan-carol (off the roster, so a blank Canvas
+    cell), an empty folder and one with the file misnamed (blank cells: "missing"), and
+    josé_núñez. Now the zip is graded, the Classroom folder is the roster's carol, the empty and
+    misnamed ones score 0 "handed in without scan_serial.c", and every Canvas cell is filled."""
+    import zipfile
+    folder = os.path.join(BUILD, "class-every-entry")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, out_dir = os.path.join(folder, "class"), os.path.join(folder, "out")
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    for name, file in (("josé_núñez", "scan_serial.c"), ("lab01-scan-carol", "scan_serial.c"), ("wrongname", "scan.c")):
+        os.makedirs(os.path.join(klass, name, "01-serial"))
+        shutil.copy(sol, os.path.join(klass, name, "01-serial", file))
+    os.makedirs(os.path.join(klass, "empty"))
+    with zipfile.ZipFile(os.path.join(klass, "zed.zip"), "w") as z:
+        z.write(sol, "01-serial/scan_serial.c")
+    roster = os.path.join(folder, "roster.csv")
+    open(roster, "w", encoding="utf-8").write(
+        'student,name,canvas_id\njosé_núñez,"Núñez, José",1\ncarol,"C, Carol",2\nzed,"Z, Zed",3\n'
+        'empty,"E, Em",4\nwrongname,"W, Wr",5\n')
+    code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--test",
+                    "inc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--roster", roster],
+                   env={"NO_COLOR": "1"})
+    if code not in (0, 1) or "Traceback" in out:
+        raise CheckFailed(f"grade-class exit {code}:\n" + out[-1500:])
+    rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
+    cells = {r[0]: r[5] for r in list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))[2:]}
+    want_cells = {"Núñez, José": "1", "C, Carol": "1", "Z, Zed": "1", "E, Em": "0", "W, Wr": "0"}
+    bad = [f"Canvas {who}: {cells.get(who)!r}, expected {v}" for who, v in want_cells.items() if cells.get(who) != v]
+    for name in ("empty", "wrongname"):
+        if rows.get(name, {}).get("note") != "handed in without scan_serial.c":
+            bad.append(f"gradebook {name}: note {rows.get(name, {}).get('note')!r}, expected the reason")
+    if "not graded" in out:
+        bad.append("an entry was not graded: " + [x for x in out.splitlines() if "not graded" in x][0])
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "5 entries, 5 Canvas cells: a zip and a Classroom folder graded, 2 handed in without the file at 0, José kept"
 
 
 def one_deadline_everywhere():
@@ -1320,6 +1361,8 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
           ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
+          ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
+           "file", every_entry_counted),
           ("similarity ranks planted copies above honest work", similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
