@@ -42,6 +42,7 @@ help: ## list the targets
 	@echo "  SIMILARITY=1   grade-class: also compare the students' code (as make similarity)"
 	@echo "  JOBS=N         grade-class: students graded at once (default: the cores)"
 	@echo "  REGRADE=1      grade-class: every student again, changed or not"
+	@echo "  RELEASE=1      grade-class: release the tests the manifests hold (visibility) to the LMS files, feedback.txt"
 	@echo "  STUDENT=name   grade-class: regrade only this student (a,b for several); every other row stays"
 	@echo "  RUNNER=slurm   grade-class: through a Slurm job array (SLURM_ARGS=\"--partition=gpu ...\" for sbatch)"
 	@echo "  CLASS_OUT=dir  grade-class, similarity: where the gradebook and reports go (default build/class)"
@@ -54,7 +55,7 @@ grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, r
 	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
 	@$(PYTHON) grader/course/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
-	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(STUDENT),--student "$(STUDENT)") $(if $(RUNNER),--runner $(RUNNER)) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(RELEASE),--release) $(if $(STUDENT),--student "$(STUDENT)") $(if $(RUNNER),--runner $(RUNNER)) \
 	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(COURSE),--course "$(COURSE)") \
 	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ARRIVALS),--arrivals "$(ARRIVALS)") $(if $(SIMILARITY),--similarity) \
 	  $(if $(CLASS_OUT),--out "$(CLASS_OUT)")

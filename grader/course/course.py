@@ -535,7 +535,7 @@ def lms_exports(rows, roster, course, manifests, out_dir):
         r = finals.get((safe_name(student), lab))
         if r is None or r["note"] in ("missing", "no results"):
             return 0 if zero else ""
-        return r["final"]
+        return r["shown"]["final"] if r.get("shown") else r["final"]  # what students may see now
 
     def column(m):
         info = (course or {}).get("labs", {}).get(m["lab"], {})
@@ -544,7 +544,7 @@ def lms_exports(rows, roster, course, manifests, out_dir):
 
     maxima = {}
     for r in rows:
-        maxima[r["lab"]] = r["max"]
+        maxima[r["lab"]] = r["shown"]["max"] if r.get("shown") else r["max"]
     canvas = os.path.join(out_dir, "canvas.csv")
     head = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + [column(m) for m in labs]
     body = [[p["name"] or p["student"], p["canvas_id"], p["sis_user_id"], p["login_id"], p["section"]] +

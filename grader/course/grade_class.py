@@ -267,8 +267,18 @@ def identities(roster):
             for r in roster or []}
 
 
-def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None):
-    """Gradebook rows, one per lab, from one student's results.json."""
+def held_tests(manifest, release):
+    """The tests of a lab whose points and words students may not see yet: those the manifest
+    does not make `visible` (hidden, after_due_date, after_published), until RELEASE=1; a
+    `hidden` test stays out of the feedback even then (its points count once released)."""
+    return {t["name"] for t in manifest["test"] if t.get("visibility", "visible") != "visible"
+            and not (release and t.get("visibility") != "hidden")}
+
+
+def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None, release=False):
+    """Gradebook rows, one per lab, from one student's results.json. Each row also carries (not
+    in the gradebook's columns) what students may see now: `shown` (the score, maximum and final
+    of the tests not held) and `held` (held_tests)."""
     rows = []
     by_lab = {}
     for t in (outcome["results"] or {}).get("tests", []):
@@ -306,16 +316,49 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None
         else:  # an outcome from before arrival times were noted
             arrived = arrival(outcome["entry"], m)
         late = course.lateness(course_, m["lab"], known_as, arrived, score, unknown=unknown)
+        held = held_tests(m, release) & {t["name"] for t in m["test"] if not tests or t["name"] in tests}
+        if release:  # released: every test's points count; a hidden test's words stay out of the feedback
+            shown_score, shown_max, shown_final = score, maximum, late["final"]
+        else:
+            shown_score = sum(t["score"] for t in tests_ if t["name"].split(":")[0].split(" ", 1)[1] not in held)
+            shown_max = sum(t["points"] for t in m["test"] if grade.graded_here(t, m, backend)
+                            and (not tests or t["name"] in tests) and t["name"] not in held)
+            shown_final = course.lateness(course_, m["lab"], known_as, arrived, shown_score, unknown=unknown)["final"]
         rows.append({"student": outcome["student"], "lab": m["lab"],
                      "score": score, "max": maximum,
                      "tests_failed": " ".join(failed), "seconds": f"{outcome['seconds']:.1f}",
                      "handin_from": outcome["handin_from"], "note": note, "arrived": late["arrived"],
-                     "due": late["due"], "late": late["late"], "final": late["final"]})
+                     "due": late["due"], "late": late["late"], "final": late["final"],
+                     "held": " ".join(sorted(held)) if not release else "",
+                     "shown": {"score": shown_score, "max": shown_max, "final": shown_final}})
     return rows
 
 
+def write_feedback(outcome, rows, manifests, release):
+    """feedback.txt in the student's folder: what the student may be sent now. Each lab's score
+    and lateness as the LMS files carry it, and each test not held with its verdict and first
+    lines; a held test appears nowhere (not its name, its points or its words)."""
+    results = {t["name"].split(":")[0]: t for t in (outcome["results"] or {}).get("tests", [])}
+    lines = [f"ScanLab feedback for {outcome['student']}"]
+    for m, row in zip(manifests, rows):
+        hidden = held_tests(m, release) | ({t["name"] for t in m["test"] if t.get("visibility") == "hidden"})
+        lines.append(f"\nlab {m['lab']}: {row['shown']['final']}/{row['shown']['max']}"
+                     + (f" ({row['late']})" if row["late"] else "") + (f" ({row['note']})" if row["note"] else ""))
+        for t in m["test"]:
+            r = results.get(f"lab{m['lab']} {t['name']}")
+            if r is None or t["name"] in hidden:
+                continue
+            first = (r.get("output") or "").splitlines()[:3]
+            lines.append(f"  {t['name']}: {r['status'].upper()} {r['score']}/{r['max_score']}"
+                         + "".join(f"\n      {x}" for x in first if r["status"] != "passed"))
+    path = os.path.join(OUT, outcome["student"], "feedback.txt")
+    if os.path.isdir(os.path.dirname(path)):
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
 FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
-          "late", "final"]
+          "late", "final", "held"]
 
 
 def main(argv=None):
@@ -340,6 +383,9 @@ def main(argv=None):
                     help="the course file: deadlines, grace days, penalties, extensions "
                          "(default grader/manifests/course.toml, where there is one)")
     ap.add_argument("--roster", default=None, help="CSV of the students' LMS identities: writes canvas.csv, grades.csv")
+    ap.add_argument("--release", action="store_true",
+                    help="release the tests the manifests hold back (visibility): their points in the LMS files, "
+                         "their verdicts in feedback.txt (a hidden test's points only)")
     ap.add_argument("--arrivals", default=None,
                     help="CSV of when each submission arrived: GitHub Classroom's grades export, or student,time[,lab] "
                          "rows (student * for every entry: the time repositories were collected)")
@@ -510,7 +556,15 @@ def main(argv=None):
         for entry, fits in ambiguous:
             print(f"grade-class: warning: {entry} could be the roster's {' or '.join(fits)}: name its folder as one "
                   f"of them to put it in the LMS files")
-    rows = [row for o in outcomes for row in rows_of(o, manifests, backend, args.tests, course_, known)]
+    rows = []
+    for o in outcomes:
+        mine = rows_of(o, manifests, backend, args.tests, course_, known, release=args.release)
+        write_feedback(o, mine, manifests, args.release)
+        rows += mine
+    held = sorted({t for r in rows for t in r["held"].split()})
+    if held:
+        print(f"grade-class: held until RELEASE=1: {', '.join(held)} (their manifests' visibility): out of the LMS "
+              f"files' scores and every feedback.txt; in the gradebook and the report, which are the course staff's")
     path = os.path.join(OUT, "gradebook.csv")
     course.write_csv(path, FIELDS, rows)
 

@@ -555,6 +555,65 @@ def every_entry_counted():
     return "5 entries, 5 Canvas cells: a zip and a Classroom folder graded, 2 handed in without the file at 0, José kept"
 
 
+def hold_and_release():
+    """Tests a course holds back (a manifest's visibility: after_published) stay out of what
+    grade-class writes for students until RELEASE=1: the LMS files carried their points
+    (Canvas 2 of 2 where students should see 1 of 1), and nothing was written for students at
+    all. Now canvas.csv counts the tests not held, each student's feedback.txt names none of
+    the held ones, and the gradebook (the course staff's) keeps every point and names what is
+    held; RELEASE=1 puts them in. Lab 01's two example tests, exc_example held; a solution and
+    a skeleton."""
+    folder = os.path.join(BUILD, "class-hold")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, out_dir, manifests = (os.path.join(folder, x) for x in ("class", "out", "manifests"))
+    os.makedirs(manifests)
+    for f in os.listdir(os.path.join(ROOT, "grader", "manifests")):
+        if f.endswith(".toml"):
+            shutil.copy(os.path.join(ROOT, "grader", "manifests", f), manifests)
+    lab01 = open(os.path.join(manifests, "lab01.toml")).read()
+    held = 'name = "exc_example"\ntitle = "exclusive scan of the worked example"\npoints = 1\n'
+    if held not in lab01:
+        raise CheckFailed("self-test fixture: lab01.toml's exc_example is not as expected")
+    open(os.path.join(manifests, "lab01.toml"), "w").write(lab01.replace(held, held + 'visibility = "after_published"\n'))
+    for name, base in (("sol", "solutions"), ("skel", "skeletons")):
+        os.makedirs(os.path.join(klass, name, "01-serial"))
+        shutil.copy(os.path.join(ROOT, base, "01-serial", "scan_serial.c"), os.path.join(klass, name, "01-serial"))
+    roster = os.path.join(folder, "roster.csv")
+    open(roster, "w").write('student,name,canvas_id\nsol,"S, Sol",1\nskel,"K, Skel",2\n')
+
+    def run(*more):
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "01", "--test",
+                        "inc_example,exc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--roster",
+                        roster] + list(more), env={"NO_COLOR": "1", "SCANLAB_MANIFESTS": manifests})
+        if code not in (0, 1) or "Traceback" in out:
+            raise CheckFailed(f"grade-class exit {code}:\n" + out[-1500:])
+        canvas = list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))
+        rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
+        feedback = {n: open(os.path.join(out_dir, n, "feedback.txt")).read()
+                    if os.path.exists(os.path.join(out_dir, n, "feedback.txt")) else None for n in ("sol", "skel")}
+        return out, canvas, rows, feedback
+
+    bad = []
+    out, canvas, rows, feedback = run()
+    if canvas[1][5] != "1" or {r[0]: r[5] for r in canvas[2:]} != {"S, Sol": "1", "K, Skel": "0"}:
+        bad.append(f"held: Canvas {canvas[1:]}, expected 1 possible, Sol 1, Skel 0")
+    for n, text in feedback.items():
+        if text is None or "exc_example" in text or "inc_example" not in text:
+            bad.append(f"held: {n}'s feedback.txt {'is missing' if text is None else 'names the held test'}: {text!r}")
+    if rows.get("sol", {}).get("score") != "2" or rows.get("sol", {}).get("held") != "exc_example":
+        bad.append(f"held: the gradebook should keep every point and name the held test: {rows.get('sol')}")
+    if "held until RELEASE=1: exc_example" not in out:
+        bad.append("held: the run does not say what it holds")
+    out, canvas, rows, feedback = run("--release")
+    if canvas[1][5] != "2" or {r[0]: r[5] for r in canvas[2:]} != {"S, Sol": "2", "K, Skel": "0"}:
+        bad.append(f"released: Canvas {canvas[1:]}, expected 2 possible, Sol 2, Skel 0")
+    if "exc_example: FAIL" not in (feedback.get("skel") or ""):
+        bad.append(f"released: skel's feedback.txt lacks the released test: {feedback.get('skel')!r}")
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return "held: Canvas 1 of 1, feedback without exc_example, the gradebook 2 of 2; RELEASE=1: Canvas 2 of 2, feedback with it"
+
+
 def one_deadline_everywhere():
     """The same deadline wherever a student is graded. On Gradescope the zip applied the course
     file's due date, not the assignment's there, nor a student's extension there (30 h after
@@ -1361,6 +1420,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
           ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
+          ("tests a course holds stay out of the LMS files and feedback until RELEASE=1", hold_and_release),
           ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
            "file", every_entry_counted),
           ("similarity ranks planted copies above honest work", similarity),
