@@ -35,7 +35,7 @@ help: ## list the targets
 	@echo "  SM=90          CUDA architecture for nvcc (90 = Hopper: H100, H200)"
 	@echo "  T=a,b          run only the named tests (T=a, T=a,b or T=\"a b\")"
 	@echo "  SCANLAB_EMU_SCHEDULE=forward|reverse|random:SEED   thread order on emu"
-	@echo "  CLASS=dir      grade-class, similarity: one entry per student (a folder or a handin tarball)"
+	@echo "  CLASS=dir      grade-class, similarity: one entry per student (a folder or a handin archive)"
 	@echo "  COURSE=f       grade-class: deadlines, grace days, penalties, extensions (grader/course/course.example.toml)"
 	@echo "  ROSTER=f       grade-class: students' LMS identities: writes canvas.csv and grades.csv"
 	@echo "  ARRIVALS=f     grade-class: when each submission arrived (GitHub Classroom's grades CSV, or student,time)"
@@ -45,13 +45,13 @@ help: ## list the targets
 	@echo "  RELEASE=1      grade-class: release the tests the manifests hold (visibility) to the LMS files, feedback.txt"
 	@echo "  STUDENT=name   grade-class: regrade only this student (a,b for several); every other row stays"
 	@echo "  RUNNER=slurm   grade-class: through a Slurm job array (SLURM_ARGS=\"--partition=gpu ...\" for sbatch)"
-	@echo "  CLASS_OUT=dir  grade-class, similarity: where the gradebook and reports go (default build/class)"
+	@echo "  CLASS_OUT=dir  grade-class, similarity: where the gradebook and reports go (default build/class/labNN, one lab)"
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
 	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
 
-grade-class: ## grade every student in CLASS=dir into build/class/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
+grade-class: ## grade every student in CLASS=dir into build/class/labNN/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
 	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
 	@$(PYTHON) grader/course/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \

@@ -101,11 +101,13 @@ def student_name(entry):
 # What a class run writes beside the students' folders in OUT: no student is named so (an
 # entry that would be is graded as NAME-student, with a warning).
 OWN_NAMES = ("gradebook.csv", "report.html", "canvas.csv", "grades.csv", "pseudonym.key", "pseudonyms.csv",
-             "similarity", "slurm")
+             "similarity", "slurm", "course.csv")
 
 
 def own_name(name):
-    return name in OWN_NAMES or name == REFERENCE or re.fullmatch(r"kit-lab\d+\.log", name) is not None
+    """A name the class run's own files or folders have: its files, and labNN, each lab's folder."""
+    return (name in OWN_NAMES or name == REFERENCE or re.fullmatch(r"kit-lab\d+\.log", name) is not None
+            or re.fullmatch(r"lab\d\d", name) is not None)
 
 
 def class_entries(klass):

@@ -41,6 +41,7 @@ the gradebook is made from their results when the array has ended.
 import argparse
 import csv
 import datetime
+import glob
 import hashlib
 import json
 import os
@@ -59,7 +60,8 @@ import grade  # noqa: E402
 import course  # noqa: E402
 
 ROOT = grade.ROOT
-OUT = os.path.join(ROOT, "build", "class")
+CLASS_ROOT = os.path.join(ROOT, "build", "class")
+OUT = CLASS_ROOT
 REFERENCE = course.REFERENCE
 entry_name, student_name, class_entries = course.entry_name, course.student_name, course.class_entries
 DEFAULT_COURSE = os.path.join(grade.MANIFESTS, "course.toml")
@@ -361,6 +363,37 @@ FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_f
           "late", "final", "held"]
 
 
+def write_course_gradebook(out):
+    """course.csv beside the labs' folders (build/class/labNN/, each lab's run): one row per
+    student, each lab's final score, and the total; a lab graded in a run of several labs
+    (build/class/gradebook.csv) counts where no folder of its own has it. None when `out` is no
+    lab's folder nor the folder above them."""
+    top = os.path.dirname(out) if re.fullmatch(r"lab\d\d", os.path.basename(out)) else out
+    books = sorted(glob.glob(os.path.join(top, "lab[0-9][0-9]", "gradebook.csv")))
+    if not books:
+        return None
+    finals, labs = {}, set()
+    for book in [os.path.join(top, "gradebook.csv")] + books:  # a lab's own folder last: it wins
+        if not os.path.exists(book):
+            continue
+        own = re.fullmatch(r"lab(\d\d)", os.path.basename(os.path.dirname(book)))
+        with open(book, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                if own and r.get("lab") != own.group(1):
+                    continue
+                finals.setdefault(r["student"], {})[r["lab"]] = r.get("final", "")
+                labs.add(r["lab"])
+    labs = sorted(labs)
+    rows = []
+    for student in sorted(finals):
+        cells = [finals[student].get(lab, "") for lab in labs]
+        total = sum(float(c) for c in cells if c not in ("", None))
+        rows.append([student] + cells + [f"{total:g}"])
+    path = os.path.join(top, "course.csv")
+    course.write_csv(path, ["student"] + [f"lab{lab}" for lab in labs] + ["total"], rows)
+    return path
+
+
 def main(argv=None):
     global OUT
     ap = argparse.ArgumentParser(description="Grade a whole class into a gradebook.")
@@ -378,7 +411,9 @@ def main(argv=None):
     ap.add_argument("--slurm-args", default="", help="more sbatch options, e.g. \"--gres=gpu:1\"")
     ap.add_argument("--slurm-queue-wait", type=float, default=3600,
                     help="seconds the job array may wait in the queue before grade-class gives up (default 3600)")
-    ap.add_argument("--out", default=OUT, help="where the gradebook and the reports go (default build/class)")
+    ap.add_argument("--out", default=None,
+                    help="where the gradebook and the reports go (default build/class/labNN for one lab, else "
+                         "build/class)")
     ap.add_argument("--course", default=None,
                     help="the course file: deadlines, grace days, penalties, extensions "
                          "(default grader/manifests/course.toml, where there is one)")
@@ -394,7 +429,7 @@ def main(argv=None):
     ap.add_argument("--task-of", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--task-index", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    OUT = os.path.abspath(args.out)
+    OUT = os.path.abspath(args.out) if args.out else None  # set below once the labs are known
     args.tests = grade.parse_tests(args.tests_arg)
     if not os.path.isdir(args.klass):
         print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
@@ -421,6 +456,8 @@ def main(argv=None):
                   file=sys.stderr)
             return 2
         manifests = [m for m in manifests if any(t["name"] in args.tests for t in m["test"])]
+    if OUT is None:  # one lab's class in a folder of its own, so that labs never overwrite each other
+        OUT = os.path.join(CLASS_ROOT, f"lab{manifests[0]['lab']}") if len(manifests) == 1 else CLASS_ROOT
     if args.task_of:
         return run_task(args, [m["lab"] for m in manifests] if labs or args.tests else [], backend)
     course_path = args.course or (DEFAULT_COURSE if os.path.exists(DEFAULT_COURSE) else None)
@@ -567,6 +604,9 @@ def main(argv=None):
               f"files' scores and every feedback.txt; in the gradebook and the report, which are the course staff's")
     path = os.path.join(OUT, "gradebook.csv")
     course.write_csv(path, FIELDS, rows)
+    book = write_course_gradebook(OUT)
+    if book:
+        print(f"course gradebook: {os.path.relpath(book, ROOT)}")
 
     print(f"\n{'lab':<5}{'students':>9}{'mean':>8}{'max':>6}   full / partial / zero")
     for m in manifests:

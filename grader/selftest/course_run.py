@@ -25,7 +25,7 @@ import time
 from common import CheckFailed, ROOT, BUILD, sh, quick_lab01_manifests  # noqa: E402  (grader/selftest/common.py)
 import grade  # noqa: E402
 
-CLASS_OUT = os.path.join(ROOT, "build", "class")
+CLASS_OUT = os.path.join(ROOT, "build", "class", "lab01")  # a run of one lab: its own folder
 DUE = datetime.datetime(2026, 3, 2, 23, 59, tzinfo=datetime.timezone.utc)
 COURSE = f"""# the self-test's course
 missing = "blank"
@@ -614,6 +614,36 @@ def hold_and_release():
     return "held: Canvas 1 of 1, feedback without exc_example, the gradebook 2 of 2; RELEASE=1: Canvas 2 of 2, feedback with it"
 
 
+def course_gradebook():
+    """Labs in folders of their own and one gradebook across them: a run of one lab writes
+    build/class/labNN/ (LAB=01 used to overwrite LAB=02's build/class/), and course.csv beside
+    the labs' folders gathers each student's final score per lab and the total. Two students,
+    labs 01 and 02 (one test each), graded in two runs into lab01/ and lab02/ of one folder."""
+    folder = os.path.join(BUILD, "class-course")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass, top = os.path.join(folder, "class"), os.path.join(folder, "out")
+    for name, base in (("ann", "solutions"), ("ben", "skeletons")):
+        for lab, file in (("01-serial", "scan_serial.c"), ("02-kogge-stone", "kogge_stone.cu")):
+            os.makedirs(os.path.join(klass, name, lab), exist_ok=True)
+            shutil.copy(os.path.join(ROOT, base, lab, file), os.path.join(klass, name, lab))
+    for lab, test in (("01", "inc_example"), ("02", "ks_example")):
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", lab, "--test", test,
+                        "--backend", "emu", "--out", os.path.join(top, f"lab{lab}"), "--no-reference"],
+                       env={"NO_COLOR": "1"})
+        if code not in (0, 1) or "Traceback" in out:
+            raise CheckFailed(f"grade-class LAB={lab}: exit {code}:\n" + out[-1500:])
+    book = os.path.join(top, "course.csv")
+    rows = {r["student"]: r for r in csv.DictReader(open(book, encoding="utf-8"))} if os.path.exists(book) else {}
+    want = {"ann": {"lab01": "1", "lab02": "1", "total": "2"}, "ben": {"lab01": "0", "lab02": "0", "total": "0"}}
+    got = {n: {k: rows.get(n, {}).get(k) for k in ("lab01", "lab02", "total")} for n in want}
+    if got != want:
+        raise CheckFailed(f"course.csv {got}, expected {want}")
+    for lab in ("01", "02"):
+        if not os.path.exists(os.path.join(top, f"lab{lab}", "gradebook.csv")):
+            raise CheckFailed(f"lab {lab}'s folder has no gradebook")
+    return "lab01/ and lab02/ each with their gradebook; course.csv: ann 1 + 1 = 2, ben 0"
+
+
 def one_deadline_everywhere():
     """The same deadline wherever a student is graded. On Gradescope the zip applied the course
     file's due date, not the assignment's there, nor a student's extension there (30 h after
@@ -721,7 +751,7 @@ def make_class(folder):
 
 def read_gradebook():
     import csv
-    with open(os.path.join(ROOT, "build", "class", "gradebook.csv")) as f:
+    with open(os.path.join(CLASS_OUT, "gradebook.csv")) as f:
         return {r["student"]: r for r in csv.DictReader(f)}
 
 
@@ -780,10 +810,10 @@ def class_grading_slurm():
     if why:
         return f"skipped: {why}"
     folder = os.path.join(BUILD, "class")
-    if not os.path.exists(os.path.join(ROOT, "build", "class", "gradebook.csv")):
+    if not os.path.exists(os.path.join(CLASS_OUT, "gradebook.csv")):
         class_grading()
     local = read_gradebook()
-    local_files = comparable(os.path.join(ROOT, "build", "class"))
+    local_files = comparable(CLASS_OUT)
     with slurm.Cluster() as cluster:
         code, out = sh(["make", "--no-print-directory", "grade-class", f"CLASS={folder}", "LAB=01", "REGRADE=1",
                         "BACKEND=emu", "RUNNER=slurm", "JOBS=3"] + make_args(),
@@ -796,7 +826,7 @@ def class_grading_slurm():
             for n in local if any(local[n][k] != remote.get(n, {}).get(k) for k in keys)]
     if diff or len(remote) != len(local):
         raise CheckFailed("\n    ".join(["the Slurm gradebook differs:"] + diff[:10]))
-    remote_files = comparable(os.path.join(ROOT, "build", "class"))
+    remote_files = comparable(CLASS_OUT)
     for part in ("files", "report"):
         if local_files[part] != remote_files[part]:
             what = [k for k in local_files[part] if local_files[part][k] != remote_files[part].get(k)]
@@ -1421,6 +1451,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
           ("tests a course holds stay out of the LMS files and feedback until RELEASE=1", hold_and_release),
+          ("each lab in its own folder, one course gradebook across them", course_gradebook),
           ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
            "file", every_entry_counted),
           ("similarity ranks planted copies above honest work", similarity),
