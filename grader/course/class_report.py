@@ -156,18 +156,24 @@ def gather(rows, outcomes, reference, manifests, backend, course_, out_dir):
     labs = []
     for m in manifests:
         lab_rows = [r for r in rows if r["lab"] == m["lab"]]
+        # students whose code never ran: their failures (does not compile, missing) would be
+        # every test's most common one; they are counted apart
+        unbuilt = {r["student"] for r in lab_rows if r["note"] in ("did not build", "missing")
+                   or r["note"].startswith("handed in without")}
         tests = []
         for t in m["test"]:
             key = f"lab{m['lab']} {t['name']}"
-            runs = [x for o in outcomes for x in (o["results"] or {}).get("tests", [])
+            runs = [(o["student"], x) for o in outcomes for x in (o["results"] or {}).get("tests", [])
                     if x["name"].split(":")[0] == key]
+            built = [x for who, x in runs if who not in unbuilt]
+            runs = [x for _, x in runs]
             if not runs:
                 continue  # not run in this class's grading (T=)
             counted = [x for x in runs if x.get("max_score", 0) > 0]
             passed = sum(1 for x in counted if x["status"] == "passed")
             reasons = collections.Counter()
             example = {}
-            for x in counted:
+            for x in (x for x in built if x.get("max_score", 0) > 0):
                 if x["status"] == "failed":
                     first, shape = failure_reason(x.get("output", ""))
                     reasons[shape] += 1
@@ -175,7 +181,8 @@ def gather(rows, outcomes, reference, manifests, backend, course_, out_dir):
             common = reasons.most_common(1)
             tests.append({"name": t["name"], "title": t.get("title", t["name"]), "timing": bool(t.get("timing")),
                           "graded": len(counted), "passed": passed,
-                          "reason": example[common[0][0]] if common else "", "reason_count": common[0][1] if common else 0})
+                          "reason": example[common[0][0]] if common else "", "reason_count": common[0][1] if common else 0,
+                          "unbuilt": sum(1 for x in counted if x["status"] == "failed") - sum(reasons.values())})
         timing = []
         for t in m["test"]:
             if not t.get("timing"):
@@ -260,7 +267,9 @@ def page(data, skipped, warnings):
             out.append(f"<tr><td title=\"{esc(t['title'])}\">{esc(t['name'])}</td><td class=\"num\">"
                        f"<span class=\"bar\" style=\"width:{rate * 80:.0f}px\"></span> {t['passed']}/{t['graded']}"
                        f" ({rate:.0%})</td><td class=\"reason\">"
-                       + (f"{t['reason_count']}&times;: {esc(t['reason'])}" if t["reason"] else "") + "</td></tr>")
+                       + (f"{t['reason_count']}&times;: {esc(t['reason'])}" if t["reason"] else "")
+                       + (f"{'; ' if t['reason'] else ''}{t['unbuilt']} whose code did not build or was not handed in"
+                          if t.get("unbuilt") else "") + "</td></tr>")
         out.append("</table>")
         if lab["timing"]:
             out.append("<h3>Timing tests across the class</h3><div class=\"figs\">")
@@ -277,6 +286,12 @@ def page(data, skipped, warnings):
             out.append("<div class=\"figs\">")
             for tm in lab["timing"]:
                 unit = f"{tm['unit']} (model)" if tm["kind"] == "model" else f"fraction {tm['unit']}"
+                values = {v for _, v in tm["leaderboard"]}
+                if tm["kind"] == "model" and len(values) == 1 and len(tm["leaderboard"]) > 1:
+                    # the model's figure of every right kernel of one design: a ranking of ties says nothing
+                    out.append(f"<p class=\"note\">{esc(tm['test'])}: all {len(tm['leaderboard'])} students at "
+                               f"{_fmt(next(iter(values)))} {esc(unit)}: the model does not rank them.</p>")
+                    continue
                 out.append(f"<table><tr><th colspan=\"3\">{esc(tm['test'])}</th></tr>"
                            f"<tr><th>#</th><th>student</th><th>{esc(unit)}</th></tr>")
                 for i, (who, v) in enumerate(tm["leaderboard"][:10], 1):

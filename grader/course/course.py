@@ -422,6 +422,7 @@ def lateness(course, lab, students, arrived, score, unknown="", due_given=None):
             due = max(due, course["extensions"][(safe_name(s), lab)])
             break
     out["due"] = fmt_time(due)
+    out["arrived"] = fmt_time(arrived.astimezone(due.tzinfo))  # in the due date's offset, side by side
     late_s = (arrived - due).total_seconds()
     if late_s <= 0:
         return out

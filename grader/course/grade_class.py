@@ -261,6 +261,13 @@ def arrival(entry, manifest):
     return course.arrival_of(found or [entry])
 
 
+def shown(path):
+    """A path as the run prints it: from the kit's folder where it lies inside it, else whole
+    (never a climb of ../../../)."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, ROOT) if path == ROOT or path.startswith(ROOT + os.sep) else path
+
+
 def identities(roster):
     """{student key: the other names the roster knows the student by} (email, LMS login, SIS id):
     a course file's extension or arrival written for any of them finds the student, as on
@@ -535,10 +542,10 @@ def main(argv=None):
         print(f"grade-class: warning: never graded, so not in the gradebook (grade the class without STUDENT=): "
               f"{', '.join(unseen)}")
     if earlier:
-        print(f"grade-class: kept {len(earlier)} student(s) graded into {os.path.relpath(OUT, ROOT)} earlier that "
+        print(f"grade-class: kept {len(earlier)} student(s) graded into {shown(OUT)} earlier that "
               f"{args.klass} does not hold: {', '.join(earlier)} (delete their folders there to drop them)")
     if elsewhere:
-        print(f"grade-class: note: {len(elsewhere)} folder(s) in {os.path.relpath(OUT, ROOT)} hold other labs' or "
+        print(f"grade-class: note: {len(elsewhere)} folder(s) in {shown(OUT)} hold other labs' or "
               f"tests' grades and are left out of this gradebook: {', '.join(elsewhere[:10])}")
     print(f"grade-class: {len(names)} students, {sum(1 for t in todo if t[0] != REFERENCE)} to grade "
           f"({sum(1 for k in kept if k['student'] != REFERENCE)} unchanged), "
@@ -606,7 +613,7 @@ def main(argv=None):
     course.write_csv(path, FIELDS, rows)
     book = write_course_gradebook(OUT)
     if book:
-        print(f"course gradebook: {os.path.relpath(book, ROOT)}")
+        print(f"course gradebook: {shown(book)}")
 
     print(f"\n{'lab':<5}{'students':>9}{'mean':>8}{'max':>6}   full / partial / zero")
     for m in manifests:
@@ -628,13 +635,13 @@ def main(argv=None):
         print(f"late: {len(late)} submissions (the gradebook's late and final columns)")
     if roster is not None:
         paths, unlisted = course.lms_exports(rows, roster, course_, manifests, OUT)
-        print("LMS: " + ", ".join(os.path.relpath(p_, ROOT) for p_ in paths))
+        print("LMS: " + ", ".join(shown(p_) for p_ in paths))
         if unlisted:
             print(f"grade-class: warning: not on the roster, so not in the LMS files: {', '.join(unlisted)}")
     import class_report  # noqa: E402  (grader/course/class_report.py)
     report = class_report.write(OUT, rows, outcomes, ref[0] if ref else None, manifests, backend, course_,
                                 skipped, warnings)
-    print(f"report: {os.path.relpath(report, ROOT)}")
+    print(f"report: {shown(report)}")
     if args.similarity:
         import similarity  # noqa: E402  (grader/course/similarity.py)
         code = similarity.run(args.klass, lab_list, os.path.join(OUT, "similarity"), students=names)
@@ -644,7 +651,7 @@ def main(argv=None):
         print(f"not graded: {e}: {why}")
     for _, w in warnings:
         print(f"warning: {w}")
-    print(f"total {time.monotonic() - t0:.0f}s; gradebook: {os.path.relpath(path, ROOT)}")
+    print(f"total {time.monotonic() - t0:.0f}s; gradebook: {shown(path)}")
     return 0
 
 

@@ -644,6 +644,52 @@ def course_gradebook():
     return "lab01/ and lab02/ each with their gradebook; course.csv: ann 1 + 1 = 2, ben 0"
 
 
+def report_small_points():
+    """The smaller points of a term's grading, on a class of three for lab 02 (two solutions, one
+    that does not compile) graded into a folder outside the kit, its course due at -05:00:
+    the report's "most common failure" of every test read "does not compile" (now counted apart);
+    its leaderboard ranked students whose emu figures are all equal (now said in one line); the
+    gradebook showed arrival in UTC beside the due date at -05:00 (now both at -05:00); and the
+    run printed its paths as ../../../tmp/... (now whole)."""
+    folder = tempfile.mkdtemp(prefix="scanlab-report-points-")
+    try:
+        klass, out_dir = os.path.join(folder, "class"), os.path.join(folder, "out")
+        rel = "02-kogge-stone/kogge_stone.cu"
+        src = open(os.path.join(ROOT, "solutions", rel)).read()
+        broken = src.replace("/* STUDENT-BEGIN(lab02) */", "/* STUDENT-BEGIN(lab02) */\n  this is not C;", 1)
+        for name, text in (("amy", src), ("bo", src), ("cy", broken)):
+            os.makedirs(os.path.join(klass, name, "02-kogge-stone"))
+            open(os.path.join(klass, name, rel), "w").write(text)
+        due = datetime.datetime.now(datetime.timezone(datetime.timedelta(hours=-5))).replace(microsecond=0) + \
+            datetime.timedelta(days=1)
+        course_file = os.path.join(folder, "course.toml")
+        open(course_file, "w").write(f'[[lab]]\nlab = "02"\ndue = "{due.isoformat()}"\n')
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", klass, "--lab", "02", "--test",
+                        "ks_example,timing", "--backend", "emu", "--out", out_dir, "--no-reference", "--course",
+                        course_file], env={"NO_COLOR": "1"})
+        if code not in (0, 1) or "Traceback" in out:
+            raise CheckFailed(f"grade-class exit {code}:\n" + out[-1500:])
+        bad = []
+        page = open(os.path.join(out_dir, "report.html"), encoding="utf-8").read()
+        row = re.search(r"<tr><td title=\"[^\"]*\">ks_example</td>.*?</tr>", page)
+        if not row or "does not compile" in row.group(0) or "1 whose code did not build" not in row.group(0):
+            bad.append(f"the report's ks_example row: {row.group(0)[-300:] if row else 'none'}")
+        if not re.search(r"timing: all 2 students at 8\.01 .*the model does not rank them", page):
+            bad.append("the report ranks two equal emu figures instead of saying they are equal")
+        rows = list(csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8")))
+        offsets = {(r["arrived"][-6:], r["due"][-6:]) for r in rows if r["arrived"]}
+        if offsets != {("-05:00", "-05:00")}:
+            bad.append(f"arrival and due not in one offset: {offsets}")
+        if "../" in out:
+            bad.append("a path printed as a climb: " + [x for x in out.splitlines() if "../" in x][0])
+        if bad:
+            raise CheckFailed("\n    ".join(bad))
+        return ("the compile error counted apart, equal emu figures said in one line, arrival and due at -05:00, "
+                "paths whole")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def one_deadline_everywhere():
     """The same deadline wherever a student is graded. On Gradescope the zip applied the course
     file's due date, not the assignment's there, nor a student's extension there (30 h after
@@ -1452,6 +1498,8 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
           ("tests a course holds stay out of the LMS files and feedback until RELEASE=1", hold_and_release),
           ("each lab in its own folder, one course gradebook across them", course_gradebook),
+          ("the class report and gradebook: failures that are build failures apart, equal figures unranked, one "
+           "offset, whole paths", report_small_points),
           ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
            "file", every_entry_counted),
           ("similarity ranks planted copies above honest work", similarity),
