@@ -50,6 +50,7 @@ import json
 import math
 import os
 import re
+import shutil
 import stat
 import sys
 
@@ -93,6 +94,48 @@ def entry_name(entry):
     return base
 
 
+# Canvas's "Download Submissions": one flat folder (or its zip) of the students' files, each
+# renamed SORTABLENAME[_LATE]_USERID_ATTACHMENTID_FILENAME, a resubmitted FILENAME as name-1.c.
+CANVAS_FILE = re.compile(r"([A-Za-z0-9]+?)_(late_)?(\d+)_(\d+)_(.+)", re.I)
+CANVAS_MARK = ".canvas.json"  # in each entry made from such a download: its user id, Canvas's late flag
+
+
+def canvas_download(klass, staging, roster=None):
+    """When CLASS is Canvas's download of an assignment's submissions (every entry a file named
+    as Canvas names them), makes one folder per student under `staging`, each file back under
+    the name it was handed in as (the latest attachment of a name), and returns `staging`;
+    else None. A student is named by the roster row whose canvas_id is Canvas's user id, else
+    by Canvas's sortable name. Each folder holds CANVAS_MARK: Canvas's user id and late flag
+    (the files' own times are the download's)."""
+    try:
+        entries = [e for e in sorted(os.listdir(klass)) if not e.startswith(".")]
+    except OSError:
+        return None
+    files = [e for e in entries if os.path.isfile(os.path.join(klass, e)) and not os.path.islink(os.path.join(klass, e))]
+    if not files or len(files) != len(entries) or not all(CANVAS_FILE.fullmatch(e) for e in files):
+        return None
+    by_id = {r["canvas_id"]: r["student"] for r in roster or [] if r.get("canvas_id")}
+    groups = {}
+    for e in files:
+        m = CANVAS_FILE.fullmatch(e)
+        who = by_id.get(m.group(3)) or m.group(1)
+        stem, ext = os.path.splitext(m.group(5))
+        name = re.sub(r"-\d+$", "", stem) + ext  # Canvas's name-1.c for a second upload of name.c
+        g = groups.setdefault(safe_name(who), {"user_id": m.group(3), "late": False, "files": {}})
+        g["late"] = g["late"] or bool(m.group(2))
+        if name not in g["files"] or int(m.group(4)) > g["files"][name][0]:
+            g["files"][name] = (int(m.group(4)), e)
+    shutil.rmtree(staging, ignore_errors=True)
+    for who, g in groups.items():
+        folder = os.path.join(staging, who)
+        os.makedirs(folder)
+        for name, (_, e) in g["files"].items():
+            shutil.copy2(os.path.join(klass, e), os.path.join(folder, safe_name(name)))
+        with open(os.path.join(folder, CANVAS_MARK), "w") as f:
+            json.dump({"user_id": g["user_id"], "late": g["late"], "files": {n: e for n, (_, e) in g["files"].items()}}, f)
+    return staging
+
+
 def student_name(entry):
     """The student's key: entry_name made safe (course.safe_name)."""
     return safe_name(entry_name(entry))
@@ -101,7 +144,7 @@ def student_name(entry):
 # What a class run writes beside the students' folders in OUT: no student is named so (an
 # entry that would be is graded as NAME-student, with a warning).
 OWN_NAMES = ("gradebook.csv", "report.html", "canvas.csv", "grades.csv", "pseudonym.key", "pseudonyms.csv",
-             "similarity", "slurm", "course.csv")
+             "similarity", "slurm", "course.csv", "canvas-download")
 
 
 def own_name(name):

@@ -242,11 +242,27 @@ def is_clone(entry):
     return os.path.isdir(entry) and os.path.exists(os.path.join(entry, ".git"))
 
 
+def untimed(entry):
+    """Why an entry's file times are not when it arrived ('' where they are): a git clone's are
+    the clone's; the files of Canvas's download are the download's (Canvas's late flag said)."""
+    if is_clone(entry):
+        return CLONE_UNKNOWN
+    mark = os.path.join(entry, course.CANVAS_MARK) if os.path.isdir(entry) else ""
+    if mark and os.path.isfile(mark):
+        try:
+            late = bool(json.load(open(mark)).get("late"))
+        except (OSError, ValueError):
+            late = False
+        return ("Canvas's download, whose files carry the time it was downloaded" +
+                (" (Canvas marked it late)" if late else "") + ": give Canvas's submission times, ARRIVALS=")
+    return ""
+
+
 def arrival(entry, manifest):
     """When a student's submission of a lab arrived in CLASS: a tarball's own time; in a folder,
     the newest time of the lab's student files there (else of anything in the folder); for a git
     clone, None (is_clone: the course's arrivals say when)."""
-    if is_clone(entry):
+    if untimed(entry):
         return None
     if os.path.isfile(entry):
         return course.arrival_of([entry])
@@ -317,8 +333,8 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None
         unknown = ""
         if note in ("missing", "no results") or note.startswith("handed in without"):
             arrived = None
-        elif is_clone(outcome["entry"]):  # whatever an earlier run noted from its files' times
-            arrived, unknown = None, CLONE_UNKNOWN
+        elif untimed(outcome["entry"]):  # whatever an earlier run noted from its files' times
+            arrived, unknown = None, untimed(outcome["entry"])
         elif m["lab"] in outcome.get("arrived", {}):  # when the submission graded arrived, noted then
             stored = outcome["arrived"][m["lab"]]
             arrived = datetime.datetime.fromisoformat(stored) if stored else None
@@ -368,6 +384,26 @@ def write_feedback(outcome, rows, manifests, release):
 
 FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
           "late", "final", "held"]
+
+
+def canvas_class(klass, roster):
+    """The class to grade: CLASS itself, or where CLASS is Canvas's Download Submissions (its zip,
+    or the folder it unpacks to) one folder per student made from it under OUT/canvas-download
+    (course.canvas_download)."""
+    staging = os.path.join(OUT, "canvas-download")
+    raw = klass
+    if os.path.isfile(klass):
+        raw = grade.unpack_zip(klass, os.path.join(staging, "zip"))
+    made = course.canvas_download(raw, os.path.join(staging, "students"), roster)
+    if made is None:
+        if raw != klass:
+            raise grade.SubmissionError("a zip that is not Canvas's Download Submissions (files named "
+                                        "NAME_USERID_ID_FILE): unpack it and give the folder")
+        return klass
+    count = len(os.listdir(made))
+    print(f"grade-class: {shown(klass)} is Canvas's Download Submissions: {count} student(s), each in "
+          f"{shown(made)}/NAME with its files under the names they were handed in as")
+    return made
 
 
 def write_course_gradebook(out):
@@ -438,8 +474,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     OUT = os.path.abspath(args.out) if args.out else None  # set below once the labs are known
     args.tests = grade.parse_tests(args.tests_arg)
-    if not os.path.isdir(args.klass):
-        print(f"grade-class: CLASS={args.klass} is not a folder", file=sys.stderr)
+    if not os.path.isdir(args.klass) and not (os.path.isfile(args.klass) and args.klass.endswith(".zip")):
+        print(f"grade-class: CLASS={args.klass} is not a folder (nor the zip of Canvas's Download Submissions)",
+              file=sys.stderr)
         return 2
     backend = args.backend or grade.detect_backend()
     try:
@@ -476,6 +513,12 @@ def main(argv=None):
             print(f"grade-class: {read} arrival time(s) from {args.arrivals}")
     except course.CourseError as e:
         print(f"grade-class: {e}", file=sys.stderr)
+        return 2
+    given = args.klass
+    try:
+        args.klass = canvas_class(args.klass, roster)
+    except (grade.SubmissionError, OSError) as e:
+        print(f"grade-class: CLASS={given}: {e}", file=sys.stderr)
         return 2
     names, skipped, warnings = class_entries(args.klass)
     for e, why in skipped:

@@ -690,6 +690,55 @@ def report_small_points():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def canvas_download():
+    """Canvas's Download Submissions (a flat folder, or its zip, of files renamed
+    SORTABLENAME[_LATE]_USERID_ATTACHMENTID_FILENAME) graded 0 students and exited 0. Now each
+    student is a folder made from it: named by the roster's canvas_id, the latest upload of a
+    name taken (Canvas's scan_serial-1.c), Canvas's late flag said, the download's file times
+    not taken for arrival times. Jane hands in the solution; Bob the skeleton, then (late) the
+    solution; Lee a file misnamed, and is off the roster."""
+    import zipfile
+    folder = os.path.join(BUILD, "class-canvas")
+    shutil.rmtree(folder, ignore_errors=True)
+    klass = os.path.join(folder, "submissions")
+    os.makedirs(klass)
+    sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
+    skel = os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c")
+    for name, src in (("doejane_123_456_scan_serial.c", sol), ("smithbob_late_124_457_scan_serial.c", skel),
+                      ("smithbob_late_124_460_scan_serial-1.c", sol), ("leeann_125_458_scan.c", sol)):
+        shutil.copy(src, os.path.join(klass, name))
+    with zipfile.ZipFile(os.path.join(folder, "submissions.zip"), "w") as z:
+        for name in sorted(os.listdir(klass)):
+            z.write(os.path.join(klass, name), name)
+    roster = os.path.join(folder, "roster.csv")
+    open(roster, "w").write('student,name,canvas_id\njane,"Doe, Jane",123\nbob,"Smith, Bob",124\n')
+    open(os.path.join(folder, "course.toml"), "w").write(COURSE)
+    bad, seen = [], []
+    for form in ("submissions", "submissions.zip"):
+        out_dir = os.path.join(folder, "out-" + form.replace(".", "-"))
+        code, out = sh([sys.executable, "grader/course/grade_class.py", "--class", os.path.join(folder, form), "--lab",
+                        "01", "--test", "inc_example", "--backend", "emu", "--out", out_dir, "--no-reference", "--roster",
+                        roster, "--course", os.path.join(folder, "course.toml")], env={"NO_COLOR": "1"})
+        if code not in (0, 1) or "Traceback" in out:
+            bad.append(f"{form}: grade-class exit {code}:\n" + out[-800:])
+            continue
+        rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
+        cells = {r[0]: r[5] for r in list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))[2:]}
+        want = {"jane": "1", "bob": "1", "leeann": "0"}
+        got = {n: rows.get(n, {}).get("score") for n in want}
+        if got != want or cells != {"Doe, Jane": "1", "Smith, Bob": "1"}:
+            bad.append(f"{form}: scores {got} (expected {want}), Canvas {cells}")
+        if "Canvas marked it late" not in rows.get("bob", {}).get("late", ""):
+            bad.append(f"{form}: bob's late column {rows.get('bob', {}).get('late')!r} does not say Canvas marked it late")
+        if rows.get("leeann", {}).get("note") != "handed in without scan_serial.c":
+            bad.append(f"{form}: leeann's note {rows.get('leeann', {}).get('note')!r}")
+        seen.append(form)
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    return ("the folder and its zip: 3 students (jane and bob by canvas_id), bob's later upload graded, Canvas's "
+            "late flag said, lee's misnamed file 0 with the reason")
+
+
 def one_deadline_everywhere():
     """The same deadline wherever a student is graded. On Gradescope the zip applied the course
     file's due date, not the assignment's there, nor a student's extension there (30 h after
@@ -1498,6 +1547,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
           ("tests a course holds stay out of the LMS files and feedback until RELEASE=1", hold_and_release),
           ("each lab in its own folder, one course gradebook across them", course_gradebook),
+          ("Canvas's Download Submissions, as a folder and as its zip", canvas_download),
           ("the class report and gradebook: failures that are build failures apart, equal figures unranked, one "
            "offset, whole paths", report_small_points),
           ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
