@@ -21,6 +21,7 @@ SlurmctldHost={host}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+AuthInfo=socket={sock}
 StateSaveLocation={dir}/state
 SlurmdSpoolDir={dir}/spool
 SlurmctldPidFile={dir}/slurmctld.pid
@@ -84,9 +85,25 @@ def stop_leftovers():
             time.sleep(1)
 
 
+def free_ports(count):
+    """Ports no process listens on now (the kernel's choice), for the controller and slurmd."""
+    held, out = [], []
+    try:
+        for _ in range(count):
+            s_ = socket.socket()
+            s_.bind(("", 0))
+            held.append(s_)
+            out.append(s_.getsockname()[1])
+    finally:
+        for s_ in held:
+            s_.close()
+    return out
+
+
 class Cluster:
     def __enter__(self):
-        # one self-test cluster at a time on a machine (fixed ports, one munge socket)
+        # One self-test cluster at a time on a machine. It shares nothing with a cluster the
+        # machine may run: its own munge socket (slurm.conf's AuthInfo), ports the system had free.
         os.makedirs(os.path.dirname(LOCK), exist_ok=True)
         self.lock = open(LOCK, "w")
         fcntl.flock(self.lock, fcntl.LOCK_EX)
@@ -96,17 +113,16 @@ class Cluster:
             os.makedirs(os.path.join(HERE, d))
         host = socket.gethostname().split(".")[0]
         conf = os.path.join(HERE, "slurm.conf")
+        sock = os.path.join(HERE, "munge", "munge.socket")
+        ports = free_ports(2)
         open(conf, "w").write(CONF.format(host=host, dir=HERE, cpus=os.cpu_count() or 1,
-                                          port=16817, port1=16818))
-        self.env = dict(os.environ, SLURM_CONF=conf)
+                                          port=ports[0], port1=ports[1], sock=sock))
+        self.env = dict(os.environ, SLURM_CONF=conf, MUNGE_SOCKET=sock)
         key = os.path.join(HERE, "munge", "munge.key")
         with open(key, "wb") as f:
             f.write(os.urandom(1024))
         os.chmod(key, 0o400)
-        sock = os.path.join(HERE, "munge", "munge.socket")
-        self.env["MUNGE_SOCKET"] = sock  # not read by every tool: slurm.conf's default socket is used too
-        os.makedirs("/run/munge", exist_ok=True)
-        subprocess.run(["munged", "--force", f"--key-file={key}", "--socket=/run/munge/munge.socket.2",
+        subprocess.run(["munged", "--force", f"--key-file={key}", f"--socket={sock}",
                         f"--pid-file={HERE}/munge/munged.pid", f"--log-file={HERE}/munge/munged.log",
                         f"--seed-file={HERE}/munge/seed"], check=True)
         subprocess.run(["slurmctld", "-f", conf], env=self.env, check=True)
