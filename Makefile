@@ -46,6 +46,7 @@ help: ## list the targets
 	@echo "  STUDENT=name   grade-class: regrade only this student (a,b for several); every other row stays"
 	@echo "  RUNNER=slurm   grade-class: through a Slurm job array (SLURM_ARGS=\"--partition=gpu ...\" for sbatch)"
 	@echo "  CLASS_OUT=dir  grade-class, similarity: where the gradebook and reports go (default build/class/labNN, one lab)"
+	@echo "  EARLIER=dir    similarity: an earlier term's class, compared with this one"
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
@@ -63,7 +64,7 @@ grade-class: ## grade every student in CLASS=dir into build/class/labNN/ (gradeb
 similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
 	@test -n "$(CLASS)" || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
 	@grader/deps.sh similarity
-	@$(PYTHON) grader/course/similarity.py --class "$(CLASS)" $(LAB_ARGS) \
+	@$(PYTHON) grader/course/similarity.py --class "$(CLASS)" $(LAB_ARGS) $(if $(EARLIER),--earlier "$(EARLIER)") \
 	  --out "$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity"
 
 test: ## run one lab's tests on your working copy, every message, first results in seconds: make test LAB=02

@@ -115,7 +115,8 @@ def compare(files, language, template):
     """Runs the engine; {"pairs": [...]} as compare.mjs prints it."""
     if not shutil.which("node"):
         raise RuntimeError("node is not installed: run `grader/deps.sh similarity` (or make deps)")
-    cmd = ["node", COMPARE, "--dolos", dolos_dir(), "--language", language, "--ignore", template] + files
+    cmd = ["node", COMPARE, "--dolos", dolos_dir(), "--language", language] + \
+        (["--ignore", template] if template else []) + files
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=1800)
     if r.returncode:
         raise RuntimeError(r.stderr.strip()[-600:] or f"compare.mjs ended with exit code {r.returncode}")
@@ -134,20 +135,42 @@ def ranges(rows, numbers):
     return ", ".join(f"{f}:{a}-{b}" if a != b else f"{f}:{a}" for f, a, b in parts)
 
 
-def run(klass, labs, out_dir, students=None, top=50):
-    """Compares the class's code lab by lab; writes pairs.csv and similarity.html. 0 if done."""
+CELL_MAX = 32000  # a spreadsheet cell holds at most 32,767 characters
+REFERENCE = "(reference solution)"
+EARLIER = "earlier:"  # the names of an earlier term's entries
+
+
+def cell(text):
+    """A CSV cell a spreadsheet opens whole: cut at CELL_MAX, saying so."""
+    return text if len(text) <= CELL_MAX else text[:CELL_MAX - 60].rsplit("; ", 1)[0] + "; ... (cut: see similarity.html)"
+
+
+def run(klass, labs, out_dir, students=None, top=50, reference=True, earlier=None):
+    """Compares the class's code lab by lab; writes pairs.csv, reference.csv and similarity.html.
+    0 if done. `reference` (where solutions/ exists): the reference solution's code is taken out
+    of every pair, as the skeleton's is (code that any right answer shares says nothing of
+    copying: in a short lab, every honest pair looks alike through it), and each student is
+    compared with it apart (reference.csv). `earlier`: a class folder of an earlier term, whose
+    entries are compared with this term's (never with each other)."""
     if students is None:
         students, skipped, _ = course.class_entries(klass)
         for e, why in skipped:
             print(f"similarity: not compared: {e}: {why}")
+    reference = reference and os.path.isdir(os.path.join(ROOT, "solutions"))
+    before = {}
+    if earlier:
+        found, skipped, _ = course.class_entries(earlier)
+        before = {EARLIER + name: entry for name, entry in found.items()}
+        for e, why in skipped:
+            print(f"similarity: not compared (earlier term): {e}: {why}")
     manifests = [m for m in grade.all_manifests() if not labs or m["lab"] in labs]
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
     scratch = tempfile.mkdtemp(prefix="similarity-", dir=os.path.join(ROOT, "build"))
-    all_pairs, code, notes = [], {}, []
+    all_pairs, code, notes, against = [], {}, [], []
     try:
         folders = {}
-        for name, entry in sorted(students.items()):
+        for name, entry in sorted(list(students.items()) + list(before.items())):
             try:
                 folders[name] = unpack(entry, scratch)
             except grade.SubmissionError as e:
@@ -161,9 +184,10 @@ def run(klass, labs, out_dir, students=None, top=50):
             for name, folder in sorted(folders.items()):
                 lines = student_code(folder, m, given)
                 if isinstance(lines, str):
-                    notes.append(f"lab {m['lab']}: {name}: not compared: {lines}")
+                    if not name.startswith(EARLIER):
+                        notes.append(f"lab {m['lab']}: {name}: not compared: {lines}")
                     continue
-                path = os.path.join(src, name + ext)
+                path = os.path.join(src, course.safe_name(name) + ext)
                 with open(path, "w") as f:
                     f.write("".join(text + "\n" for _, _, text in lines))
                 files.append(path)
@@ -177,9 +201,36 @@ def run(klass, labs, out_dir, students=None, top=50):
                 for name in m["student_files"]:
                     lines, _ = region_lines(os.path.join(ROOT, "skeletons", m["dir"], name), m["lab"])
                     f.write("".join(text + "\n" for _, text in lines))
-            result = compare(files, "c" if ext == ".c" else "cpp", template)
-            who = {p: os.path.splitext(os.path.basename(p))[0] for p in files}
+            language = "c" if ext == ".c" else "cpp"
+            who = {path: name for (lab, name), path in
+                   ((k, os.path.join(src, course.safe_name(k[1]) + ext)) for k in code) if lab == m["lab"]}
+            subtract = template
+            if reference:
+                ref_lines = student_code(os.path.join(ROOT, "solutions"), m, given)
+                if not isinstance(ref_lines, str):
+                    ref_path = os.path.join(scratch, f"reference{m['lab']}{ext}")
+                    with open(ref_path, "w") as f:
+                        f.write("".join(text + "\n" for _, _, text in ref_lines))
+                    code[(m["lab"], REFERENCE)] = ref_lines
+                    numbers[ref_path], who[ref_path] = [(fn, no) for fn, no, _ in ref_lines], REFERENCE
+                    mine = [f_ for f_ in files if not who[f_].startswith(EARLIER)]
+                    # the skeleton's lines are out of every file already (student_code): no template,
+                    # so that a student who wrote the reference scores 1
+                    for p in compare(mine + [ref_path], language, None)["pairs"]:
+                        if REFERENCE in (who[p["left"]], who[p["right"]]):
+                            # the share of the student's own k-grams that the reference holds too
+                            # (the reference covers every part of the lab; a student may write one)
+                            side = "left" if who[p["right"]] == REFERENCE else "right"
+                            shared, total = p["cover"][side]
+                            against.append({"lab": m["lab"], "student": who[p[side]], "longest": p["longest"],
+                                            "similarity": round(shared / max(1, total), 4)})
+                    subtract = os.path.join(scratch, f"subtract{m['lab']}{ext}")
+                    with open(subtract, "w") as f:
+                        f.write(open(template).read() + open(ref_path).read())
+            result = compare(files, language, subtract)
             for p in result["pairs"]:
+                if who[p["left"]].startswith(EARLIER) and who[p["right"]].startswith(EARLIER):
+                    continue  # an earlier term with itself
                 a, b = sorted([(who[p["left"]], p["left"], "left"), (who[p["right"]], p["right"], "right")])
                 frags = sorted(p["fragments"], key=lambda fr: -(fr[a[2]][1] - fr[a[2]][0]))
                 matching = [(ranges(fr[a[2]], numbers[a[1]]), ranges(fr[b[2]], numbers[b[1]])) for fr in frags]
@@ -200,9 +251,13 @@ def run(klass, labs, out_dir, students=None, top=50):
     course.write_csv(os.path.join(out_dir, "pairs.csv"),
                      ["lab", "rank", "student_a", "student_b", "similarity", "longest_tokens", "matching_lines"],
                      [[p["lab"], p["rank"], p["a"], p["b"], f"{p['similarity']:.3f}", p["longest"],
-                       "; ".join(f"{x} ~ {y}" for x, y in p["matching"])] for p in shown])
+                       cell("; ".join(f"{x} ~ {y}" for x, y in p["matching"]))] for p in shown])
+    against.sort(key=lambda r: (r["lab"], -r["similarity"], r["student"]))
+    course.write_csv(os.path.join(out_dir, "reference.csv"), ["lab", "student", "share_in_reference",
+                                                               "longest_tokens"],
+                     [[r["lab"], r["student"], f"{r['similarity']:.3f}", r["longest"]] for r in against])
     with open(os.path.join(out_dir, "similarity.html"), "w") as f:
-        f.write(page(shown, code, notes, manifests))
+        f.write(page(shown, code, notes, manifests, against, all_pairs, reference))
     for n in notes:
         print(f"similarity: {n}")
     for lab in sorted({p["lab"] for p in shown}):
@@ -214,7 +269,8 @@ def run(klass, labs, out_dir, students=None, top=50):
     return 0
 
 
-def page(pairs, code, notes, manifests):
+def page(pairs, code, notes, manifests, against=(), every=(), reference=False):
+    import class_report  # noqa: E402  (grader/course/class_report.py: its histogram)
     esc = html.escape
     out = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>ScanLab similarity</title><style>",
            "body{font-family:sans-serif;max-width:1200px;margin:0 auto;padding:16px}table{border-collapse:collapse}"
@@ -222,7 +278,9 @@ def page(pairs, code, notes, manifests):
            ".side{display:flex;gap:12px}.side pre{flex:1;min-width:0;overflow-x:auto;font-size:12px;background:#fafafa;"
            "border:1px solid #ddd;padding:6px;margin:4px 0}mark{background:#ffe08a}.n{color:#888}"
            "</style></head><body><h1>Similarity of the students' own code</h1>",
-           "<p>Only the lines inside the STUDENT regions count, less the lines the skeleton gives there. "
+           "<p>Only the lines inside the STUDENT regions count, less the lines the skeleton gives there"
+           + (" and the code the reference solution shares (every right answer has it; each student's likeness to "
+              "the reference is listed apart, below each lab's pairs)" if reference else "") + ". "
            "Engine: Dolos (fingerprints of syntax tokens: renamed identifiers and changed comments do not hide a copy). "
            "A high score is a reason to look, not a verdict: read the pair.</p>"]
     for n in notes:
@@ -231,8 +289,12 @@ def page(pairs, code, notes, manifests):
         lab_pairs = [p for p in pairs if p["lab"] == m["lab"]]
         if not lab_pairs:
             continue
-        out.append(f"<h2>Lab {m['lab']}: {esc(m['title'])}</h2><table><tr><th>#</th><th>students</th>"
-                   "<th>similarity</th><th>longest shared run</th></tr>")
+        scores = [p["similarity"] for p in every if p["lab"] == m["lab"]]
+        out.append(f"<h2>Lab {m['lab']}: {esc(m['title'])}</h2>")
+        if scores:  # the gap between the few pairs that copied and the many that did not
+            out.append(class_report.histogram(scores, 0, 1, 20, f"Lab {m['lab']}: every pair's similarity",
+                                              "similarity (1: the same code)"))
+        out.append("<table><tr><th>#</th><th>students</th><th>similarity</th><th>longest shared run</th></tr>")
         for i, p in enumerate(lab_pairs, 1):
             out.append(f"<tr><td>{i}</td><td><a href=\"#p{m['lab']}-{i}\">{esc(p['a'])} ~ {esc(p['b'])}</a></td>"
                        f"<td>{p['similarity']:.3f}</td><td>{p['longest']} tokens</td></tr>")
@@ -249,6 +311,13 @@ def page(pairs, code, notes, manifests):
                                + ("</mark>" if k in marked else "") + "\n" for k, (_, no, text) in enumerate(lines))
                 out.append(f"<pre><b>{esc(who)}</b>\n{body}</pre>")
             out.append("</div></details>")
+        mine = [r for r in against if r["lab"] == m["lab"]]
+        if mine:
+            out.append(f"<h3>Lab {m['lab']}: each student against the reference solution</h3><table><tr><th>student"
+                       "</th><th>share of their lines in the reference</th><th>longest shared run</th></tr>")
+            out += [f"<tr><td>{esc(r['student'])}</td><td>{r['similarity']:.3f}</td><td>{r['longest']} tokens</td></tr>"
+                    for r in mine]
+            out.append("</table>")
     out.append("</body></html>")
     return "\n".join(out)
 
@@ -259,7 +328,13 @@ def main(argv=None):
     ap.add_argument("--lab", action="append", default=[])
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "class", "similarity"))
     ap.add_argument("--top", type=int, default=50, help="pairs shown per lab (default 50)")
+    ap.add_argument("--earlier", default=None, help="an earlier term's class folder, compared with this one")
+    ap.add_argument("--keep-reference", action="store_true",
+                    help="do not take the reference solution's code out of the pairs")
     args = ap.parse_args(argv)
+    if args.earlier and not os.path.isdir(args.earlier):
+        print(f"similarity: EARLIER={args.earlier} is not a folder", file=sys.stderr)
+        return 2
     if not os.path.isdir(args.klass):
         print(f"similarity: CLASS={args.klass} is not a folder", file=sys.stderr)
         return 2
@@ -270,7 +345,8 @@ def main(argv=None):
     if set(labs) - known:
         print(f"similarity: no lab {', '.join(sorted(set(labs) - known))}", file=sys.stderr)
         return 2
-    return run(args.klass, labs, os.path.abspath(args.out), top=args.top)
+    return run(args.klass, labs, os.path.abspath(args.out), top=args.top, reference=not args.keep_reference,
+               earlier=args.earlier)
 
 
 if __name__ == "__main__":

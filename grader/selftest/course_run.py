@@ -1498,45 +1498,77 @@ def similarity_class(folder):
 def similarity():
     """make similarity on a class of lab 05 (scan-then-propagate): five honest students who
     wrote it differently, three planted copies of them (identifiers renamed, comments changed,
-    helper functions reordered); every planted pair ranks above every honest pair, the kit's
-    and the skeleton's lines match nothing (the skeleton hand-in is left out: nothing of its
-    own), and the CSV names the matching lines."""
+    helper functions reordered), and an earlier term (EARLIER=) holding a copy of one of them.
+    The skeleton's and the reference solution's code is taken out of every pair (in a short lab
+    every right answer shares the reference's code: honest pairs scored 0.90 and more, with no
+    gap before the copies), and each student is compared with the reference apart. The two
+    planted copies of students' own code rank above every honest pair, by a gap; the copy of the
+    reference and the student who wrote it head the list against the reference; the earlier
+    term's copy is found, its entries never paired with each other; the kit's and the
+    skeleton's lines match nothing (the skeleton hand-in is left out: nothing of its own); the
+    CSV names the matching lines, no cell past a spreadsheet's limit; the page shows each lab's
+    histogram of every pair."""
     folder = os.path.join(BUILD, "class-similarity")
     similarity_class(folder)
+    earlier = os.path.join(BUILD, "class-similarity-earlier")
+    shutil.rmtree(earlier, ignore_errors=True)
+    os.makedirs(os.path.join(earlier, "old_h1"))
+    text = open(os.path.join(folder, "h1_iter", "global_scan.cu")).read()
+    open(os.path.join(earlier, "old_h1", "global_scan.cu"), "w").write(re.sub(r"\bwarpSums\b", "ws", text))
+    shutil.copytree(os.path.join(folder, "h2_staged"), os.path.join(earlier, "old_h2"))
     out_dir = os.path.join(BUILD, "similarity")
     code, out = sh(["make", "--no-print-directory", "similarity", f"CLASS={folder}", "LAB=05",
-                    f"CLASS_OUT={BUILD}"])
+                    f"CLASS_OUT={BUILD}", f"EARLIER={earlier}"])
     if code:
         raise CheckFailed("make similarity failed:\n" + out[-2000:])
     rows = list(csv.DictReader(open(os.path.join(out_dir, "pairs.csv"), newline="")))
-    planted = {frozenset((src if src != "h0_ref" else "h0_ref", name)) for name, (src, *_) in PLANTED.items()}
+    by_ref = list(csv.DictReader(open(os.path.join(out_dir, "reference.csv"), newline="")))
+    of_ref = {"h0_ref", "p3_copy_of_ref"}  # the reference solution, and a copy of it
+    planted = {frozenset((src, name)) for name, (src, *_) in PLANTED.items() if src != "h0_ref"}
     ranked = [(frozenset((r["student_a"], r["student_b"])), float(r["similarity"]), r) for r in rows]
     bad = []
-    got = [x for x in ranked if x[0] in planted]
-    others = [x for x in ranked if x[0] not in planted]
+    mine = [x for x in ranked if not any(s_.startswith("earlier:") for s_ in x[0])]
+    got = [x for x in mine if x[0] in planted]
+    others = [x for x in mine if x[0] not in planted and not x[0] <= of_ref]
     if len(got) != len(planted):
         bad.append(f"{len(got)} of the {len(planted)} planted pairs in pairs.csv")
     n = len(HONEST) + len(PLANTED)
-    if len(rows) != n * (n - 1) // 2:
-        bad.append(f"{len(rows)} pairs, expected {n * (n - 1) // 2} (z_skeleton has no code of its own)")
-    if got and others and min(s for _, s, _ in got) <= max(s for _, s, _ in others):
-        bad.append(f"a planted pair at {min(s for _, s, _ in got):.3f} does not rank above the most similar "
-                   f"honest pair ({max(others, key=lambda x: x[1])[2]['student_a']} ~ "
-                   f"{max(others, key=lambda x: x[1])[2]['student_b']} {max(s for _, s, _ in others):.3f})")
-    for pair, s, r in got:
+    if len(mine) != n * (n - 1) // 2:
+        bad.append(f"{len(mine)} pairs of this term, expected {n * (n - 1) // 2} (z_skeleton has no code of its own)")
+    if got and others and min(s_ for _, s_, _ in got) <= 2 * max(s_ for _, s_, _ in others):
+        bad.append(f"a planted pair at {min(s_ for _, s_, _ in got):.3f} is not twice the most similar honest pair "
+                   f"({max(others, key=lambda x: x[1])[2]['student_a']} ~ "
+                   f"{max(others, key=lambda x: x[1])[2]['student_b']} {max(s_ for _, s_, _ in others):.3f})")
+    for pair, s_, r in got:
         if not re.search(r"global_scan\.cu:\d+-\d+ ~ global_scan\.cu:\d+-\d+", r["matching_lines"]):
             bad.append(f"{r['student_a']} ~ {r['student_b']}: no matching lines: {r['matching_lines'][:100]}")
+    top = {r["student"] for r in by_ref[:2]}
+    if top != of_ref or any(float(r["share_in_reference"]) < 0.9 for r in by_ref[:2]):
+        bad.append(f"reference.csv should start with h0_ref and p3_copy_of_ref at 0.9 or more: {by_ref[:3]}")
+    old = {frozenset((r["student_a"], r["student_b"])): float(r["similarity"]) for r in rows
+           if "earlier:old_h1" in (r["student_a"], r["student_b"])}
+    copies = {frozenset(("earlier:old_h1", x)) for x in ("h1_iter", "p1_copy_of_h1")}  # h1 and its copy
+    if sorted(old, key=old.get)[-2:] and set(sorted(old, key=old.get)[-2:]) != copies or \
+            min(old.get(c, 0) for c in copies) <= 2 * max(s_ for _, s_, _ in others or [(0, 0, 0)]):
+        bad.append(f"the earlier term's copy of h1_iter is not found above the honest pairs: {old}")
+    if any(r["student_a"].startswith("earlier:") and r["student_b"].startswith("earlier:") for r in rows):
+        bad.append("an earlier term's entries were paired with each other")
+    if any(len(v) > 32767 for r in rows for v in r.values()):
+        bad.append("a pairs.csv cell is past a spreadsheet's 32,767 characters")
     if "z_skeleton: not compared: no code of their own" not in out:
         bad.append("the skeleton hand-in was not left out as having no code of its own")
     page = open(os.path.join(out_dir, "similarity.html")).read()
-    if "<mark>" not in page or "p1_copy_of_h1" not in page:
-        bad.append("similarity.html does not show the pairs with their matching lines marked")
+    if "<mark>" not in page or "p1_copy_of_h1" not in page or "<svg" not in page or "against the reference" not in page:
+        bad.append("similarity.html does not show the pairs with their matching lines marked, the histogram and the "
+                   "students against the reference")
     if bad:
         raise CheckFailed("\n    ".join(["similarity:"] + bad + [out[-800:]]))
     top_honest = max(others, key=lambda x: x[1])
-    return ("planted: " + ", ".join(f"{r['student_a']} ~ {r['student_b']} {s:.2f} (#{r['rank']})" for _, s, r in got)
+    return ("planted: " + ", ".join(f"{r['student_a']} ~ {r['student_b']} {s_:.2f} (#{r['rank']})" for _, s_, r in got)
             + f"; most similar honest pair: {top_honest[2]['student_a']} ~ {top_honest[2]['student_b']} "
-              f"{top_honest[1]:.2f} (#{top_honest[2]['rank']})")
+              f"{top_honest[1]:.2f}; in the reference: " + ", ".join(f"{r['student']} {float(r['share_in_reference']):.2f}"
+                                                                        for r in by_ref[:2])
+            + f"; the earlier term's copy {old.get(frozenset(('earlier:old_h1', 'h1_iter')), 0):.2f}")
 
 
 CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
@@ -1552,7 +1584,8 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
            "offset, whole paths", report_small_points),
           ("every entry handed in gets a score or a reason: a zip, a Classroom folder, an empty folder, a misnamed "
            "file", every_entry_counted),
-          ("similarity ranks planted copies above honest work", similarity),
+          ("similarity ranks planted copies above honest work, the reference solution and an earlier term apart",
+           similarity),
           ("Gradescope: late penalty from created_at, leaderboard field", gradescope_course),
           ("leaderboard on the emu (lab 02 timing, a class of four)", emu_leaderboard)]
 GPU_CHECKS = [("a class's leaderboard on the GPU (lab 02 timing)", gpu_leaderboard)]

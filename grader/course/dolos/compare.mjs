@@ -5,6 +5,7 @@
 //   node compare.mjs --dolos DIR --check      (the library and its C and C++ parsers load)
 //
 // Output: {"files": [path...], "pairs": [{"left", "right", "similarity", "longest", "overlap",
+// "cover": {"left": [shared, of], "right": [shared, of]},
 // "fragments": [{"left": [firstRow, lastRow], "right": [firstRow, lastRow]}]}]}, rows from 0.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -67,6 +68,8 @@ for (const p of report.allPairs()) {
   out.pairs.push({
     left: p.leftFile.path, right: p.rightFile.path, similarity: p.similarity, longest: p.longest,
     overlap: p.overlap,
+    // each side's k-grams: those it shares with the other, of all it has less those ignored
+    cover: { left: [p.leftCovered, p.leftTotal - p.leftIgnored], right: [p.rightCovered, p.rightTotal - p.rightIgnored] },
     fragments: p.buildFragments().map(f => ({
       left: [f.leftSelection.startRow, f.leftSelection.endRow],
       right: [f.rightSelection.startRow, f.rightSelection.endRow],
