@@ -931,6 +931,56 @@ def class_grading_slurm():
 
 # ---- Gradescope: lateness from created_at, the leaderboard field ----------------------------------
 
+def class_gradescope():
+    """The class graded a third way: the lab 01 autograder zip (built with the class's course
+    file), given each student's files as uploaded and Gradescope's metadata (the submission's
+    time, the student's name), gives the final grade the local run gave: on time, within the
+    grace day, 25% off, past the last day, an extension, a skeleton, a partial score."""
+    if not os.path.exists(os.path.join(CLASS_OUT, "gradebook.csv")):
+        class_grading()
+    local = read_gradebook()
+    folder = os.path.join(BUILD, "class")
+    work = tempfile.mkdtemp(prefix="gradescope-class-", dir=BUILD)
+    try:
+        import zipfile
+        zpath = os.path.join(work, "autograder.zip")
+        code, out = sh([sys.executable, "grader/course/kit.py", "autograder", "--lab", "01", "--out", zpath,
+                        "--course", os.path.join(BUILD, "course.toml")])
+        if code:
+            raise CheckFailed("make autograder COURSE=... failed:\n" + out[-1500:])
+        with zipfile.ZipFile(zpath) as z:
+            z.extractall(os.path.join(work, "source"))
+        os.chmod(os.path.join(work, "source", "run_autograder"), 0o755)
+        partial = sorted(n for n in local if n.endswith("_off_by_one"))[:1]
+        skeleton = sorted(n for n in local if n.endswith("_skeleton"))[:1]
+        chosen = [n for n in ("s00_solution", "s01_solution", "s02_solution", "s03_solution", "s04_solution")] + \
+            partial + skeleton
+        bad, seen = [], []
+        for name in chosen:
+            entry = os.path.join(folder, name)
+            if name not in local or not os.path.isdir(entry):
+                bad.append(f"{name}: not in the class")
+                continue
+            sub = os.path.join(work, "submission")
+            shutil.rmtree(sub, ignore_errors=True)
+            shutil.copytree(entry, sub)
+            hours = ARRIVALS.get(name, (-5,))[0]
+            json.dump({"created_at": (DUE + datetime.timedelta(hours=hours)).isoformat(),
+                       "users": [{"email": f"{name}@example.edu", "id": 1, "name": name}],
+                       "assignment": {"due_date": DUE.isoformat()}}, open(os.path.join(work, "submission_metadata.json"), "w"))
+            code, out = sh([os.path.join(work, "source", "run_autograder")],
+                           env=dict(quick_lab01_manifests(), AUTOGRADER_ROOT=work))
+            got = json.load(open(os.path.join(work, "results", "results.json"))).get("score")
+            if got is None or abs(float(got) - float(local[name]["final"])) > 1e-6:
+                bad.append(f"{name}: Gradescope {got}, the local run {local[name]['final']}")
+            seen.append(f"{name} {got}")
+        if bad:
+            raise CheckFailed("\n    ".join(["the Gradescope zip and the local run disagree:"] + bad))
+        return f"{len(seen)} students, the same final grades: " + ", ".join(seen)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def gradescope_course():
     """The lab 01 autograder built with a course file: a submission Gradescope says was made 30
     hours after the due date loses 25% (one day past the grace day), although its HANDIN.json
@@ -1593,4 +1643,5 @@ GPU_CHECKS = [("a class's leaderboard on the GPU (lab 02 timing)", gpu_leaderboa
 CLASS_CHECKS = [("a class graded with one command", class_grading),
                 ("LMS files (Canvas, Moodle and Blackboard)", lms_files),
                 ("the class report in a browser", report_in_browser),
-                ("the class through a one-node Slurm cluster", class_grading_slurm)]
+                ("the class through a one-node Slurm cluster", class_grading_slurm),
+                ("the class through the Gradescope zip: the same final grades", class_gradescope)]

@@ -926,15 +926,16 @@ SIDE_LANE = ("emu's own tests", "emu-nvcc:", "emu corpus:", "make profile", "the
              "docs build clean", "slides build", "the docs render in a browser")
 RUN_ALONE = ("lab 01 solutions pass", "the emu's probes cost", "grader survives: build that never ends", "a hang named within", "make test: the first result within",
              "a class graded with one command", "LMS files", "the class report in a browser",
-             "the class through a one-node Slurm cluster")
+             "the class through a one-node Slurm cluster", "the class through the Gradescope zip")
 # Of those, these go last, in two lanes side by side: the class (graded, its LMS files, its report,
-# then through Slurm, which waits mostly for its daemons and its array), and the hang and the
+# then through Slurm, which waits mostly for its daemons and its array, then through the
+# Gradescope zip, a sample of its students), and the hang and the
 # endless build, which wait for the time limits they test (one core for the hang's 5 s, the
 # compiler's for the build's 8). The class's bound on its wall time leaves 15 s for such a
 # neighbour. make test's edit-to-result runs before them, alone up to its first result (at most
 # 15 s: 6-8 s alone, 12.0 s beside the class through Slurm), and they start beside its rest.
 LAST_PAIRED = (("a class graded with one command", "LMS files", "the class report in a browser",
-                "the class through a one-node Slurm cluster"),
+                "the class through a one-node Slurm cluster", "the class through the Gradescope zip"),
                ("grader survives: a look-back that never publishes", "grader survives: build that never ends"))
 # make test's edit-to-result is timed up to its first result: the paired lanes start then, beside
 # the rest of its run (its other tests and its graded build, and the unchanged run's first result,
