@@ -1627,7 +1627,7 @@ CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
           ("GitHub Classroom clones judged by the arrival times exported, never the clone's", classroom_arrivals),
           ("one deadline wherever graded: Gradescope's due dates, an extension by e-mail", one_deadline_everywhere),
-          ("tests a course holds stay out of the LMS files and feedback until RELEASE=1", hold_and_release),
+          ("tests a course holds stay out of the Canvas files and feedback until RELEASE=1", hold_and_release),
           ("each lab in its own folder, one course gradebook across them", course_gradebook),
           ("Canvas's Download Submissions, as a folder and as its zip", canvas_download),
           ("the class report and gradebook: failures that are build failures apart, equal figures unranked, one "
