@@ -1252,8 +1252,17 @@ static void hang_check(LaunchState *L) {
   }
   fprintf(stderr, "%s\n", b.s);
   for (const std::string &s : lines) fprintf(stderr, "%s\n", s.c_str());
-  fprintf(stderr, "emu: hang: a block that waits for what no running thread will write (a look-back waiting for a "
-          "tile that never publishes, a flag never set) spins so; the process ends here\n");
+  // A warp that polls (its last access a volatile or atomic read) waits for another block's
+  // store; one that reads nothing so is a loop whose condition never changes.
+  bool polls = false;
+  for (const std::string &s : lines)
+    polls = polls || s.find("volatile load") != std::string::npos || s.find("atomic") != std::string::npos;
+  if (polls)
+    fprintf(stderr, "emu: hang: a block that waits for what no running thread will write (a flag never set, a "
+            "tile of a look-back that never publishes) spins so; the process ends here\n");
+  else
+    fprintf(stderr, "emu: hang: a loop that never ends (nothing it reads can change: no store, no volatile or "
+            "atomic read in the loop) spins so; the process ends here\n");
   fflush(stderr);
   _exit(124);
 }
