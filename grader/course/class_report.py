@@ -206,7 +206,8 @@ def gather(rows, outcomes, reference, manifests, backend, course_, out_dir):
                      "scores": [r["score"] for r in lab_rows], "finals": [r["final"] for r in lab_rows],
                      "tests": tests, "timing": timing})
     late = [{"student": r["student"], "lab": r["lab"], "arrived": r["arrived"], "due": r["due"],
-             "late": r["late"], "score": r["score"], "final": r["final"]} for r in rows if r["late"]]
+             "late": r["late"], "score": r["score"], "final": r["final"]} for r in rows
+            if r["late"] and not r["late"].startswith(course.UNJUDGED)]
     return {"backend": backend, "students": len(names), "labs": labs, "late": late,
             "seconds": {o["student"]: round(o["seconds"], 1) for o in outcomes},
             "course": os.path.basename(course_["path"]) if course_ else None,

@@ -42,6 +42,7 @@ The roster (CSV, ROSTER=path) maps the students of CLASS to their LMS identities
     course.py gradescope --results R --metadata M --course C --lab NN...   (run_autograder)
 """
 import argparse
+import collections
 import csv
 import datetime
 import hashlib
@@ -89,14 +90,14 @@ def entry_name(entry):
     (.tgz, .zip)."""
     base = os.path.basename(entry.rstrip("/"))
     for ext in figures.HANDIN_ARCHIVES:
-        if base.endswith(ext):
+        if base.lower().endswith(ext):
             base = base[:-len(ext)]
     return base
 
 
 # Canvas's "Download Submissions": one flat folder (or its zip) of the students' files, each
 # renamed SORTABLENAME[_LATE]_USERID_ATTACHMENTID_FILENAME, a resubmitted FILENAME as name-1.c.
-CANVAS_FILE = re.compile(r"([A-Za-z0-9]+?)_(late_)?(\d+)_(\d+)_(.+)", re.I)
+CANVAS_FILE = re.compile(r"([^\W_](?:[\w-]*?[^\W_])?)_(late_)?(\d+)_(\d+)_(.+)", re.I)
 CANVAS_MARK = ".canvas.json"  # in each entry made from such a download: its user id, Canvas's late flag
 
 
@@ -115,18 +116,22 @@ def canvas_download(klass, staging, roster=None):
     if not files or len(files) != len(entries) or not all(CANVAS_FILE.fullmatch(e) for e in files):
         return None
     by_id = {r["canvas_id"]: r["student"] for r in roster or [] if r.get("canvas_id")}
-    groups = {}
+    groups = {}  # by Canvas's user id: two students of one sortable name stay two
     for e in files:
         m = CANVAS_FILE.fullmatch(e)
-        who = by_id.get(m.group(3)) or m.group(1)
-        stem, ext = os.path.splitext(m.group(5))
-        name = re.sub(r"-\d+$", "", stem) + ext  # Canvas's name-1.c for a second upload of name.c
-        g = groups.setdefault(safe_name(who), {"user_id": m.group(3), "late": False, "files": {}})
+        given = m.group(5)
+        ext = next((x for x in figures.HANDIN_ARCHIVES if given.lower().endswith(x)), os.path.splitext(given)[1])
+        stem = given[:len(given) - len(ext)]
+        name = re.sub(r"-\d+$", "", stem) + ext  # Canvas's name-1.c (handin-1.tar.gz) for a second upload
+        g = groups.setdefault(m.group(3), {"who": by_id.get(m.group(3)) or m.group(1), "late": False, "files": {}})
         g["late"] = g["late"] or bool(m.group(2))
         if name not in g["files"] or int(m.group(4)) > g["files"][name][0]:
             g["files"][name] = (int(m.group(4)), e)
+    names = collections.Counter(safe_name(g["who"]) for g in groups.values())
     shutil.rmtree(staging, ignore_errors=True)
-    for who, g in groups.items():
+    for user_id, g in groups.items():
+        who = safe_name(g["who"]) if names[safe_name(g["who"])] == 1 else f"{safe_name(g['who'])}-{user_id}"
+        g["user_id"] = user_id
         folder = os.path.join(staging, who)
         os.makedirs(folder)
         for name, (_, e) in g["files"].items():
@@ -181,7 +186,7 @@ def class_entries(klass):
         if os.path.isdir(p) and e in (".git", ".svn", ".hg"):
             skipped.append((e, "a version-control folder, not a student"))
             continue
-        if os.path.isfile(p) and not e.endswith(figures.HANDIN_ARCHIVES):
+        if os.path.isfile(p) and not e.lower().endswith(figures.HANDIN_ARCHIVES):
             skipped.append((e, "a file that is not a handin archive (.tar.gz, .tgz or .zip)"))
             continue
         if os.path.isdir(p) and not os.access(p, os.R_OK | os.X_OK):
@@ -414,7 +419,7 @@ def load_arrivals(path, course, labs):
         for_labs = labs
         if lab_col is not None and row[lab_col].strip():
             lab = row[lab_col].strip()
-            lab = f"{int(lab):02d}" if lab.isdigit() else lab
+            lab = f"{int(lab):02d}" if re.fullmatch(r"[0-9]+", lab) else lab
             if lab not in course["labs"]:
                 raise CourseError(f"{where}: lab {lab} has no due date in the course file")
             for_labs = [lab]
@@ -440,6 +445,9 @@ def fmt_span(seconds):
     return " ".join(p for p in (f"{d} d" if d else "", f"{h} h" if h else "", f"{m} min" if m or not (d or h) else "") if p)
 
 
+UNJUDGED = "arrival unknown, not judged"  # the start of `late` where the files' times are no arrival
+
+
 def lateness(course, lab, students, arrived, score, unknown="", due_given=None):
     """What a lab's deadline does to a score. `students` are the names the student may be known
     by (the CLASS entry's name; on Gradescope the emails and SIDs too); `arrived` when the
@@ -457,7 +465,7 @@ def lateness(course, lab, students, arrived, score, unknown="", due_given=None):
         out["arrived"] = fmt_time(arrived)
     elif arrived is None:
         out["due"] = fmt_time(info["due"])
-        out["late"] = f"arrival unknown, not judged: {unknown}"
+        out["late"] = f"{UNJUDGED}: {unknown}"
         return out
     due = due_given or info["due"]  # a due date the platform gives (Gradescope's), else the course file's
     for s in students:
@@ -517,25 +525,33 @@ def arrival_of(paths):
 ROSTER = ("student", "name", "canvas_id", "sis_user_id", "login_id", "section", "email", "github")
 
 
-def roster_keys(students, roster):
+def roster_keys(students, roster, clones=()):
     """{gradebook student: roster student} for the entries a roster row names other than by its
     own name: GitHub Classroom's clones are folders named ASSIGNMENT-USER (lab04-scan-alice), so
-    an entry ending in "-" and a row's `github` user, else its `student`, is that row's, where
-    exactly one row fits. Returns (the map, [(entry, rows that fit)] left ambiguous)."""
+    a clone (one of `clones`) ending in "-" and a row's `github` user, else its `student`, is
+    that row's, where exactly one row fits and no entry of the class has the row's own name.
+    Returns (the map, [(entry, why)] left unmatched though a row fits)."""
     own = {safe_name(p["student"]) for p in roster}
+    taken = {safe_name(s) for s in students}
     out, ambiguous = {}, []
     for s in students:
-        if safe_name(s) in own:
+        if safe_name(s) in own or s not in clones:
             continue
         for field in ("github", "student"):
             fits = [p["student"] for p in roster if p.get(field) and
                     safe_name(s).lower().endswith("-" + safe_name(p[field]).lower())]
-            if len(fits) == 1:
-                out[s] = fits[0]
-                break
+            if not fits:
+                continue
             if len(fits) > 1:
-                ambiguous.append((s, fits))
-                break
+                ambiguous.append((s, f"could be the roster's {' or '.join(fits)}"))
+            elif safe_name(fits[0]) in taken:
+                ambiguous.append((s, f"ends as the roster's {fits[0]}, who has an entry of that name too"))
+            else:
+                out[s] = fits[0]
+            break
+    claimed = collections.Counter(out.values())
+    for s in [s for s in out if claimed[out[s]] > 1]:  # two clones of one row: neither is taken for it
+        ambiguous.append((s, f"one of {claimed[out[s]]} entries that end as the roster's {out.pop(s)}"))
     return out, ambiguous
 
 
@@ -572,7 +588,7 @@ def lms_exports(rows, roster, course, manifests, out_dir):
     column per lab: Moodle's and Blackboard's imports) from the gradebook rows. Every roster
     student gets a row; one without a submission for a lab gets a missing grade (an empty cell)
     unless the course file says missing = "zero". Returns (paths, students not on the roster)."""
-    keyed, _ = roster_keys({r["student"] for r in rows}, roster)
+    keyed = {r["student"]: r["roster"] for r in rows if r.get("roster") and r["roster"] != r["student"]}
     finals = {(safe_name(keyed.get(r["student"], r["student"])), r["lab"]): r for r in rows}
     zero = (course or {}).get("missing") == "zero"
     labs = [m for m in manifests]
@@ -634,12 +650,16 @@ def gradescope(args):
     # theirs (a user's "assignment" entry): the course keeps its deadlines where it grants them.
     due_given, due_from = None, ""
     try:
-        for where, table in [(f"users[{i}].assignment", u.get("assignment") or {})
-                             for i, u in enumerate(meta.get("users") or [])] + [("assignment", meta.get("assignment") or {})]:
-            if table.get("due_date"):
-                due_given = parse_time(str(table["due_date"]), f"{args.metadata}: {where}.due_date")
-                due_from = "Gradescope's due date" + (" for this student (an extension)" if where.startswith("users") else "")
-                break
+        assignment = meta.get("assignment") or {}
+        base = parse_time(str(assignment["due_date"]), f"{args.metadata}: assignment.due_date") \
+            if assignment.get("due_date") else None
+        own = [parse_time(str(u["assignment"]["due_date"]), f"{args.metadata}: users[{i}].assignment.due_date")
+               for i, u in enumerate(meta.get("users") or [])
+               if isinstance(u.get("assignment"), dict) and u["assignment"].get("due_date")]
+        # a group's submission: the latest of its members' dates (an extension of any one holds)
+        due_given = max(own + ([base] if base else [])) if own or base else None
+        if due_given:
+            due_from = "Gradescope's due date" + (" for this student (an extension)" if base and due_given > base else "")
     except CourseError as e:
         results["output"] = results.get("output", "") + f"\nLateness not applied: {e}"
         json.dump(results, open(args.results, "w"), indent=2)

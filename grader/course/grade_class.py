@@ -93,6 +93,16 @@ def content_key(entry, labs, backend, tests=()):
                 continue
             with open(p, "rb") as f:
                 h.update(os.path.relpath(p, entry).encode() + b"\0" + f.read() + b"\0")
+    # and a handin archive at its top, which grade.py unpacks when the folder has no student
+    # files (an upload of make handin's file, a zip): a new one is a new submission
+    try:
+        archives = sorted(e for e in os.listdir(entry) if e.lower().endswith(grade.HANDIN_ARCHIVES)
+                          and os.path.isfile(os.path.join(entry, e)))
+    except OSError:
+        archives = []
+    for a in archives:
+        with open(os.path.join(entry, a), "rb") as f:
+            h.update(a.encode() + b"\0" + f.read() + b"\0")
     return h.hexdigest()
 
 
@@ -238,8 +248,11 @@ CLONE_UNKNOWN = ("a git clone, whose files carry the time it was cloned: give th
 
 def is_clone(entry):
     """A git working copy (GitHub Classroom's repositories, cloned): its files' times are the
-    clone's, never the student's, and neither is a commit's date, which the student sets."""
-    return os.path.isdir(entry) and os.path.exists(os.path.join(entry, ".git"))
+    clone's, never the student's, and neither is a commit's date, which the student sets. (A
+    student's own folder may hold a .git too: the run names every entry whose lateness it did
+    not judge, so that course staff give their arrival times.)"""
+    git = os.path.join(entry, ".git")
+    return os.path.isdir(entry) and os.path.isdir(git) and os.path.isfile(os.path.join(git, "HEAD"))
 
 
 def untimed(entry):
@@ -247,7 +260,9 @@ def untimed(entry):
     the clone's; the files of Canvas's download are the download's (Canvas's late flag said)."""
     if is_clone(entry):
         return CLONE_UNKNOWN
-    mark = os.path.join(entry, course.CANVAS_MARK) if os.path.isdir(entry) else ""
+    # an entry this run made from Canvas's download (never a marker a student's own folder holds)
+    made = os.path.realpath(os.path.join(OUT, "canvas-download", "students")) + os.sep
+    mark = os.path.join(entry, course.CANVAS_MARK) if os.path.realpath(entry).startswith(made) else ""
     if mark and os.path.isfile(mark):
         try:
             late = bool(json.load(open(mark)).get("late"))
@@ -355,6 +370,7 @@ def rows_of(outcome, manifests, backend, tests=(), course_=None, also_known=None
                      "handin_from": outcome["handin_from"], "note": note, "arrived": late["arrived"],
                      "due": late["due"], "late": late["late"], "final": late["final"],
                      "held": " ".join(sorted(held)) if not release else "",
+                     "handed_in_as": entry_name(outcome["entry"]),  # the name as written: josé_núñez
                      "shown": {"score": shown_score, "max": shown_max, "final": shown_final}})
     return rows
 
@@ -367,8 +383,9 @@ def write_feedback(outcome, rows, manifests, release):
     lines = [f"ScanLab feedback for {outcome['student']}"]
     for m, row in zip(manifests, rows):
         hidden = held_tests(m, release) | ({t["name"] for t in m["test"] if t.get("visibility") == "hidden"})
+        late = row["late"] if not row["late"].startswith(course.UNJUDGED) else ""  # staff's business, not the student's
         lines.append(f"\nlab {m['lab']}: {row['shown']['final']}/{row['shown']['max']}"
-                     + (f" ({row['late']})" if row["late"] else "") + (f" ({row['note']})" if row["note"] else ""))
+                     + (f" ({late})" if late else "") + (f" ({row['note']})" if row["note"] else ""))
         for t in m["test"]:
             r = results.get(f"lab{m['lab']} {t['name']}")
             if r is None or t["name"] in hidden:
@@ -383,7 +400,10 @@ def write_feedback(outcome, rows, manifests, release):
 
 
 FIELDS = ["student", "lab", "score", "max", "tests_failed", "seconds", "handin_from", "note", "arrived", "due",
-          "late", "final", "held"]
+          "late", "final", "held", "roster", "handed_in_as"]
+
+
+CLASS_ZIP_LIMITS = {"bytes": 2 << 30, "members": 50000, "unpacked": 4 << 30, "member": 256 << 20}
 
 
 def canvas_class(klass, roster):
@@ -392,8 +412,8 @@ def canvas_class(klass, roster):
     (course.canvas_download)."""
     staging = os.path.join(OUT, "canvas-download")
     raw = klass
-    if os.path.isfile(klass):
-        raw = grade.unpack_zip(klass, os.path.join(staging, "zip"))
+    if os.path.isfile(klass):  # a whole class's download: a class's limits, not one handin's
+        raw = grade.unpack_zip(klass, os.path.join(staging, "zip"), limits=CLASS_ZIP_LIMITS)
     made = course.canvas_download(raw, os.path.join(staging, "students"), roster)
     if made is None:
         if raw != klass:
@@ -424,7 +444,7 @@ def write_course_gradebook(out):
             for r in csv.DictReader(f):
                 if own and r.get("lab") != own.group(1):
                     continue
-                finals.setdefault(r["student"], {})[r["lab"]] = r.get("final", "")
+                finals.setdefault(r.get("roster") or r["student"], {})[r["lab"]] = r.get("final", "")
                 labs.add(r["lab"])
     labs = sorted(labs)
     rows = []
@@ -635,17 +655,22 @@ def main(argv=None):
     outcomes = [o for o in everyone if o["student"] != REFERENCE]
 
     known = identities(roster)
+    keyed = {}
     if roster is not None:  # GitHub Classroom's folder names, matched to the roster's rows
-        keyed, ambiguous = course.roster_keys([o["student"] for o in outcomes], roster)
+        keyed, ambiguous = course.roster_keys([o["student"] for o in outcomes], roster,
+                                              clones={o["student"] for o in outcomes if is_clone(o["entry"])})
         for entry, who in sorted(keyed.items()):
             known[entry] = [who] + known.get(course.safe_name(who), [])
-            print(f"grade-class: {entry} is the roster's {who} (a folder named ASSIGNMENT-USER)")
-        for entry, fits in ambiguous:
-            print(f"grade-class: warning: {entry} could be the roster's {' or '.join(fits)}: name its folder as one "
-                  f"of them to put it in the LMS files")
+            print(f"grade-class: {entry} is the roster's {who} (a clone named ASSIGNMENT-USER)")
+        for entry, why in ambiguous:
+            print(f"grade-class: warning: {entry} {why}: not matched; name its folder as the roster's student to "
+                  f"put it in the LMS files")
+    on_roster = {course.safe_name(r["student"]): r["student"] for r in roster or []}
     rows = []
     for o in outcomes:
         mine = rows_of(o, manifests, backend, args.tests, course_, known, release=args.release)
+        for r in mine:  # the roster's student this entry is (the LMS files' and course.csv's key)
+            r["roster"] = keyed.get(o["student"]) or on_roster.get(course.safe_name(o["student"]), "")
         write_feedback(o, mine, manifests, args.release)
         rows += mine
     held = sorted({t for r in rows for t in r["held"].split()})
@@ -673,9 +698,14 @@ def main(argv=None):
                                                                  "no results")})
     if broken:
         print("did not build or did not finish: " + ", ".join(broken))
-    late = [r for r in rows if r["late"]]
+    unjudged = sorted({r["student"] for r in rows if r["late"].startswith(course.UNJUDGED)})
+    late = [r for r in rows if r["late"] and not r["late"].startswith(course.UNJUDGED)]
     if late:
         print(f"late: {len(late)} submissions (the gradebook's late and final columns)")
+    if unjudged:
+        print(f"grade-class: warning: lateness not judged for {len(unjudged)} entr{'y' if len(unjudged) == 1 else 'ies'}, "
+              f"whose files' times are not when they arrived (git clones, Canvas's download): "
+              f"{', '.join(unjudged[:12])}{' ...' if len(unjudged) > 12 else ''}; give their arrival times, ARRIVALS=")
     if roster is not None:
         paths, unlisted = course.lms_exports(rows, roster, course_, manifests, OUT)
         print("LMS: " + ", ".join(shown(p_) for p_ in paths))

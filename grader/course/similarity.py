@@ -193,7 +193,7 @@ def run(klass, labs, out_dir, students=None, top=50, reference=True, earlier=Non
                 files.append(path)
                 numbers[path] = [(fname, no) for fname, no, _ in lines]
                 code[(m["lab"], name)] = lines
-            if len(files) < 2:
+            if len(files) < 2 or all(os.path.basename(f_).startswith("earlier_") for f_ in files):
                 notes.append(f"lab {m['lab']}: fewer than two students with code of their own: nothing to compare")
                 continue
             template = os.path.join(scratch, f"template{m['lab']}{ext}")

@@ -25,6 +25,7 @@ import fcntl
 import glob
 import hashlib
 import json
+import lzma
 import os
 import re
 import shutil
@@ -416,19 +417,34 @@ def check_tarball(path):
 HANDIN_ARCHIVES = figures.HANDIN_ARCHIVES
 
 
-def unpack_zip(path, dest):
-    """Extracts a zip handin (an LMS's download, a student's upload) within the tarball's limits,
-    refusing links, paths that leave dest, and members longer than their headers say."""
-    if os.path.getsize(path) > TAR_LIMITS["bytes"]:
-        raise SubmissionError(f"{path}: larger than {TAR_LIMITS['bytes'] >> 20} MiB")
+def zip_entries(path):
+    """The member count a zip's end record states, read before zipfile reads its whole directory
+    (a 32 MiB zip of empty members lists hundreds of thousands); None where there is none."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        f.seek(max(0, size - 65557))
+        tail = f.read()
+    at = tail.rfind(b"PK\x05\x06")
+    return int.from_bytes(tail[at + 10:at + 12], "little") if at >= 0 and len(tail) >= at + 12 else None
+
+
+def unpack_zip(path, dest, limits=None):
+    """Extracts a zip handin (an LMS's download, a student's upload) within the tarball's limits
+    (or `limits`, for a whole class's download), refusing links, paths that leave dest, and
+    members longer than their headers say."""
+    limits = limits or TAR_LIMITS
+    if os.path.getsize(path) > limits["bytes"]:
+        raise SubmissionError(f"{path}: larger than {limits['bytes'] >> 20} MiB")
+    if (zip_entries(path) or 0) > limits["members"]:
+        raise SubmissionError(f"{path}: more than {limits['members']} entries")
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
     total = 0
     try:
         with zipfile.ZipFile(path) as z:
             members = z.infolist()
-            if len(members) > TAR_LIMITS["members"]:
-                raise SubmissionError(f"{path}: more than {TAR_LIMITS['members']} entries")
+            if len(members) > limits["members"]:
+                raise SubmissionError(f"{path}: more than {limits['members']} entries")
             for member in members:
                 name = os.path.normpath(member.filename)
                 if name.startswith("..") or os.path.isabs(name) or member.filename.startswith(("/", "\\")):
@@ -438,12 +454,12 @@ def unpack_zip(path, dest):
                 kind = (member.external_attr >> 16) & 0o170000
                 if kind not in (0, stat.S_IFREG):
                     raise SubmissionError(f"{path}: refusing '{clean(member.filename)}' (not a regular file)")
-                if member.file_size > TAR_LIMITS["member"]:
+                if member.file_size > limits["member"]:
                     raise SubmissionError(f"{path}: '{clean(member.filename)}' is larger than "
-                                          f"{TAR_LIMITS['member'] >> 20} MiB")
+                                          f"{limits['member'] >> 20} MiB")
                 total += member.file_size
-                if total > TAR_LIMITS["unpacked"]:
-                    raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")
+                if total > limits["unpacked"]:
+                    raise SubmissionError(f"{path}: unpacks to more than {limits['unpacked'] >> 20} MiB")
                 target = os.path.join(dest, name)
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 with z.open(member) as src, open(target, "wb") as out:
@@ -456,7 +472,8 @@ def unpack_zip(path, dest):
                         if copied > member.file_size:
                             raise SubmissionError(f"{path}: '{clean(member.filename)}' is longer than it says")
                         out.write(chunk)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError,
+            zlib.error, lzma.LZMAError) as e:
         raise SubmissionError(f"{path}: not a readable zip ({e})")
     return dest
 
@@ -465,7 +482,7 @@ def unpack_tarball(path, dest):
     """Extracts a handin tarball (or a zip: unpack_zip) within limits, refusing links, devices
     and paths that leave dest."""
     with open(path, "rb") as f:
-        if f.read(4) == b"PK\x03\x04":
+        if f.read(4) in (b"PK\x03\x04", b"PK\x05\x06"):  # a zip, or an empty one
             return unpack_zip(path, dest)
     check_tarball(path)
     shutil.rmtree(dest, ignore_errors=True)
@@ -1575,7 +1592,7 @@ def main(argv=None):
     else:
         sub_dir = sub
         # A folder that holds only a handin tarball (an upload of `make handin`'s file).
-        tars = [e for e in os.listdir(sub) if e.endswith(HANDIN_ARCHIVES) and os.path.isfile(os.path.join(sub, e))]
+        tars = [e for e in os.listdir(sub) if e.lower().endswith(HANDIN_ARCHIVES) and os.path.isfile(os.path.join(sub, e))]
         def has_files():
             try:
                 return any(find_student_file(sub, m, f) for m in manifests for f in m["student_files"])

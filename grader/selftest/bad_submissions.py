@@ -914,7 +914,8 @@ def case_tarball_bomb():
 def case_zip_handins():
     """A zip handin, as LMSs deliver and students upload: one holding the lab 01 solution is
     graded (it was refused as "not a handin tarball"); one whose member leaves its folder, one
-    holding a link, and one whose member says 1 KiB and unpacks to 64 MiB are refused with the
+    holding a link, one whose member says 1 KiB and unpacks to 64 MiB, and one whose compressed
+    data is damaged (zlib's own error, which once escaped as a traceback) are refused with the
     reason, the grader's memory bounded."""
     import zipfile
     src = open(os.path.join(ROOT, "solutions", LAB01_FILE), "rb").read()
@@ -929,7 +930,8 @@ def case_zip_handins():
         raise CheckFailed("a zip of the lab 01 solution was not graded full marks:\n" + out[-600:])
     refused = []
     for name, want in (("escape", r"outside the zip"), ("link", r"not a regular file"),
-                       ("bomb", r"longer than it says|not a readable zip \(Bad CRC")):
+                       ("bomb", r"longer than it says|not a readable zip \(Bad CRC"),
+                       ("corrupt", r"not a readable zip \(")):
         path = os.path.join(folder, f"{name}.zip")
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
             if name == "escape":
@@ -938,8 +940,15 @@ def case_zip_handins():
                 info = zipfile.ZipInfo(LAB01_FILE)
                 info.external_attr = (0o120777 << 16)
                 z.writestr(info, "/etc/passwd")
+            elif name == "corrupt":
+                z.writestr(LAB01_FILE, src * 40)
             else:
                 z.writestr(LAB01_FILE, bytes(64 << 20))
+        if name == "corrupt":  # its deflate stream damaged in the middle (zlib's error, not zipfile's)
+            data_ = bytearray(open(path, "rb").read())
+            at = data_.find(b"PK\x01\x02") // 2
+            data_[at:at + 64] = bytes(64)
+            open(path, "wb").write(bytes(data_))
         if name == "bomb":  # the member's header says 1 KiB: rewrite both its sizes
             data_ = bytearray(open(path, "rb").read())
             for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):

@@ -529,6 +529,8 @@ def every_entry_counted():
     for name, file in (("josé_núñez", "scan_serial.c"), ("lab01-scan-carol", "scan_serial.c"), ("wrongname", "scan.c")):
         os.makedirs(os.path.join(klass, name, "01-serial"))
         shutil.copy(sol, os.path.join(klass, name, "01-serial", file))
+    os.makedirs(os.path.join(klass, "lab01-scan-carol", ".git"))  # GitHub Classroom's clone
+    open(os.path.join(klass, "lab01-scan-carol", ".git", "HEAD"), "w").write("ref: refs/heads/main\n")
     os.makedirs(os.path.join(klass, "empty"))
     with zipfile.ZipFile(os.path.join(klass, "zed.zip"), "w") as z:
         z.write(sol, "01-serial/scan_serial.c")
@@ -696,7 +698,8 @@ def canvas_download():
     student is a folder made from it: named by the roster's canvas_id, the latest upload of a
     name taken (Canvas's scan_serial-1.c), Canvas's late flag said, the download's file times
     not taken for arrival times. Jane hands in the solution; Bob the skeleton, then (late) the
-    solution; Lee a file misnamed, and is off the roster."""
+    solution; Lee a file misnamed, and is off the roster; two students named Wang Li, off the
+    roster, one with make handin's tarball and again (handin-1.tar.gz), kept apart by user id."""
     import zipfile
     folder = os.path.join(BUILD, "class-canvas")
     shutil.rmtree(folder, ignore_errors=True)
@@ -705,8 +708,16 @@ def canvas_download():
     sol = os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")
     skel = os.path.join(ROOT, "skeletons", "01-serial", "scan_serial.c")
     for name, src in (("doejane_123_456_scan_serial.c", sol), ("smithbob_late_124_457_scan_serial.c", skel),
-                      ("smithbob_late_124_460_scan_serial-1.c", sol), ("leeann_125_458_scan.c", sol)):
+                      ("smithbob_late_124_460_scan_serial-1.c", sol), ("leeann_125_458_scan.c", sol),
+                      ("wangli_128_463_scan_serial.c", skel)):
         shutil.copy(src, os.path.join(klass, name))
+    # a second Wang Li, who handed in make handin's tarball, then again (Canvas: handin-1.tar.gz)
+    code, out = sh([sys.executable, "grader/course/kit.py", "handin", "--from", "skeletons", "--out",
+                    os.path.join(klass, "wangli_127_461_handin.tar.gz"), "--name", "wang li"])
+    code2, out2 = sh([sys.executable, "grader/course/kit.py", "handin", "--from", "solutions", "--out",
+                      os.path.join(klass, "wangli_127_462_handin-1.tar.gz"), "--name", "wang li"])
+    if code or code2:
+        raise CheckFailed("make handin failed:\n" + out + out2)
     with zipfile.ZipFile(os.path.join(folder, "submissions.zip"), "w") as z:
         for name in sorted(os.listdir(klass)):
             z.write(os.path.join(klass, name), name)
@@ -724,7 +735,7 @@ def canvas_download():
             continue
         rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out_dir, "gradebook.csv"), encoding="utf-8"))}
         cells = {r[0]: r[5] for r in list(csv.reader(open(os.path.join(out_dir, "canvas.csv"), encoding="utf-8")))[2:]}
-        want = {"jane": "1", "bob": "1", "leeann": "0"}
+        want = {"jane": "1", "bob": "1", "leeann": "0", "wangli-127": "1", "wangli-128": "0"}
         got = {n: rows.get(n, {}).get("score") for n in want}
         if got != want or cells != {"Doe, Jane": "1", "Smith, Bob": "1"}:
             bad.append(f"{form}: scores {got} (expected {want}), Canvas {cells}")
@@ -735,8 +746,8 @@ def canvas_download():
         seen.append(form)
     if bad:
         raise CheckFailed("\n    ".join(bad))
-    return ("the folder and its zip: 3 students (jane and bob by canvas_id), bob's later upload graded, Canvas's "
-            "late flag said, lee's misnamed file 0 with the reason")
+    return ("the folder and its zip: 5 students (jane and bob by canvas_id, two Wang Lis by user id), the later "
+            "upload graded (a file, a handin-1.tar.gz), Canvas's late flag said, lee's misnamed file 0 with the reason")
 
 
 def one_deadline_everywhere():

@@ -7,6 +7,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 
 import common as selftest  # noqa: E402  (grader/selftest/common.py)
@@ -113,7 +114,9 @@ class Cluster:
             os.makedirs(os.path.join(HERE, d))
         host = socket.gethostname().split(".")[0]
         conf = os.path.join(HERE, "slurm.conf")
-        sock = os.path.join(HERE, "munge", "munge.socket")
+        # a socket's path holds at most 107 bytes: a short one of its own under /run
+        sock = os.path.join(tempfile.mkdtemp(prefix="scanlab-munge-", dir="/run"), "munge.socket")
+        self.sock_dir = os.path.dirname(sock)
         ports = free_ports(2)
         open(conf, "w").write(CONF.format(host=host, dir=HERE, cpus=os.cpu_count() or 1,
                                           port=ports[0], port1=ports[1], sock=sock))
@@ -146,5 +149,7 @@ class Cluster:
                     pass
         time.sleep(1)
         stop_leftovers()
+        if getattr(self, "sock_dir", ""):
+            shutil.rmtree(self.sock_dir, ignore_errors=True)
         fcntl.flock(self.lock, fcntl.LOCK_UN)
         self.lock.close()
