@@ -553,7 +553,7 @@ class Rewriter:
             args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
             base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
             named = re.match(r'^(::)?\s*[A-Za-z_][\w\s:]*(<.*>)?$', expr, re.S) is not None
-            launcher = 'launch'
+            launcher, typed = 'launch', False
             if macro and expr in macro[2]:
                 name, kaddr = '#' + expr, 'nullptr'  # a macro parameter: name what it expands to
             else:
@@ -567,6 +567,7 @@ class Rewriter:
                     kaddr = 'nullptr'  # `k<A>(args)`, the rest deduced: the instance names itself
                 elif named and ('<' in expr or (defs.get(base) == 1 and base not in templates)):
                     kaddr = '::scanlab_emu::kernel_address(&%s)' % expr
+                    typed = True  # its parameter types are known: arguments passed as CUDA does
                 elif not (named and base in defs) and side_effect_free(expr):
                     # a function pointer, a table entry, a member: the runtime names the kernel
                     # found at the address (evaluating the expression twice changes nothing)
@@ -575,9 +576,11 @@ class Rewriter:
                 else:
                     kaddr = 'nullptr'
             gap = nl * src[end_cfg + 3:p].count('\n')
-            text = ('::scanlab_emu::%s(%s, __FILE__, __LINE__, %s, %s)%s('
-                    '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }'
-                    % (launcher, name, kaddr, cfg, gap, expr))
+            caller = '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }' % expr
+            if typed:  # the kernel itself beside the call as written (default arguments)
+                caller = '::scanlab_emu::kernel_ref(&%s, %s)' % (expr, caller)
+            text = ('::scanlab_emu::%s(%s, __FILE__, __LINE__, %s, %s)%s(%s'
+                    % (launcher, name, kaddr, cfg, gap, caller))
             if m[p + 1:close].strip():
                 text += ', ' + args
             text += ')'

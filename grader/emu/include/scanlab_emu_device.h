@@ -167,19 +167,94 @@ inline Deferred defer(const C &c) {
 }
 cudaError_t capture_kernel(const LaunchInfo &info, const Deferred &d);
 
+/* Kernel arguments as CUDA passes them: the launch converts each to its parameter's type once,
+ * on the host, and every thread gets a bitwise copy; no constructor or destructor runs for a
+ * thread (a by-value struct with a destructor, CUDA by Example's lock, was destroyed once per
+ * thread, freeing its mutex while other blocks spun on it). A parameter of a class type that
+ * is not trivial for calls (a copy or move constructor or a destructor of its own) is passed
+ * by invisible reference in the Itanium C++ ABI that GCC follows on x86-64: the caller makes
+ * the object and passes its address. The call below passes the address of a thread's bitwise
+ * copy through the same function, typed as taking a pointer there, so nothing of the class
+ * runs; other parameters are passed as they are. (tests/kernel_args.cu) */
+template <class P>
+struct ByInvisibleRef
+    : std::integral_constant<bool, std::is_class<P>::value &&
+                                       !(std::is_trivially_destructible<P>::value &&
+                                         (std::is_trivially_copy_constructible<P>::value ||
+                                          !std::is_copy_constructible<P>::value) &&
+                                         (std::is_trivially_move_constructible<P>::value ||
+                                          !std::is_move_constructible<P>::value) &&
+                                         (std::is_copy_constructible<P>::value ||
+                                          std::is_move_constructible<P>::value))> {};
+template <class P, bool = ByInvisibleRef<P>::value>
+struct ThreadArg { /* a parameter passed as it is: its value */
+  const P &value;
+  explicit ThreadArg(const P &v) : value(v) {}
+  P get() const { return value; }
+};
+template <class P>
+struct ThreadArg<P, true> { /* by invisible reference: the address of a thread's bitwise copy */
+  alignas(P) unsigned char bytes[sizeof(P)];
+  explicit ThreadArg(const P &v) { __builtin_memcpy(bytes, static_cast<const void *>(&v), sizeof(P)); }
+  const void *get() const { return bytes; }
+};
+template <class P>
+using AbiParam = typename std::conditional<ByInvisibleRef<P>::value, const void *, P>::type;
+template <class... P>
+struct KernelCall {
+  void (*fn)(P...);
+  std::tuple<typename std::decay<P>::type...> values; /* the host's copy, made once */
+  void operator()() const { call(std::index_sequence_for<P...>{}); }
+  template <size_t... I>
+  void call(std::index_sequence<I...>) const {
+    if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...)) {
+      const std::tuple<ThreadArg<typename std::decay<P>::type>...> mine(std::get<I>(values)...);
+      using Abi = void (*)(AbiParam<typename std::decay<P>::type>...);
+      reinterpret_cast<Abi>(reinterpret_cast<void (*)()>(fn))(std::get<I>(mine).get()...); /* via void (*)(): the cast meant */
+    } else {
+      fn(std::get<I>(values)...);
+    }
+  }
+};
+
+/* A kernel the launch names plainly (one function, or a template's instance), beside the call
+ * as written: launch() passes the arguments as CUDA does where they fit its parameters one by
+ * one, and makes the call as written otherwise (a default argument). */
+template <class K, class L>
+struct KernelRef {
+  K fn;
+  L call;
+};
+template <class K, class L>
+inline KernelRef<K, L> kernel_ref(K fn, L call) { return KernelRef<K, L>{fn, call}; }
+
 /* What `k<<<g, b, s, st>>>(args)` becomes: launch(...)(caller, args). */
 struct Launch {
   LaunchInfo info;
   template <class C>
   static void invoke(const void *p) { (*static_cast<const C *>(p))(); }
-  template <class F, class... A>
-  void operator()(F fn, const A &...args) const {
-    auto call = [fn, args...]() { fn(args...); };
+  template <class C>
+  void start(const C &call) const {
     if (__builtin_expect(info.stream != nullptr, 0) && stream_capturing(info.stream)) {
       capture_kernel(info, defer(call));
       return;
     }
-    run_kernel(info, &invoke<decltype(call)>, &call);
+    run_kernel(info, &invoke<C>, &call);
+  }
+  template <class... P, class L, class... A>
+  void operator()(const KernelRef<void (*)(P...), L> &k, const A &...args) const {
+    if constexpr (sizeof...(P) == sizeof...(A)) {
+      if constexpr ((std::is_convertible<const A &, typename std::decay<P>::type>::value && ...)) {
+        start(KernelCall<P...>{k.fn, std::tuple<typename std::decay<P>::type...>(args...)});
+        return;
+      }
+    }
+    (*this)(k.call, args...);
+  }
+  template <class F, class... A>
+  void operator()(F fn, const A &...args) const { /* not a plain function: as written */
+    auto call = [fn, args...]() { fn(args...); };
+    start(call);
   }
 };
 inline Launch launch(const char *name, const char *file, int line, const void *kaddr, ::dim3 grid,
