@@ -661,10 +661,51 @@ class Rewriter:
         count = min(int(m.group(1)), 65534) if m else 64
         return '#pragma GCC unroll %d' % count
 
+    def header_kernels(self, path, src, seen):
+        """The kernels the local headers this file includes define (recursively): (templates,
+        defs, template arguments a launch must name). The launches of this file are rewritten
+        before its headers are inlined, and a kernel template of a header launched with deduced
+        arguments has no address to take (`&fillKernel` names no function)."""
+        templates, defs, required = set(), {}, {}
+        saved = (self.kernel_bodies, self.template_entries, self.template_required) \
+            if hasattr(self, 'kernel_bodies') else None
+        try:
+            for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', src, re.M):
+                if not mt.group(1).endswith(INLINE_EXT):
+                    continue
+                found = self.find_include(path, mt.group(1))
+                key = os.path.realpath(found) if found else None
+                if not key or key in seen:
+                    continue
+                seen.add(key)
+                with open(found, encoding='utf-8', errors='replace') as fh:
+                    text = fh.read()
+                t, d = self.kernels(mask(text))
+                templates |= t
+                for k, v in d.items():
+                    defs[k] = defs.get(k, 0) + v
+                required.update(self.template_required)
+                t2, d2, r2 = self.header_kernels(found, text, seen)
+                templates |= t2
+                for k, v in d2.items():
+                    defs[k] = defs.get(k, 0) + v
+                required.update(r2)
+        finally:
+            if saved:
+                self.kernel_bodies, self.template_entries, self.template_required = saved
+        return templates, defs, required
+
     def rewrite(self, path, src):
         m = mask(src)
         edits = []  # (start, end, text)
+        h_templates, h_defs, h_required = self.header_kernels(path, src, set())
         templates, defs = self.kernels(m)
+        for name, n in h_defs.items():  # a header's kernels, where this file defines none of the name
+            if name not in defs:
+                defs[name] = n
+                if name in h_templates:
+                    templates.add(name)
+                    self.template_required.setdefault(name, h_required.get(name, 0))
         kinds = scope_kinds(m)
 
         # -- kernel launches, in code and in the bodies of #define directives
