@@ -118,6 +118,16 @@ class thread_block : public thread_group {
   static dim3 dim_threads() { return dim3(blockDim.x, blockDim.y, blockDim.z); }
 };
 inline thread_block this_thread_block() { return thread_block(); }
+/* The shared memory that tiles larger than a warp need: such tiles are not emulated, and
+ * naming it says so when compiling (rather than "does not name a template type"). */
+template <unsigned MaxBlockSize = 1024>
+struct block_tile_memory {
+  static_assert(MaxBlockSize != MaxBlockSize,
+                "cg::block_tile_memory: thread block tiles larger than a warp (tiled_partition<64> and up) are "
+                "not supported by the ScanLab CPU emulator (emu)");
+};
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize> &);
 
 /* ---- grids (sync needs a cooperative launch) ---- */
 class grid_group : public thread_group {
