@@ -1550,6 +1550,9 @@ def main(argv=None):
     schedule = args.schedule or os.environ.get("SCANLAB_EMU_SCHEDULE") or GRADE_SCHEDULE
     BUILD_TIMEOUT[0] = args.build_timeout
     os.environ["SCANLAB_EMU_SCHEDULE"] = schedule
+    # graded runs stay adversarial: what CUDA leaves undefined fails (a barrier that threads
+    # which returned never reach), where a program's own run gets what a GPU does, and a warning
+    os.environ["SCANLAB_EMU_STRICT"] = "1"
     HIDDEN_EXTRA.extend([os.path.abspath(sub if os.path.isdir(sub) else os.path.dirname(sub) or "."),
                          os.path.abspath(os.path.dirname(args.results)) if args.results else ""])
     HIDDEN_EXTRA.extend(os.path.abspath(h) for h in args.hide)

@@ -42,6 +42,10 @@ struct Config {
   double hang_s;   /* seconds a launch may go without progress before it is named a hang (0: never) */
   size_t stack_bytes;
   bool calm; /* SCANLAB_EMU_CALM=1: blocks in flight switch only when one waits (turns.cpp) */
+  /* SCANLAB_EMU_STRICT=1 (the grader's runs): what the CUDA programming model leaves undefined
+   * fails the launch; without it the emu gives what a GPU's hardware does and warns (a
+   * barrier that threads which exited never reach: the GPU counts them as arrived) */
+  bool strict;
 };
 const Config &config();
 

@@ -63,6 +63,8 @@ static Config load_config() {
   c.hang_s = 5.0;
   c.stack_bytes = (size_t)g_default_stack_kb * 1024;
   c.calm = false;
+  c.strict = false;
+  if (const char *s = getenv("SCANLAB_EMU_STRICT")) c.strict = !strcmp(s, "1");
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
     if (v >= 1 && v <= 1024) c.workers = v;
@@ -431,7 +433,19 @@ static void barrier_all_arrived(Worker *w) {
     add_block(b, w);
     b.add(": %d of %d threads arrived; %d threads exited without reaching it (first: thread (%u,%u,%u))",
           w->bar_arrived, n, n - w->live, fs[first].tidx.x, fs[first].tidx.y, fs[first].tidx.z);
-    fail_in_fiber(w, b);
+    if (config().strict) fail_in_fiber(w, b);
+    /* A GPU counts exited threads as arrived (synccheck reports nothing): the same here, once
+     * said per barrier line. The programming model leaves it undefined, so graded runs fail. */
+    static std::mutex said_mutex;
+    static std::vector<std::pair<const char *, int>> said;
+    std::lock_guard<std::mutex> g(said_mutex);
+    bool first_time = true;
+    for (auto &p : said) first_time = first_time && !same_site(p.first, p.second, waiter->file, waiter->line);
+    if (first_time && said.size() < 64) {
+      said.emplace_back(waiter->file, waiter->line);
+      diag("%s; as a GPU does, the barrier counts them as arrived (CUDA leaves this undefined: the graded runs, "
+           "SCANLAB_EMU_STRICT=1, fail here)", b.s);
+    }
   }
   for (int i = 0; i < n; i++) {
     Fiber *f = &fs[i];

@@ -3,6 +3,7 @@
 // waiting for the watchdog.
 // emu-test: expect fail
 // emu-test: env SCANLAB_EMU_WATCHDOG_S=30
+// emu-test: env SCANLAB_EMU_STRICT=1
 // emu-test: timeout 10
 // emu-test: rc 1
 // emu-test: stderr 16 of 32 threads arrived; 16 threads exited without reaching it
