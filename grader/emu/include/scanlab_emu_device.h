@@ -65,7 +65,10 @@ void fence_point();
 void sleep_point();
 /* After an atomic on @p address: the memory probes count it (shared or global memory); then a
  * switch point, as yield_point. */
-void atomic_point(const volatile void *address);
+/* An atomic of a CUDA thread at address; `changed`: it changed the word (a progress the hang
+ * detector counts: an atomicAdd, not a compare-and-swap that failed or an exchange of the value
+ * already there, a spin lock's polling) */
+void atomic_point(const volatile void *address, bool changed = true);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
 int set_default_stack_kb(int kb);
@@ -594,7 +597,7 @@ SCANLAB_EMU_MINMAX(double, double, float)
 #define SCANLAB_EMU_RMW(NAME, T, OP)                                           \
   inline T NAME(T *address, T val) {                                          \
     T old = OP(address, val, __ATOMIC_SEQ_CST);                               \
-    ::scanlab_emu::atomic_point(address);                                     \
+    ::scanlab_emu::atomic_point(address, old != __atomic_load_n(address, __ATOMIC_RELAXED)); \
     return old;                                                               \
   }
 #define SCANLAB_EMU_RMW_ALL(T)                                                 \
@@ -616,9 +619,11 @@ namespace scanlab_emu {
 template <class T, class F>
 inline T atomic_update(T *address, F f) {
   T old = __atomic_load_n(address, __ATOMIC_SEQ_CST);
-  while (!__atomic_compare_exchange_n(address, &old, f(old), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  T now = f(old);
+  while (!__atomic_compare_exchange_n(address, &old, now, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    now = f(old);
   }
-  atomic_point(address);
+  atomic_point(address, !(now == old));
   return old;
 }
 }  // namespace scanlab_emu
@@ -633,23 +638,23 @@ SCANLAB_EMU_MINMAX_ATOMIC(unsigned long long)
 #undef SCANLAB_EMU_MINMAX_ATOMIC
 
 inline int atomicCAS(int *a, int compare, int val) {
-  __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::atomic_point(a);
+  const bool swapped = __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  ::scanlab_emu::atomic_point(a, swapped && compare != val);
   return compare;
 }
 inline unsigned int atomicCAS(unsigned int *a, unsigned int compare, unsigned int val) {
-  __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::atomic_point(a);
+  const bool swapped = __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  ::scanlab_emu::atomic_point(a, swapped && compare != val);
   return compare;
 }
 inline unsigned long long atomicCAS(unsigned long long *a, unsigned long long compare, unsigned long long val) {
-  __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::atomic_point(a);
+  const bool swapped = __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  ::scanlab_emu::atomic_point(a, swapped && compare != val);
   return compare;
 }
 inline unsigned short atomicCAS(unsigned short *a, unsigned short compare, unsigned short val) {
-  __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  ::scanlab_emu::atomic_point(a);
+  const bool swapped = __atomic_compare_exchange_n(a, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  ::scanlab_emu::atomic_point(a, swapped && compare != val);
   return compare;
 }
 inline unsigned int atomicInc(unsigned int *a, unsigned int val) {

@@ -275,7 +275,7 @@ unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' thr
 unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 void probe_collective(Worker *w, int tid, bool orders_memory);
-void probe_atomic(Worker *w, const volatile void *p, void *pc);
+void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed);
 void probe_fence(Worker *w);    /* __threadfence: the block's plain stores so far are ordered */
 void probe_grid_sync();          /* grid.sync(): everything before it is ordered */
 [[noreturn]] void fail_block_now(const char *msg); /* sched.cpp: fails the launch, leaves the block */

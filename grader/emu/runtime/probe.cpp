@@ -1530,9 +1530,11 @@ void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes) {
 /* An atomic operation of a CUDA thread (atomic_point): counted, one per thread and operation, as
  * shared or global (S_ATOM, G_ATOM), not grouped into requests, neither costed nor race-checked;
  * so an efficiency test can tell accesses made through atomics, which the counters above miss. */
-void probe_atomic(Worker *w, const volatile void *p, void *pc) {
+void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed) {
   Probe *pr = (Probe *)w->probe;
   if (!pr) return;
+  if (changed) /* progress for the hang detector, as a store is (a kernel of atomics alone runs on) */
+    pr->stores.store(pr->stores.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   uintptr_t va, hi;
   const bool shared = shared_offset(pr, (uintptr_t)p, &va, &hi);
   pr->counts[shared ? S_ATOM : G_ATOM]++;

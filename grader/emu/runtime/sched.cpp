@@ -684,8 +684,8 @@ void inter_point(int kind) {
   if (turn_point(w, kind)) go(w, w->cur, nullptr);
 }
 
-void atomic_point(const volatile void *address) {
-  if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address, __builtin_return_address(0));
+void atomic_point(const volatile void *address, bool changed) {
+  if (g_probe_on && tls.fiber) probe_atomic((Worker *)tls.worker, address, __builtin_return_address(0), changed);
   yield_point();
   if (!tls.fiber) return;
   LaunchState *L = ((Worker *)tls.worker)->launch;
