@@ -14,8 +14,11 @@ GRADE       := $(PYTHON) grader/grading/grade.py --backend $(BACKEND) --sm $(SM)
 LAB_ARGS     = $(if $(LAB),--lab $(LAB))
 TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
-# Targets that need the reference solutions: not listed in the student kit, which has none.
+# Targets that need the reference solutions: not listed in the student kit, which has none; there
+# each says so and stops, installing nothing (make deps installs what grading needs).
 KIT_ONLY    := check|check-gpu|deps|bench|student-kit|emu-corpus
+FULL_KIT    = test -d solutions || { echo "make $@ needs the full kit (its reference solutions and self-test); this is \
+the student kit. Your work: make test LAB=NN (one lab, every message), make grade (the score), make handin."; exit 2; }
 .DEFAULT_GOAL := help
 .PHONY: help grade grade-class similarity test check check-gpu deps docs slides handin student-kit autograder bench profile clean
 
@@ -73,15 +76,17 @@ test: ## run one lab's tests on your working copy, every message, first results 
 	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose --quick
 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
+	@$(FULL_KIT)
 	@grader/deps.sh grade
 	@$(PYTHON) grader/selftest/run.py --deps check
 
 check-gpu: ## on a GPU: solutions pass with timing, skeletons fail, sanitizers clean
+	@$(FULL_KIT)
 	@grader/deps.sh grade
 	@$(PYTHON) grader/selftest/run.py --gpu
 
 deps: ## install what grading and the self-test need (Debian/Ubuntu, root or sudo)
-	@grader/deps.sh check
+	@if [ -d solutions ]; then grader/deps.sh check; else grader/deps.sh grade; fi
 
 docs: ## build the HTML docs (Doxygen) into build/docs/html
 	@grader/deps.sh docs
@@ -101,12 +106,14 @@ handin: ## pack your student files into build/handin.tar.gz, to submit
 	@$(PYTHON) grader/course/kit.py handin --from $(SUBMISSION)
 
 student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
+	@$(FULL_KIT)
 	@$(PYTHON) grader/course/kit.py student-kit
 
 autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
 	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(l)) $(if $(COURSE),--course "$(COURSE)")
 
 bench: ## time every solution against the device copy and CUB (GPU only)
+	@$(FULL_KIT)
 	@grader/deps.sh grade
 	@$(PYTHON) grader/measure/bench.py
 

@@ -100,7 +100,8 @@ emu-test: $(EMU_LIB)
 # ---- emu-corpus: CUDA programs of several styles, built by their own Makefile or CMake ----
 # with grader/emu/bin/emu-nvcc as the CUDA compiler, each run and checked (grader/emu/corpus/);
 # PROBE=1 builds them with the memory probes, NATIVE=1 with the toolkit's nvcc (on a GPU)
-emu-corpus: $(EMU_LIB) ## build and run the emu's corpus of CUDA programs with emu-nvcc (PROBE=1: with the probes)
+emu-corpus: $(if $(wildcard $(EMU_DIR)/corpus),$(EMU_LIB)) ## build and run the emu's corpus of CUDA programs with emu-nvcc (PROBE=1: with the probes)
+	@test -d $(EMU_DIR)/corpus || { echo "make emu-corpus needs the full kit: the student kit leaves the corpus out"; exit 2; }
 	@$(EMU_PYTHON) $(EMU_DIR)/corpus/run.py $(if $(filter 1,$(PROBE)),--probe) $(if $(filter 1,$(NATIVE)),--native)
 
 # ---- emu-probe-cost: what the memory probes cost ---------------------------------------

@@ -642,9 +642,17 @@ def student_kit():
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
+        # the full kit's targets say so and stop there, before installing anything (make check
+        # once installed Doxygen, LaTeX, Slurm and Chromium as root, then called a missing self-test)
+        for target in ("check", "check-gpu", "bench", "student-kit", "emu-corpus"):
+            code, out = sh(["make", "--no-print-directory", target], cwd=kit, env={"NO_COLOR": "1"})
+            if code != 2 or "needs the full kit" not in out or "deps" in out.lower() and "install" in out.lower():
+                raise CheckFailed(f"`make {target}` in the student kit should stop at once, saying it needs the full "
+                                  f"kit (exit {code}):\n" + out[-800:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help and autograder work"
+    return (f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help and autograder work; "
+            "check, check-gpu, bench, student-kit and emu-corpus stop, saying they need the full kit")
 
 
 def gradescope_autograder():
