@@ -16,7 +16,7 @@ TEST_ARGS    = $(foreach t,$(T),--test $(t))
 
 # Targets that need the reference solutions: not listed in the student kit, which has none; there
 # each says so and stops, installing nothing (make deps installs what grading needs).
-KIT_ONLY    := check|check-gpu|deps|bench|student-kit|emu-corpus
+KIT_ONLY    := check|check-gpu|bench|student-kit|emu-corpus
 FULL_KIT    = test -d solutions || { echo "make $@ needs the full kit (its reference solutions and self-test); this is \
 the student kit. Your work: make test LAB=NN (one lab, every message), make grade (the score), make handin."; exit 2; }
 .DEFAULT_GOAL := help

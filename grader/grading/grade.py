@@ -425,7 +425,8 @@ def zip_entries(path):
         f.seek(max(0, size - 65557))
         tail = f.read()
     at = tail.rfind(b"PK\x05\x06")
-    return int.from_bytes(tail[at + 10:at + 12], "little") if at >= 0 and len(tail) >= at + 12 else None
+    count = int.from_bytes(tail[at + 10:at + 12], "little") if at >= 0 and len(tail) >= at + 12 else None
+    return None if count == 0xFFFF else count  # a zip64 keeps its count elsewhere: infolist() is checked
 
 
 def unpack_zip(path, dest, limits=None):

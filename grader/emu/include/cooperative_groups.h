@@ -120,14 +120,14 @@ class thread_block : public thread_group {
 inline thread_block this_thread_block() { return thread_block(); }
 /* The shared memory that tiles larger than a warp need: such tiles are not emulated, and
  * naming it says so when compiling (rather than "does not name a template type"). */
-template <unsigned MaxBlockSize = 1024>
+template <unsigned A = 1024, unsigned B = 0> /* <MaxBlockSize>, or CUDA 11's <CommSize, MaxBlockSize> */
 struct block_tile_memory {
-  static_assert(MaxBlockSize != MaxBlockSize,
+  static_assert(A != A,
                 "cg::block_tile_memory: thread block tiles larger than a warp (tiled_partition<64> and up) are "
                 "not supported by the ScanLab CPU emulator (emu)");
 };
-template <unsigned MaxBlockSize>
-thread_block this_thread_block(block_tile_memory<MaxBlockSize> &);
+template <unsigned A, unsigned B>
+thread_block this_thread_block(block_tile_memory<A, B> &);
 
 /* ---- grids (sync needs a cooperative launch) ---- */
 class grid_group : public thread_group {

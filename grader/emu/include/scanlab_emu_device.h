@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -198,8 +199,8 @@ struct ThreadArg { /* a parameter passed as it is: its value */
 template <class P>
 struct ThreadArg<P, true> { /* by invisible reference: the address of a thread's bitwise copy */
   alignas(P) unsigned char bytes[sizeof(P)];
-  explicit ThreadArg(const P &v) { __builtin_memcpy(bytes, static_cast<const void *>(&v), sizeof(P)); }
-  const void *get() const { return bytes; }
+  explicit ThreadArg(const P &v) { __builtin_memcpy(bytes, static_cast<const void *>(std::addressof(v)), sizeof(P)); }
+  const void *get() { return bytes; } /* the callee may write its copy */
 };
 template <class P>
 using AbiParam = typename std::conditional<ByInvisibleRef<P>::value, const void *, P>::type;
@@ -211,7 +212,7 @@ struct KernelCall {
   template <size_t... I>
   void call(std::index_sequence<I...>) const {
     if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...)) {
-      const std::tuple<ThreadArg<typename std::decay<P>::type>...> mine(std::get<I>(values)...);
+      std::tuple<ThreadArg<typename std::decay<P>::type>...> mine(std::get<I>(values)...);
       using Abi = void (*)(AbiParam<typename std::decay<P>::type>...);
       reinterpret_cast<Abi>(reinterpret_cast<void (*)()>(fn))(std::get<I>(mine).get()...); /* via void (*)(): the cast meant */
     } else {
@@ -246,13 +247,34 @@ struct Launch {
   }
   template <class... P, class L, class... A>
   void operator()(const KernelRef<void (*)(P...), L> &k, const A &...args) const {
-    if constexpr (sizeof...(P) == sizeof...(A)) {
-      if constexpr ((std::is_convertible<const A &, typename std::decay<P>::type>::value && ...)) {
-        start(KernelCall<P...>{k.fn, std::tuple<typename std::decay<P>::type...>(args...)});
-        return;
-      }
-    }
+    typed<P...>(k.fn, k.call, args...);
+  }
+  template <class... P, class L, class... A>
+  void operator()(const KernelRef<void (*)(P...) noexcept, L> &k, const A &...args) const {
+    typed<P...>(k.fn, k.call, args...);
+  }
+  template <class K, class L, class... A>
+  void operator()(const KernelRef<K, L> &k, const A &...args) const { /* any other kernel type: as written */
     (*this)(k.call, args...);
+  }
+  /* every argument for its parameter, none a reference (a reference parameter is a pointer in
+   * the ABI the typed call relies on): as CUDA passes them; otherwise the call as written */
+  template <class... P>
+  struct Fits {
+    template <class... A>
+    static constexpr bool with() {
+      if constexpr (sizeof...(P) != sizeof...(A) || (std::is_reference<P>::value || ...)) return false;
+      else return (std::is_convertible<const A &, typename std::decay<P>::type>::value && ...);
+    }
+  };
+  template <class... P, class L, class... A>
+  void typed(void (*fn)(P...), const L &call, const A &...args) const {
+    /* a kernel whose parameters are all passed as they are: each thread's copy is bitwise
+     * already, and the call as written is the same (and cheaper to compile: no tuple) */
+    if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...) && Fits<P...>::template with<A...>())
+      start(KernelCall<P...>{fn, std::tuple<typename std::decay<P>::type...>(args...)});
+    else
+      (*this)(call, args...);
   }
   template <class F, class... A>
   void operator()(F fn, const A &...args) const { /* not a plain function: as written */
@@ -594,19 +616,20 @@ SCANLAB_EMU_MINMAX(double, double, float)
 #undef SCANLAB_EMU_MINMAX
 
 /* ---- atomics (sequentially consistent; each one is a switch point) ---- */
-#define SCANLAB_EMU_RMW(NAME, T, OP)                                           \
+/* CHANGED: whether the operation changed the word, from the old value and the operand */
+#define SCANLAB_EMU_RMW(NAME, T, OP, CHANGED)                                  \
   inline T NAME(T *address, T val) {                                          \
     T old = OP(address, val, __ATOMIC_SEQ_CST);                               \
-    ::scanlab_emu::atomic_point(address, old != __atomic_load_n(address, __ATOMIC_RELAXED)); \
+    ::scanlab_emu::atomic_point(address, CHANGED);                            \
     return old;                                                               \
   }
 #define SCANLAB_EMU_RMW_ALL(T)                                                 \
-  SCANLAB_EMU_RMW(atomicAdd, T, __atomic_fetch_add)                           \
-  SCANLAB_EMU_RMW(atomicSub, T, __atomic_fetch_sub)                           \
-  SCANLAB_EMU_RMW(atomicExch, T, __atomic_exchange_n)                         \
-  SCANLAB_EMU_RMW(atomicAnd, T, __atomic_fetch_and)                           \
-  SCANLAB_EMU_RMW(atomicOr, T, __atomic_fetch_or)                             \
-  SCANLAB_EMU_RMW(atomicXor, T, __atomic_fetch_xor)
+  SCANLAB_EMU_RMW(atomicAdd, T, __atomic_fetch_add, val != 0)                 \
+  SCANLAB_EMU_RMW(atomicSub, T, __atomic_fetch_sub, val != 0)                 \
+  SCANLAB_EMU_RMW(atomicExch, T, __atomic_exchange_n, old != val)             \
+  SCANLAB_EMU_RMW(atomicAnd, T, __atomic_fetch_and, (old & val) != old)       \
+  SCANLAB_EMU_RMW(atomicOr, T, __atomic_fetch_or, (old | val) != old)         \
+  SCANLAB_EMU_RMW(atomicXor, T, __atomic_fetch_xor, val != 0)
 SCANLAB_EMU_RMW_ALL(int)
 SCANLAB_EMU_RMW_ALL(unsigned int)
 SCANLAB_EMU_RMW_ALL(unsigned long long)

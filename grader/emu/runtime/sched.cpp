@@ -433,7 +433,9 @@ static void barrier_all_arrived(Worker *w) {
     add_block(b, w);
     b.add(": %d of %d threads arrived; %d threads exited without reaching it (first: thread (%u,%u,%u))",
           w->bar_arrived, n, n - w->live, fs[first].tidx.x, fs[first].tidx.y, fs[first].tidx.z);
-    if (config().strict) fail_in_fiber(w, b);
+    /* a grid barrier waits for its block's first thread (the block's part of grid.sync): one
+     * that returned cannot take the block there, so it fails whatever the setting */
+    if (config().strict || waiter->kind == BAR_GRID) fail_in_fiber(w, b);
     /* A GPU counts exited threads as arrived (synccheck reports nothing): the same here, once
      * said per barrier line. The programming model leaves it undefined, so graded runs fail. */
     static std::mutex said_mutex;

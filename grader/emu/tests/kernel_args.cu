@@ -2,8 +2,9 @@
 // then a bitwise copy for every thread, with no constructor or destructor run for a thread. A
 // by-value struct with a destructor (CUDA by Example's lock) was destroyed once per thread,
 // freeing its mutex while other blocks spun on it. Also: a thread's changes to its parameter
-// stay its own; a default argument, a conversion (int to size_t, a derived class to its base)
-// and a template's instance still launch.
+// stay its own; a default argument, a conversion (int to size_t, a derived class to its base),
+// a template's instance, a reference parameter beside a class one, and a noexcept kernel still
+// launch.
 // emu-test: expect pass
 #include <cstdio>
 
@@ -48,6 +49,8 @@ __global__ void sizeKernel(size_t n, int *out) { out[threadIdx.x] = (int)n; }
 __global__ void baseKernel(Base b, int *out) { out[threadIdx.x] = b.v; }
 template <int K>
 __global__ void scaleKernel(int *out) { out[threadIdx.x] = K * (int)threadIdx.x; }
+__global__ void refKernel(const int &n, Lock lock, int *out) { out[threadIdx.x] = n + (lock.mutex != nullptr); }
+__global__ void noexceptKernel(int *out) noexcept { out[threadIdx.x] = 11; }
 
 int main() {
   int *sum, *out, h[64];
@@ -87,6 +90,16 @@ int main() {
   baseKernel<<<1, 64>>>(d, out);
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   if (h[10] != 3) printf("a derived class to its base: %d\n", h[10]), bad++;
+  {
+    Lock lock;
+    static int n = 40; /* a reference parameter beside one passed by invisible reference */
+    refKernel<<<1, 64>>>(n, lock, out);
+    cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+    if (h[5] != 41) printf("a reference parameter beside a class one: %d\n", h[5]), bad++;
+  }
+  noexceptKernel<<<1, 64>>>(out);
+  cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+  if (h[5] != 11) printf("a noexcept kernel: %d\n", h[5]), bad++;
   scaleKernel<3><<<1, 64>>>(out);
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   if (h[10] != 30) printf("a template's instance: %d\n", h[10]), bad++;
