@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -199,7 +198,7 @@ struct ThreadArg { /* a parameter passed as it is: its value */
 template <class P>
 struct ThreadArg<P, true> { /* by invisible reference: the address of a thread's bitwise copy */
   alignas(P) unsigned char bytes[sizeof(P)];
-  explicit ThreadArg(const P &v) { __builtin_memcpy(bytes, static_cast<const void *>(std::addressof(v)), sizeof(P)); }
+  explicit ThreadArg(const P &v) { __builtin_memcpy(bytes, static_cast<const void *>(__builtin_addressof(v)), sizeof(P)); }
   const void *get() { return bytes; } /* the callee may write its copy */
 };
 template <class P>
