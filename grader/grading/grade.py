@@ -417,6 +417,30 @@ def check_tarball(path):
 HANDIN_ARCHIVES = figures.HANDIN_ARCHIVES
 
 
+def admit_member(path, name, size, total, limits):
+    """The bytes unpacked so far with an archive member of `size`, or SubmissionError past a
+    member's or the whole's limit."""
+    if size > limits["member"]:
+        raise SubmissionError(f"{path}: '{clean(name)}' is larger than {limits['member'] >> 20} MiB")
+    if total + size > limits["unpacked"]:
+        raise SubmissionError(f"{path}: unpacks to more than {limits['unpacked'] >> 20} MiB")
+    return total + size
+
+
+def copy_bounded(src, target, size, what):
+    """Copies an archive member's stream to `target`, refusing it past the size its header said."""
+    copied = 0
+    with open(target, "wb") as out:
+        while True:
+            chunk = src.read(1 << 16)
+            if not chunk:
+                break
+            copied += len(chunk)
+            if copied > size:
+                raise SubmissionError(f"{what} is longer than it says")
+            out.write(chunk)
+
+
 def zip_entries(path):
     """The member count a zip's end record states, read before zipfile reads its whole directory
     (a 32 MiB zip of empty members lists hundreds of thousands); None where there is none."""
@@ -455,24 +479,11 @@ def unpack_zip(path, dest, limits=None):
                 kind = (member.external_attr >> 16) & 0o170000
                 if kind not in (0, stat.S_IFREG):
                     raise SubmissionError(f"{path}: refusing '{clean(member.filename)}' (not a regular file)")
-                if member.file_size > limits["member"]:
-                    raise SubmissionError(f"{path}: '{clean(member.filename)}' is larger than "
-                                          f"{limits['member'] >> 20} MiB")
-                total += member.file_size
-                if total > limits["unpacked"]:
-                    raise SubmissionError(f"{path}: unpacks to more than {limits['unpacked'] >> 20} MiB")
+                total = admit_member(path, member.filename, member.file_size, total, limits)
                 target = os.path.join(dest, name)
                 os.makedirs(os.path.dirname(target), exist_ok=True)
-                with z.open(member) as src, open(target, "wb") as out:
-                    copied = 0
-                    while True:
-                        chunk = src.read(1 << 16)
-                        if not chunk:
-                            break
-                        copied += len(chunk)
-                        if copied > member.file_size:
-                            raise SubmissionError(f"{path}: '{clean(member.filename)}' is longer than it says")
-                        out.write(chunk)
+                with z.open(member) as src:
+                    copy_bounded(src, target, member.file_size, f"{path}: '{clean(member.filename)}'")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, OSError,
             zlib.error, lzma.LZMAError) as e:
         raise SubmissionError(f"{path}: not a readable zip ({e})")
@@ -502,25 +513,11 @@ def unpack_tarball(path, dest):
                     continue
                 if not member.isfile():
                     raise SubmissionError(f"{path}: refusing '{clean(member.name)}' (not a regular file)")
-                if member.size > TAR_LIMITS["member"]:
-                    raise SubmissionError(f"{path}: '{clean(member.name)}' is larger than "
-                                          f"{TAR_LIMITS['member'] >> 20} MiB")
-                total += member.size
-                if total > TAR_LIMITS["unpacked"]:
-                    raise SubmissionError(f"{path}: unpacks to more than {TAR_LIMITS['unpacked'] >> 20} MiB")
+                total = admit_member(path, member.name, member.size, total, TAR_LIMITS)
                 src = tar.extractfile(member)
                 target = os.path.join(dest, name)
                 os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "wb") as out:
-                    copied = 0
-                    while True:
-                        chunk = src.read(1 << 16)
-                        if not chunk:
-                            break
-                        copied += len(chunk)
-                        if copied > member.size:
-                            raise SubmissionError(f"{path}: '{clean(member.name)}' is longer than it says")
-                        out.write(chunk)
+                copy_bounded(src, target, member.size, f"{path}: '{clean(member.name)}'")
     except (tarfile.TarError, EOFError, OSError) as e:
         raise SubmissionError(f"{path}: not a readable tarball ({e})")
     return dest
