@@ -208,15 +208,12 @@ struct KernelCall {
   void (*fn)(P...);
   std::tuple<typename std::decay<P>::type...> values; /* the host's copy, made once */
   void operator()() const { call(std::index_sequence_for<P...>{}); }
+  /* used only for a kernel with a parameter passed by invisible reference (Launch::typed) */
   template <size_t... I>
   void call(std::index_sequence<I...>) const {
-    if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...)) {
-      std::tuple<ThreadArg<typename std::decay<P>::type>...> mine(std::get<I>(values)...);
-      using Abi = void (*)(AbiParam<typename std::decay<P>::type>...);
-      reinterpret_cast<Abi>(reinterpret_cast<void (*)()>(fn))(std::get<I>(mine).get()...); /* via void (*)(): the cast meant */
-    } else {
-      fn(std::get<I>(values)...);
-    }
+    std::tuple<ThreadArg<typename std::decay<P>::type>...> mine(std::get<I>(values)...);
+    using Abi = void (*)(AbiParam<typename std::decay<P>::type>...);
+    reinterpret_cast<Abi>(reinterpret_cast<void (*)()>(fn))(std::get<I>(mine).get()...); /* via void (*)(): the cast meant */
   }
 };
 
