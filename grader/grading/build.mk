@@ -86,6 +86,10 @@ sandbox: $(SANDBOX)
 DRIVER_INC   := -Igrader/trusted/driver -Igrader/trusted/harness -Igrader/trusted/include
 DRIVER_HDRS  := grader/trusted/driver/driver.h grader/trusted/harness/hx_proto.h $(wildcard grader/trusted/include/*.h)
 CALLS_OBJ    := $(KITB)/lab$(LAB)_calls.o
+# Lab 08's NCCL: the kit's stand-in and its route to NCCL itself (nccl_shim.h), beside the calls.
+ifeq ($(LAB),08)
+CALLS_OBJ    += $(KITB)/driver/nccl_shim.o
+endif
 CLEAN_DRIVER := $(KITB)/scanlab-clean-driver
 $(KITB)/driver:
 	mkdir -p $@
@@ -119,7 +123,9 @@ $(KITB)/driver/driver.o: grader/trusted/driver/driver.c $(DRIVER_HDRS) | $(KITB)
 	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
 $(KITB)/driver/driver_dev.o: grader/trusted/driver/driver_dev.cu $(DRIVER_HDRS) $(EMU_LIB) | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
-$(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) | $(KITB)/driver
+$(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) grader/trusted/driver/nccl_shim.h | $(KITB)/driver
+	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
+$(KITB)/driver/nccl_shim.o: grader/trusted/driver/nccl_shim.cu grader/trusted/driver/nccl_shim.h $(EMU_LIB) | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
 LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
 STUDENT_LIBS := $(EMU_LIB)
@@ -146,7 +152,9 @@ $(KITB)/driver/driver.o: grader/trusted/driver/driver.c $(DRIVER_HDRS) | $(KITB)
 	$(CC) -std=gnu11 -O2 -g $(KIT_WARN) $(DRIVER_INC) -c $< -o $@
 $(KITB)/driver/driver_dev.o: grader/trusted/driver/driver_dev.cu $(DRIVER_HDRS) | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
-$(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) | $(KITB)/driver
+$(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) grader/trusted/driver/nccl_shim.h | $(KITB)/driver
+	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
+$(KITB)/driver/nccl_shim.o: grader/trusted/driver/nccl_shim.cu grader/trusted/driver/nccl_shim.h | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^ -lcuda
 define FLAGS

@@ -279,6 +279,7 @@ __attribute__((constructor(1))) static void fence(void) {
   /* The backend starts here, unconfined as a program's first CUDA call is: the CUDA runtime
    * makes its context (and the threads it keeps) with calls the call thread's filter refuses. */
   drv_dev_init(init_err, sizeof init_err);
+  if (!init_err[0] && drv_lab_init) drv_lab_init(init_err, sizeof init_err); /* threads it starts are the kit's */
   note_kit_threads();
   if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
     snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");
@@ -399,7 +400,7 @@ static int buf_new(const hxp_request *q, int fd, char *err) {
   }
   if (drv_dev_is_host()) {
     b->dev = b->shared;
-  } else if (drv_dev_alloc(&b->dev, b->bytes, err, ERR_CAP) != 0) {
+  } else if (drv_dev_alloc_on((int)q->device, &b->dev, b->bytes, err, ERR_CAP) != 0) {
     munmap(b->shared, b->bytes);
     memset(b, 0, sizeof *b);
     return -1;
@@ -601,6 +602,7 @@ static void *answer_main(void *arg) {
         snprintf(r.backend, sizeof r.backend, "%s", drv_backend());
         drv_dev_info(r.device, sizeof r.device, &r.l2_bytes, &r.free_bytes, &r.total_bytes);
         r.ret = confined;
+        r.devices = (uint32_t)drv_dev_count();
         send_reply(&r);
         break;
       }

@@ -76,6 +76,10 @@ int drv_dev_init(char *err, size_t cap);
 void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *free_b, uint64_t *total);
 /** Allocates @p bytes of device memory. */
 int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap);
+/** Allocates @p bytes of device memory on device @p device (the current device stays). */
+int drv_dev_alloc_on(int device, void **p, size_t bytes, char *err, size_t cap);
+/** The number of devices the backend sees (1 on `cpu`). */
+int drv_dev_count(void);
 /** Frees drv_dev_alloc()'s memory. */
 void drv_dev_free(void *p);
 /** Copies @p bytes from host @p src to device @p dst. */
@@ -108,6 +112,13 @@ void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
 int drv_dev_probe_counters(uint64_t *c, int n);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
+
+/**
+ * @brief A lab's own set-up, run unconfined before the student's code loads, after
+ * drv_dev_init(): defined by a lab's call table that needs it (lab 08 makes NCCL's communicators
+ * there), weak otherwise. 0, or -1 with the reason in @p err.
+ */
+int drv_lab_init(char *err, size_t cap) __attribute__((weak));
 
 /** Confines the calling thread and the threads it starts (confine.c): 0, or -1 with why. */
 int drv_confine(char *err, size_t cap);

@@ -61,6 +61,19 @@ extern "C" void drv_dev_info(char *name, size_t cap, uint64_t *l2, uint64_t *fre
 extern "C" int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap) {
   return failed(cudaMalloc(p, bytes), "cudaMalloc", err, cap);
 }
+extern "C" int drv_dev_alloc_on(int device, void **p, size_t bytes, char *err, size_t cap) {
+  int cur = 0;
+  if (device == 0) return drv_dev_alloc(p, bytes, err, cap);
+  if (failed(cudaGetDevice(&cur), "cudaGetDevice", err, cap) || failed(cudaSetDevice(device), "cudaSetDevice", err, cap))
+    return -1;
+  const int rc = failed(cudaMalloc(p, bytes), "cudaMalloc", err, cap);
+  cudaSetDevice(cur);
+  return rc;
+}
+extern "C" int drv_dev_count(void) {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? n : 1;
+}
 extern "C" void drv_dev_free(void *p) { cudaFree(p); }
 extern "C" int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   return failed(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (to the device)", err, cap);

@@ -26,6 +26,11 @@ int drv_dev_alloc(void **p, size_t bytes, char *err, size_t cap) {
   snprintf(err, cap, "no device memory on the cpu backend");
   return 1;
 }
+int drv_dev_alloc_on(int device, void **p, size_t bytes, char *err, size_t cap) {
+  (void)device;
+  return drv_dev_alloc(p, bytes, err, cap);
+}
+int drv_dev_count(void) { return 1; }
 void drv_dev_free(void *p) { (void)p; }
 int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   (void)err;

@@ -228,6 +228,10 @@ typedef struct hx_buf hx_buf;
 /** A new buffer (data and guards poisoned with 0xDEADBEEF words); NULL and a failed test when
  *  out of memory. @p elem is a multiple of 4 bytes. */
 hx_buf *hx_buf_new(size_t n, size_t elem);
+/** hx_buf_new() on device @p device: for a lab of several devices, each rank's buffers on its
+ *  own (on `emu` the driver's copy is that virtual device's memory; on a GPU every buffer is on
+ *  GPU 0 for now, and another device fails the test with the reason). */
+hx_buf *hx_buf_new_on(int device, size_t n, size_t elem);
 /** This process's view of element 0. */
 void *hx_buf_data(hx_buf *b);
 /** Number of elements. */
@@ -285,6 +289,9 @@ hx_arg hx_end(void);
  * @return the number of problems found by the checks above (0: the outputs are ready)
  */
 size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...);
+/** hx_callv() with its @p nargs arguments in an array (a call whose count of buffers depends on
+ *  the test: lab 08's ranks), no hx_end(). */
+size_t hx_call_list(long long *ret, const char *fn, const char *ctx, int nargs, const hx_arg *args);
 /** hx_callv() without a return value: `HX_CALL("name", ctx, hx_in(a), hx_out(b), hx_i64(n))`. */
 #define HX_CALL(fn, ctx, ...) hx_callv(NULL, (fn), (ctx), __VA_ARGS__, hx_end())
 /** hx_callv() with its return value: `HX_CALL_RET(&r, "name", ctx, ...)`. */
@@ -352,6 +359,7 @@ typedef struct {
   uint64_t l2_bytes;    /**< L2 cache size */
   uint64_t free_bytes;  /**< free device memory */
   uint64_t total_bytes; /**< device memory */
+  int devices;          /**< devices the driver sees (at least 1) */
 } hx_device_info;
 /** The device's description (starts the driver without student code the first time). */
 const hx_device_info *hx_device(void);

@@ -614,6 +614,7 @@ struct hx_buf {
   size_t n, elem, bytes;
   int fd;              /* the memfd, or the exported device memory's descriptor */
   int dev;             /* 1: device memory (cuda) */
+  int device;          /* the device it belongs to (hx_buf_new_on()) */
   unsigned char *map;  /* host memory: the region, mapped */
   unsigned char *dptr; /* device memory: the region, in this process's context */
   size_t mapped;       /* device memory: the mapping's size */
@@ -817,7 +818,20 @@ static void guard_run(proc *p) {
   ping(p, 1, "moving a buffer to fresh memory"); /* the driver polls again (timing) */
 }
 
-hx_buf *hx_buf_new(size_t n, size_t elem) {
+hx_buf *hx_buf_new(size_t n, size_t elem) { return hx_buf_new_on(0, n, elem); }
+
+hx_buf *hx_buf_new_on(int device, size_t n, size_t elem) {
+  if (device < 0 || device >= HXP_DEVICES_MAX) {
+    hx_fail_at(__FILE__, __LINE__, "harness: no device %d (0 to %d)", device, HXP_DEVICES_MAX - 1);
+    return NULL;
+  }
+  if (device != 0 && on_device()) {
+    /* The test's own device memory lives on GPU 0 (device_load()); buffers of other GPUs need
+     * their own allocation there and checks run on that GPU, which this harness has not yet. */
+    hx_fail_at(__FILE__, __LINE__, "harness: a buffer on GPU %d: on a GPU the harness keeps every buffer on "
+                                   "GPU 0, so ranks share it (the kit's NCCL stand-in)", device);
+    return NULL;
+  }
   if (elem == 0 || elem % 4 != 0 || elem > 4096) {
     hx_fail_at(__FILE__, __LINE__, "harness: buffers hold elements of 4 to 4096 bytes (a multiple of 4), "
                                    "not %zu", elem);
@@ -831,6 +845,7 @@ hx_buf *hx_buf_new(size_t n, size_t elem) {
   b->bytes = n * elem + 2 * HXP_GUARD_BYTES;
   b->fd = -1;
   b->slot = -1;
+  b->device = device;
   if (on_device()) {
     device_load();
     b->slot = pool_take(b->bytes, b);
@@ -922,6 +937,7 @@ static void ensure_registered(hx_buf *b, proc *p, unsigned bit) {
   q.n = b->n;
   q.elem = b->elem;
   q.mem = b->dev ? HXM_DEVICE : HXM_HOST;
+  q.device = (uint32_t)b->device;
   q.mapped = b->mapped;
   int fd = b->fd;
   const int k = bit == 2;
@@ -1400,6 +1416,14 @@ size_t hx_callv(long long *ret, const char *fn, const char *ctx, ...) {
   return call_args(ret, fn, ctx, n, args);
 }
 
+size_t hx_call_list(long long *ret, const char *fn, const char *ctx, int nargs, const hx_arg *args) {
+  if (nargs < 0 || nargs > HXP_MAX_ARGS) {
+    hx_fail_at(__FILE__, __LINE__, "harness: %s: %d arguments (0 to %d)", fn, nargs, HXP_MAX_ARGS);
+    hx_internal_abort_test();
+  }
+  return call_args(ret, fn, ctx, nargs, args);
+}
+
 /* ---- checking outputs where they lie ----------------------------------------------------------- */
 
 hx_source hx_source_buf(hx_buf *b) {
@@ -1519,6 +1543,7 @@ const hx_device_info *hx_device(void) {
   if (strcmp(cfg.backend, "cpu") == 0) {
     snprintf(info.backend, sizeof info.backend, "cpu");
     snprintf(info.device, sizeof info.device, "host CPU");
+    info.devices = 1;
     have_info = 1;
     return &info;
   }
@@ -1528,6 +1553,7 @@ const hx_device_info *hx_device(void) {
   info.l2_bytes = p->last.l2_bytes;
   info.free_bytes = p->last.free_bytes;
   info.total_bytes = p->last.total_bytes;
+  info.devices = p->last.devices >= 1 && p->last.devices <= HXP_DEVICES_MAX ? (int)p->last.devices : 1;
   have_info = 1;
   return &info;
 }

@@ -30,13 +30,15 @@
 /** First word of every message ("SCAN"). */
 #define HXP_MAGIC 0x5343414Eu
 /** Version of this format. */
-#define HXP_VERSION 3u
+#define HXP_VERSION 4u
 /** Most arguments of a call. */
-#define HXP_MAX_ARGS 12
+#define HXP_MAX_ARGS 40
 /** Longest name in a call table, with its terminating zero. */
 #define HXP_NAME_MAX 64
 /** Longest text of a reply. */
 #define HXP_TEXT_MAX 1024
+/** Most devices a buffer may name. */
+#define HXP_DEVICES_MAX 64
 /** Call slots: the most calls one timed batch holds. */
 #define HXP_MAX_SLOTS 16
 /** Guard band on each side of a shared buffer, in bytes (16384 words). */
@@ -105,7 +107,8 @@ typedef struct {
   uint64_t mapped;     /**< HXP_BUF_NEW, device memory: bytes to map (the region, rounded up to the
                             allocation granularity) */
   uint32_t map;        /**< HXP_BUF_NEW (device memory), HXP_UNMAP: the mapping's number */
-  uint32_t pad;        /**< zero */
+  uint32_t device;     /**< HXP_BUF_NEW: the device the buffer belongs to (host memory: the device
+                            the driver keeps its copy on); 0 but for a lab of several devices */
   uint32_t slot;       /**< HXP_PREP, HXP_FINISH: the call slot; HXP_RUN: the first slot */
   uint32_t count;      /**< HXP_RUN: slots to run */
   uint32_t spin;       /**< poll, do not sleep, while waiting for the next request (timing) */
@@ -137,7 +140,7 @@ typedef struct {
   uint64_t d2h;          /**< HXP_RUN: bytes copied device to host during the calls */
   uint64_t h2d;          /**< HXP_RUN: bytes copied host to device during the calls */
   uint32_t counted;      /**< HXP_RUN: counters[] holds this many counts (0: no probes, a GPU) */
-  uint32_t pad2;         /**< zero */
+  uint32_t devices;      /**< HXP_HELLO: the devices the driver sees */
   uint64_t counters[HXP_COUNTERS]; /**< HXP_RUN: the emu's memory counters over the calls */
   uint64_t l2_bytes;     /**< HXP_HELLO: L2 cache size */
   uint64_t free_bytes;   /**< HXP_HELLO: free device memory */

@@ -1,0 +1,612 @@
+/**
+ * @file nccl_shim.cu
+ * @brief The kit's stand-in for NCCL's collectives among ranks that are threads of the driver,
+ *        and the route to NCCL itself where each rank has its own GPU (nccl_shim.h).
+ *
+ * A stand-in collective, rank r, its k-th of the call:
+ *  1. records what it was asked (kind, count, type, operator, root, buffers, stream) and an
+ *     event on its stream, the point its inputs are ready at;
+ *  2. waits on the host until every rank has arrived at its k-th collective (or one returned
+ *     without it, or called another, or none came for MGK_WAIT_S seconds: then every waiting
+ *     rank gets ncclInvalidUsage and the call's failure says who did what);
+ *  3. the last rank to arrive moves the data: each receiver's stream waits for every sender's
+ *     event, copies (or reduces) on the receiver's stream, and records an event there; each
+ *     sender's stream then waits for every receiver's, so no rank overwrites its send buffer
+ *     before its peers have read it. Nothing waits on the host for the device.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "nccl_shim.h"
+
+/** Seconds a rank waits at a collective for a peer that neither arrives nor returns. */
+#define MGK_WAIT_S 20
+
+enum { K_NONE = 0, K_ALLGATHER, K_ALLREDUCE, K_BROADCAST, K_REDUCE, K_REDUCESCATTER };
+static const char *const KIND[] = {"", "ncclAllGather", "ncclAllReduce", "ncclBroadcast", "ncclReduce",
+                                   "ncclReduceScatter"};
+static const char *const TYPE[] = {"ncclInt8", "ncclUint8", "ncclInt32", "ncclUint32", "ncclInt64",
+                                   "ncclUint64", "ncclFloat16", "ncclFloat32", "ncclFloat64", "ncclBfloat16",
+                                   "ncclFloat8e4m3", "ncclFloat8e5m2"};
+static const char *const OP[] = {"ncclSum", "ncclProd", "ncclMax", "ncclMin", "ncclAvg"};
+static const size_t TYPE_BYTES[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+
+/** One rank's request at a collective. */
+typedef struct {
+  int kind, type, op, root;
+  size_t count;
+  const void *send;
+  void *recv;
+  cudaStream_t stream;
+} mgk_op;
+
+/** A communicator as the student's code holds it. */
+struct ncclComm {
+  int size, rank, device;
+  void *real; /* NCCL's communicator, or NULL: the stand-in's */
+};
+
+/** The stand-in's state of one communicator size (all its ranks). */
+typedef struct {
+  pthread_mutex_t m;
+  pthread_cond_t cv;
+  int size;
+  struct ncclComm comm[MGK_RANKS_MAX];
+  cudaEvent_t ready[MGK_RANKS_MAX], moved[MGK_RANKS_MAX];
+  int made_events;
+  /* this call */
+  unsigned long round;                 /* the collective every rank is at */
+  int arrived;                         /* ranks waiting in it */
+  unsigned long calls[MGK_RANKS_MAX];  /* collectives each rank has made */
+  int done[MGK_RANKS_MAX];             /* ranks back from the student's function */
+  mgk_op op[MGK_RANKS_MAX];
+  struct { const char *p; size_t bytes; } own[MGK_RANKS_MAX][8];
+  int nown[MGK_RANKS_MAX];
+  int failed;
+  char why[1024];
+} mgk_group;
+
+static mgk_group *groups[MGK_RANKS_MAX + 1];
+static pthread_mutex_t groups_m = PTHREAD_MUTEX_INITIALIZER;
+
+static mgk_group *group(int size) {
+  if (size < 1 || size > MGK_RANKS_MAX) return NULL;
+  pthread_mutex_lock(&groups_m);
+  if (!groups[size]) {
+    mgk_group *g = (mgk_group *)calloc(1, sizeof *g);
+    pthread_mutex_init(&g->m, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->size = size;
+    groups[size] = g;
+  }
+  pthread_mutex_unlock(&groups_m);
+  return groups[size];
+}
+
+/* ---- NCCL itself, loaded ----------------------------------------------------------------- */
+
+#ifndef SCANLAB_EMU
+typedef ncclResult_t (*init_all_fn)(ncclComm_t *, int, const int *);
+typedef ncclResult_t (*all_gather_fn)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
+typedef ncclResult_t (*all_reduce_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                      cudaStream_t);
+typedef ncclResult_t (*broadcast_fn)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
+typedef ncclResult_t (*reduce_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t,
+                                  cudaStream_t);
+typedef ncclResult_t (*reduce_scatter_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                          cudaStream_t);
+typedef ncclResult_t (*group_fn)(void);
+typedef const char *(*error_fn)(ncclResult_t);
+static struct {
+  all_gather_fn all_gather;
+  all_reduce_fn all_reduce;
+  broadcast_fn broadcast;
+  reduce_fn reduce;
+  reduce_scatter_fn reduce_scatter;
+  group_fn group_start, group_end;
+  error_fn error_string;
+} real_api;
+#endif
+static int real_size = 0; /* ranks of the NCCL communicators made, 0: none */
+
+int mgk_init(int real_ranks, char *err, size_t cap) {
+#ifdef SCANLAB_EMU
+  (void)real_ranks, (void)err, (void)cap;
+  return 0;
+#else
+  int devices = 0;
+  if (real_ranks < 1 || real_ranks > MGK_RANKS_MAX || cudaGetDeviceCount(&devices) != cudaSuccess ||
+      devices < real_ranks)
+    return 0;
+  void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return 0; /* no NCCL here: the stand-in serves */
+  init_all_fn init_all = (init_all_fn)dlsym(lib, "ncclCommInitAll");
+  real_api.all_gather = (all_gather_fn)dlsym(lib, "ncclAllGather");
+  real_api.all_reduce = (all_reduce_fn)dlsym(lib, "ncclAllReduce");
+  real_api.broadcast = (broadcast_fn)dlsym(lib, "ncclBroadcast");
+  real_api.reduce = (reduce_fn)dlsym(lib, "ncclReduce");
+  real_api.reduce_scatter = (reduce_scatter_fn)dlsym(lib, "ncclReduceScatter");
+  real_api.group_start = (group_fn)dlsym(lib, "ncclGroupStart");
+  real_api.group_end = (group_fn)dlsym(lib, "ncclGroupEnd");
+  real_api.error_string = (error_fn)dlsym(lib, "ncclGetErrorString");
+  if (!init_all || !real_api.all_gather || !real_api.all_reduce || !real_api.broadcast || !real_api.reduce ||
+      !real_api.reduce_scatter || !real_api.group_start || !real_api.group_end || !real_api.error_string) {
+    snprintf(err, cap, "libnccl.so.2 lacks a function the kit calls");
+    return -1;
+  }
+  mgk_group *g = group(real_ranks);
+  ncclComm_t made[MGK_RANKS_MAX];
+  int devs[MGK_RANKS_MAX];
+  for (int r = 0; r < real_ranks; r++) devs[r] = r;
+  ncclResult_t rc = init_all(made, real_ranks, devs);
+  if (rc != ncclSuccess) {
+    snprintf(err, cap, "ncclCommInitAll over %d GPUs: %s", real_ranks, real_api.error_string(rc));
+    return -1;
+  }
+  /* The first collective makes NCCL's connections (tens of milliseconds, with sockets the
+   * confined call thread may not open): one all-gather of one word now. */
+  int *buf[MGK_RANKS_MAX];
+  cudaStream_t st[MGK_RANKS_MAX];
+  for (int r = 0; r < real_ranks; r++) {
+    cudaSetDevice(r);
+    if (cudaMalloc((void **)&buf[r], (size_t)real_ranks * sizeof(int)) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking) != cudaSuccess) {
+      snprintf(err, cap, "warming NCCL: no memory or stream on GPU %d", r);
+      return -1;
+    }
+  }
+  real_api.group_start();
+  for (int r = 0; r < real_ranks; r++) real_api.all_gather(buf[r] + r, buf[r], 1, ncclInt32, made[r], st[r]);
+  rc = real_api.group_end();
+  for (int r = 0; r < real_ranks; r++) {
+    cudaSetDevice(r);
+    cudaStreamSynchronize(st[r]);
+    cudaStreamDestroy(st[r]);
+    cudaFree(buf[r]);
+  }
+  cudaSetDevice(0);
+  if (rc != ncclSuccess) {
+    snprintf(err, cap, "NCCL's first all-gather over %d GPUs: %s", real_ranks, real_api.error_string(rc));
+    return -1;
+  }
+  for (int r = 0; r < real_ranks; r++) g->comm[r] = (struct ncclComm){real_ranks, r, r, made[r]};
+  real_size = real_ranks;
+  return 0;
+#endif
+}
+
+int mgk_real(int size) { return real_size > 0 && size == real_size; }
+
+ncclComm_t mgk_comm(int size, int rank, int device) {
+  mgk_group *g = group(size);
+  if (!g || rank < 0 || rank >= size) return NULL;
+  if (!mgk_real(size)) g->comm[rank] = (struct ncclComm){size, rank, device, NULL};
+  return &g->comm[rank];
+}
+
+static void fail_locked(mgk_group *g, const char *fmt, ...) {
+  if (!g->failed) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->why, sizeof g->why, fmt, ap);
+    va_end(ap);
+    g->failed = 1;
+  }
+  pthread_cond_broadcast(&g->cv);
+}
+
+void mgk_begin(int size) {
+  mgk_group *g = group(size);
+  if (!g) return;
+  pthread_mutex_lock(&g->m);
+  g->round = 0;
+  g->arrived = 0;
+  g->failed = 0;
+  g->why[0] = '\0';
+  for (int r = 0; r < size; r++) g->calls[r] = 0, g->done[r] = 0, g->nown[r] = 0;
+  pthread_mutex_unlock(&g->m);
+}
+
+void mgk_own(int size, int rank, const void *p, size_t bytes) {
+  mgk_group *g = group(size);
+  if (!g || rank < 0 || rank >= size || g->nown[rank] >= 8) return;
+  g->own[rank][g->nown[rank]].p = (const char *)p;
+  g->own[rank][g->nown[rank]].bytes = bytes;
+  g->nown[rank]++;
+}
+
+static const char *ordinal(unsigned long k) {
+  static __thread char s[24];
+  const char *suf = k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+  snprintf(s, sizeof s, "%lu%s", k, suf);
+  return s;
+}
+
+static void describe(const mgk_op *o, char *out, size_t cap) {
+  if (o->kind == K_ALLREDUCE || o->kind == K_REDUCE || o->kind == K_REDUCESCATTER)
+    snprintf(out, cap, "%s of %zu x %s, %s%s", KIND[o->kind], o->count, TYPE[o->type], OP[o->op],
+             o->kind == K_REDUCE ? ", a root" : "");
+  else
+    snprintf(out, cap, "%s of %zu x %s", KIND[o->kind], o->count, TYPE[o->type]);
+  if (o->kind == K_BROADCAST || o->kind == K_REDUCE) {
+    const size_t len = strlen(out);
+    snprintf(out + len, cap - len, " (root %d)", o->root);
+  }
+}
+
+void mgk_done(int size, int rank) {
+  mgk_group *g = group(size);
+  if (!g || rank < 0 || rank >= size) return;
+  pthread_mutex_lock(&g->m);
+  g->done[rank] = 1;
+  if (g->arrived > 0 && !g->failed) {
+    char what[200];
+    int waiting = -1;
+    for (int r = 0; r < size; r++)
+      if (g->calls[r] > g->round) waiting = r;
+    describe(&g->op[waiting < 0 ? 0 : waiting], what, sizeof what);
+    fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s, %s: every rank must "
+                   "call the same collectives in the same order (an empty shard's rank too)",
+                rank, g->calls[rank], g->calls[rank] == 1 ? "" : "s", waiting, ordinal(g->round + 1), what);
+  }
+  pthread_mutex_unlock(&g->m);
+}
+
+int mgk_waiting(int size, int rank) {
+  mgk_group *g = group(size);
+  if (!g || rank < 0 || rank >= size) return 0;
+  pthread_mutex_lock(&g->m);
+  const int w = !g->failed && g->calls[rank] > g->round;
+  pthread_mutex_unlock(&g->m);
+  return w;
+}
+
+int mgk_failed(int size, char *msg, size_t cap) {
+  mgk_group *g = group(size);
+  if (!g) return 0;
+  pthread_mutex_lock(&g->m);
+  const int f = g->failed;
+  if (f) snprintf(msg, cap, "%s", g->why);
+  pthread_mutex_unlock(&g->m);
+  return f;
+}
+
+/* ---- moving the data ----------------------------------------------------------------------- */
+
+/** The senders' buffers, by value (a kernel's pointer arguments are its own device's). */
+typedef struct {
+  const void *p[MGK_RANKS_MAX];
+} mgk_sources;
+
+template <typename T>
+static __device__ T combine(T a, T b, int op) {
+  return op == ncclSum || op == ncclAvg ? (T)(a + b) : op == ncclProd ? (T)(a * b) : op == ncclMax ? (a > b ? a : b)
+                                                                                                     : (a < b ? a : b);
+}
+
+/** dst[i] = op over the @p size sources' element (offset + i). */
+template <typename T>
+static __global__ void reduceKernel(mgk_sources src, int size, size_t offset, T *dst, size_t count, int op) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+    T v = ((const T *)src.p[0])[offset + i];
+    for (int r = 1; r < size; r++) v = combine(v, ((const T *)src.p[r])[offset + i], op);
+    if (op == ncclAvg) v = (T)(v / (T)size);
+    dst[i] = v;
+  }
+}
+
+template <typename T>
+static cudaError_t launch_reduce(const mgk_sources &s, int size, size_t offset, void *dst, size_t count, int op,
+                                 cudaStream_t st) {
+  if (!count) return cudaSuccess;
+  const size_t blocks = (count + 255) / 256;
+  reduceKernel<T><<<blocks > 1024 ? 1024 : (unsigned)blocks, 256, 0, st>>>(s, size, offset, (T *)dst, count, op);
+  return cudaGetLastError();
+}
+
+static cudaError_t reduce_into(const mgk_sources &s, int size, size_t offset, void *dst, size_t count, int type,
+                               int op, cudaStream_t st) {
+  switch (type) {
+    case ncclInt32: return launch_reduce<int32_t>(s, size, offset, dst, count, op, st);
+    case ncclUint32: return launch_reduce<uint32_t>(s, size, offset, dst, count, op, st);
+    case ncclInt64: return launch_reduce<int64_t>(s, size, offset, dst, count, op, st);
+    case ncclUint64: return launch_reduce<uint64_t>(s, size, offset, dst, count, op, st);
+    case ncclFloat32: return launch_reduce<float>(s, size, offset, dst, count, op, st);
+    case ncclFloat64: return launch_reduce<double>(s, size, offset, dst, count, op, st);
+    case ncclInt8: return launch_reduce<int8_t>(s, size, offset, dst, count, op, st);
+    case ncclUint8: return launch_reduce<uint8_t>(s, size, offset, dst, count, op, st);
+    default: return cudaErrorNotSupported;
+  }
+}
+
+/** Which rank's buffers hold [p, p + bytes): the rank, or -1 when none of this call's does. */
+static int owner(const mgk_group *g, const void *p, size_t bytes) {
+  for (int r = 0; r < g->size; r++)
+    for (int k = 0; k < g->nown[r]; k++) {
+      const char *b = g->own[r][k].p;
+      if ((const char *)p >= b && (const char *)p + bytes <= b + g->own[r][k].bytes && g->own[r][k].bytes) return r;
+    }
+  return -1;
+}
+
+/** The last rank to arrive moves every rank's data (g->m held). */
+static void move_locked(mgk_group *g) {
+  const int n = g->size;
+  const mgk_op *o = g->op;
+  const size_t el = TYPE_BYTES[o[0].type], c = o[0].count;
+  int dev0 = 0;
+  cudaGetDevice(&dev0);
+  cudaError_t e = cudaSuccess;
+  mgk_sources src;
+  memset(&src, 0, sizeof src);
+  for (int r = 0; r < n; r++) src.p[r] = o[r].send;
+  for (int d = 0; d < n && e == cudaSuccess; d++) {
+    const mgk_op *to = &o[d];
+    cudaSetDevice(g->comm[d].device);
+    for (int s = 0; s < n; s++) cudaStreamWaitEvent(to->stream, g->ready[s], 0);
+    switch (to->kind) {
+      case K_ALLGATHER:
+        for (int s = 0; s < n && e == cudaSuccess; s++)
+          if (c) e = cudaMemcpyAsync((char *)to->recv + (size_t)s * c * el, o[s].send, c * el, cudaMemcpyDefault,
+                                     to->stream);
+        break;
+      case K_BROADCAST:
+        if (c && o[to->root].send != to->recv)
+          e = cudaMemcpyAsync(to->recv, o[to->root].send, c * el, cudaMemcpyDefault, to->stream);
+        break;
+      case K_ALLREDUCE: e = reduce_into(src, n, 0, to->recv, c, to->type, to->op, to->stream); break;
+      case K_REDUCE:
+        if (d == to->root) e = reduce_into(src, n, 0, to->recv, c, to->type, to->op, to->stream);
+        break;
+      case K_REDUCESCATTER: e = reduce_into(src, n, (size_t)d * c, to->recv, c, to->type, to->op, to->stream); break;
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(g->moved[d], to->stream);
+  }
+  for (int s = 0; s < n && e == cudaSuccess; s++) {
+    cudaSetDevice(g->comm[s].device);
+    for (int d = 0; d < n; d++) cudaStreamWaitEvent(o[s].stream, g->moved[d], 0);
+  }
+  cudaSetDevice(dev0);
+  if (e != cudaSuccess) fail_locked(g, "the kit's NCCL stand-in could not move the data: %s", cudaGetErrorString(e));
+}
+
+static int same(const mgk_op *a, const mgk_op *b) {
+  return a->kind == b->kind && a->count == b->count && a->type == b->type &&
+         (a->kind == K_ALLGATHER || a->kind == K_BROADCAST || a->op == b->op) &&
+         (a->kind != K_BROADCAST && a->kind != K_REDUCE ? 1 : a->root == b->root);
+}
+
+/** Bytes a rank's send and receive buffers must hold. */
+static void extents(const mgk_op *o, int size, size_t *send, size_t *recv) {
+  const size_t b = o->count * TYPE_BYTES[o->type];
+  *send = o->kind == K_REDUCESCATTER ? b * (size_t)size : b;
+  *recv = o->kind == K_ALLGATHER ? b * (size_t)size : b;
+}
+
+static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
+  if (!comm || comm->size < 1) return ncclInvalidArgument;
+  mgk_group *g = group(comm->size);
+  const int r = comm->rank, n = comm->size;
+  if (op.type < 0 || op.type >= ncclNumTypes) return ncclInvalidArgument;
+  pthread_mutex_lock(&g->m);
+  if (g->failed) {
+    pthread_mutex_unlock(&g->m);
+    return ncclInvalidUsage;
+  }
+  size_t sb, rb;
+  extents(&op, n, &sb, &rb);
+  const int so = sb ? owner(g, op.send, sb) : r, ro = rb ? owner(g, op.recv, rb) : r;
+  if ((so >= 0 && so != r) || (ro >= 0 && ro != r)) {
+    fail_locked(g, "rank %d passed rank %d's %s buffer to %s: a rank's collectives take its own device's memory",
+                r, so >= 0 && so != r ? so : ro, so >= 0 && so != r ? "send" : "receive", KIND[op.kind]);
+    pthread_mutex_unlock(&g->m);
+    return ncclInvalidUsage;
+  }
+  const void *bufs[2] = {op.send, op.recv};
+  for (int b = 0; b < 2; b++) {
+    cudaPointerAttributes at;
+    if (bufs[b] && cudaPointerGetAttributes(&at, bufs[b]) == cudaSuccess && at.type == cudaMemoryTypeDevice &&
+        at.device != comm->device) {
+      fail_locked(g, "rank %d passed memory of device %d as the %s buffer of %s; the rank's device is %d", r,
+                  at.device, b ? "receive" : "send", KIND[op.kind], comm->device);
+      pthread_mutex_unlock(&g->m);
+      return ncclInvalidUsage;
+    }
+  }
+  cudaGetLastError(); /* a pointer CUDA does not know is no error of the student's */
+  const unsigned long k = g->calls[r]++;
+  g->op[r] = op;
+  if (!g->made_events) {
+    for (int s = 0; s < n; s++) {
+      cudaSetDevice(g->comm[s].device);
+      cudaEventCreateWithFlags(&g->ready[s], cudaEventDisableTiming);
+      cudaEventCreateWithFlags(&g->moved[s], cudaEventDisableTiming);
+    }
+    cudaSetDevice(comm->device);
+    g->made_events = 1;
+  }
+  cudaEventRecord(g->ready[r], op.stream);
+  for (int s = 0; s < n; s++)
+    if (s != r && g->done[s]) {
+      char what[200];
+      describe(&op, what, sizeof what);
+      fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s, %s: every rank must "
+                     "call the same collectives in the same order (an empty shard's rank too)",
+                  s, g->calls[s], g->calls[s] == 1 ? "" : "s", r, ordinal(k + 1), what);
+    }
+  if (!g->failed && ++g->arrived == n) {
+    for (int s = 0; s < n && !g->failed; s++)
+      if (!same(&g->op[s], &g->op[0])) {
+        char a[200], b[200];
+        describe(&g->op[0], a, sizeof a);
+        describe(&g->op[s], b, sizeof b);
+        fail_locked(g, "the %s collective differs between ranks: rank 0 called %s, rank %d %s: every rank must call "
+                       "the same collectives in the same order, with the same counts",
+                    ordinal(k + 1), a, s, b);
+      }
+    if (!g->failed) move_locked(g);
+    g->arrived = 0;
+    g->round++;
+    pthread_cond_broadcast(&g->cv);
+  } else {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += MGK_WAIT_S;
+    while (!g->failed && g->round == k)
+      if (pthread_cond_timedwait(&g->cv, &g->m, &until) != 0 && !g->failed && g->round == k) {
+        char what[200], late[160] = "";
+        describe(&op, what, sizeof what);
+        for (int s = 0, len = 0; s < n && len < (int)sizeof late - 8; s++)
+          if (g->calls[s] <= k) len += snprintf(late + len, sizeof late - (size_t)len, "%s%d", len ? ", " : "", s);
+        fail_locked(g, "rank %d waited %d s in its %s collective, %s, for rank%s %s, which neither called it nor "
+                       "returned",
+                    r, MGK_WAIT_S, ordinal(k + 1), what, strchr(late, ',') ? "s" : "", late);
+      }
+  }
+  const int failed = g->failed;
+  pthread_mutex_unlock(&g->m);
+  return failed ? ncclInvalidUsage : ncclSuccess;
+}
+
+/* ---- NCCL's interface ---------------------------------------------------------------------- */
+
+extern "C" {
+
+#ifndef SCANLAB_EMU
+#define REAL(comm) ((comm) && (comm)->real)
+#define RAW(comm) ((ncclComm_t)(comm)->real)
+#else
+#define REAL(comm) 0
+#define RAW(comm) (comm)
+#endif
+
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t stream) {
+#ifndef SCANLAB_EMU
+  if (REAL(comm)) return real_api.all_gather(sendbuff, recvbuff, sendcount, datatype, RAW(comm), stream);
+#endif
+  return collective(comm, mgk_op{K_ALLGATHER, (int)datatype, 0, 0, sendcount, sendbuff, recvbuff, stream});
+}
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+#ifndef SCANLAB_EMU
+  if (REAL(comm)) return real_api.all_reduce(sendbuff, recvbuff, count, datatype, op, RAW(comm), stream);
+#endif
+  if ((int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
+  return collective(comm, mgk_op{K_ALLREDUCE, (int)datatype, (int)op, 0, count, sendbuff, recvbuff, stream});
+}
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                           ncclComm_t comm, cudaStream_t stream) {
+#ifndef SCANLAB_EMU
+  if (REAL(comm)) return real_api.broadcast(sendbuff, recvbuff, count, datatype, root, RAW(comm), stream);
+#endif
+  if (!comm || root < 0 || root >= comm->size) return ncclInvalidArgument;
+  return collective(comm, mgk_op{K_BROADCAST, (int)datatype, 0, root, count, sendbuff, recvbuff, stream});
+}
+ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
+                        int root, ncclComm_t comm, cudaStream_t stream) {
+#ifndef SCANLAB_EMU
+  if (REAL(comm)) return real_api.reduce(sendbuff, recvbuff, count, datatype, op, root, RAW(comm), stream);
+#endif
+  if (!comm || root < 0 || root >= comm->size || (int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
+  return collective(comm, mgk_op{K_REDUCE, (int)datatype, (int)op, root, count, sendbuff, recvbuff, stream});
+}
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
+#ifndef SCANLAB_EMU
+  if (REAL(comm)) return real_api.reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, RAW(comm), stream);
+#endif
+  if ((int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
+  return collective(comm, mgk_op{K_REDUCESCATTER, (int)datatype, (int)op, 0, recvcount, sendbuff, recvbuff, stream});
+}
+ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  (void)sendbuff, (void)count, (void)datatype, (void)peer, (void)comm, (void)stream;
+  fprintf(stderr, "ncclSend: the kit's NCCL stand-in has the collectives only; this lab needs none other\n");
+  return ncclInvalidUsage;
+}
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream) {
+  (void)recvbuff, (void)count, (void)datatype, (void)peer, (void)comm, (void)stream;
+  fprintf(stderr, "ncclRecv: the kit's NCCL stand-in has the collectives only; this lab needs none other\n");
+  return ncclInvalidUsage;
+}
+/* A group holds one rank's collectives together; each stand-in collective already waits for its
+ * peers, so a group of one thread's collectives needs nothing more. */
+ncclResult_t ncclGroupStart(void) {
+#ifndef SCANLAB_EMU
+  if (real_size) return real_api.group_start();
+#endif
+  return ncclSuccess;
+}
+ncclResult_t ncclGroupEnd(void) {
+#ifndef SCANLAB_EMU
+  if (real_size) return real_api.group_end();
+#endif
+  return ncclSuccess;
+}
+
+static ncclResult_t kit_makes(const char *fn) {
+  fprintf(stderr, "%s: the kit makes the communicators (ScanRank::comm); student code makes none\n", fn);
+  return ncclInvalidUsage;
+}
+ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) { return (void)uniqueId, kit_makes("ncclGetUniqueId"); }
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank) {
+  (void)comm, (void)nranks, (void)commId, (void)rank;
+  return kit_makes("ncclCommInitRank");
+}
+ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist) {
+  (void)comm, (void)ndev, (void)devlist;
+  return kit_makes("ncclCommInitAll");
+}
+ncclResult_t ncclCommDestroy(ncclComm_t comm) { return (void)comm, kit_makes("ncclCommDestroy"); }
+ncclResult_t ncclCommAbort(ncclComm_t comm) { return (void)comm, kit_makes("ncclCommAbort"); }
+
+ncclResult_t ncclGetVersion(int *version) {
+  if (!version) return ncclInvalidArgument;
+  *version = NCCL_VERSION_CODE;
+  return ncclSuccess;
+}
+const char *ncclGetErrorString(ncclResult_t result) {
+  switch (result) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error";
+    case ncclSystemError: return "unhandled system error";
+    case ncclInternalError: return "internal error";
+    case ncclInvalidArgument: return "invalid argument";
+    case ncclInvalidUsage: return "invalid usage";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+  }
+}
+const char *ncclGetLastError(ncclComm_t comm) {
+  (void)comm;
+  return "";
+}
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
+  if (!comm || !count) return ncclInvalidArgument;
+  *count = comm->size;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device) {
+  if (!comm || !device) return ncclInvalidArgument;
+  *device = comm->device;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank) {
+  if (!comm || !rank) return ncclInvalidArgument;
+  *rank = comm->rank;
+  return ncclSuccess;
+}
+
+} /* extern "C" */
