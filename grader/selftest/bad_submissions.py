@@ -2102,6 +2102,72 @@ def case_forged_counts():
     return tampering_pair("forged_counts", run_one)
 
 
+# ---- lab 08: scans across ranks ------------------------------------------------------------------
+
+LAB08 = "08-multi-gpu/multi_gpu.cu"
+LAB08_TESTS = ("carry", "example", "propagate_shards", "rts_shards", "compact_shards", "no_host_sync")
+
+
+def case_lab08_no_carry():
+    """Lab 08 on the emu: the single pass starts tile 0 from 0, not from *carry. Scan-then-
+    propagate (a zero carry) still passes; carry names the carry it was given, and
+    reduce-then-scan, which needs it, fails too."""
+    sub = make_submission("lab08_no_carry", LAB08,
+                          "lookbackWarp(status, tile, aggregate, tile == 0 ? *carry : 0)",
+                          "lookbackWarp(status, tile, aggregate, 0)")
+    return expect("lab08_no_carry", sub, "08", LAB08_TESTS,
+                  {"carry": r"scanIncCarry\(n=\d+, \*carry=-?\d+, seed=\d+\): first mismatch at \[0\]",
+                   "rts_shards": r"scanShardsReduceThenScan\(\d ranks?, shards .*rank \d: first mismatch",
+                   "example": r"scanShardsReduceThenScan\(3 ranks.*rank 2: first mismatch at \[0\]: expected 11, got 0",
+                   "no_host_sync": r"scanShardsReduceThenScan\(3 ranks.*first mismatch"},
+                  max_timeout=60)
+
+
+def case_lab08_host_sync():
+    """Lab 08 on the emu: reduce-then-scan waits for its stream after the all-gather. The answers
+    are right; no_host_sync alone fails, naming the rank and cudaStreamSynchronize."""
+    sub = make_submission("lab08_host_sync", LAB08,
+                          "  carryKernel<<<1, 1, 0, rank->stream>>>(gathered, rank->rank, carry); /* 2: the carry */\n",
+                          "  CUDA_CHECK(cudaStreamSynchronize(rank->stream)); /* waits for the device */\n"
+                          "  carryKernel<<<1, 1, 0, rank->stream>>>(gathered, rank->rank, carry); /* 2: the carry */\n")
+    return expect("lab08_host_sync", sub, "08", LAB08_TESTS,
+                  {"no_host_sync": r"scanShardsReduceThenScan\(3 ranks.*rank \d waited for the device inside the "
+                                   r"call \(cudaStreamSynchronize\)"},
+                  max_timeout=60)
+
+
+def case_lab08_skips_allgather():
+    """Lab 08 on the emu: a rank with an empty shard skips the all-gather of reduce-then-scan.
+    Its peers wait in it; the kit's NCCL stand-in names the rank that returned and the
+    collective the others wait in, at once (no hang)."""
+    sub = make_submission("lab08_skips_allgather", LAB08,
+                          "  if (ncclAllGather(total, gathered, 1, ncclInt32, rank->comm, rank->stream) != ncclSuccess)\n"
+                          "    fprintf(stderr, \"scanShardsReduceThenScan: ncclAllGather failed",
+                          "  if (n && ncclAllGather(total, gathered, 1, ncclInt32, rank->comm, rank->stream) != ncclSuccess)\n"
+                          "    fprintf(stderr, \"scanShardsReduceThenScan: ncclAllGather failed")
+    skipped = (r"rank \d returned after 0 collectives while rank \d waits in its 1st collective, ncclAllGather of 1 x "
+               r"ncclInt32: every rank must call the same collectives in the same order")
+    return expect("lab08_skips_allgather", sub, "08", LAB08_TESTS,
+                  {"rts_shards": skipped, "example": skipped}, max_timeout=60)
+
+
+def case_lab08_wrong_device():
+    """Lab 08 on the emu: scan-then-propagate adds the carry from rank 0's gathered totals, kept
+    in a static that rank 0 sets before its all-gather: every other rank, on another (virtual)
+    device, launches with a pointer of device 0, which the emu refuses, naming both devices."""
+    sub = make_submission("lab08_wrong_device", LAB08, edits=[
+        ("  if (ncclAllGather(total, gathered, 1, ncclInt32, rank->comm, rank->stream) != ncclSuccess)\n"
+         "    fprintf(stderr, \"scanShardsPropagate:",
+         "  static int32_t *first_gathered; /* rank 0's, for every rank: another device's memory */\n"
+         "  if (rank->rank == 0) first_gathered = gathered;\n"
+         "  if (ncclAllGather(total, gathered, 1, ncclInt32, rank->comm, rank->stream) != ncclSuccess)\n"
+         "    fprintf(stderr, \"scanShardsPropagate:"),
+        ("(out, n, gathered, rank->rank);", "(out, n, first_gathered, rank->rank);")])
+    device = r"device [1-9]\d*.*device 0|device 0.*device [1-9]"
+    return expect("lab08_wrong_device", sub, "08", LAB08_TESTS,
+                  {"propagate_shards": device, "example": device, "no_host_sync": device}, max_timeout=60)
+
+
 CASES = [
     ("wrong answer", case_wrong_answer),
     ("segmentation fault", case_segfault),
@@ -2127,6 +2193,10 @@ CASES = [
     ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
+    ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
+    ("lab 08: a reduce-then-scan that waits for its stream", case_lab08_host_sync),
+    ("lab 08: a rank with an empty shard skips the all-gather", case_lab08_skips_allgather),
+    ("lab 08: every rank adds the carry from rank 0's gathered totals (another device's)", case_lab08_wrong_device),
     ("a look-back that never publishes: one tile still passes (emu)", case_lookback_hang_tile),
     ("a look-back that never publishes: a hang named within 10 s (emu)", case_lookback_hang),
     ("lab 05: a look-back that waits for the nearest tile only", case_lookback_nearest),

@@ -303,7 +303,7 @@ static __global__ void lastKernel(const int32_t *src, size_t n, int32_t *dst) {
 }
 
 /** Blocks of the small kernels: enough to fill the GPU, no more than the work needs. */
-static unsigned smallGrid(size_t n) {
+static __attribute__((unused)) unsigned smallGrid(size_t n) {
   const size_t need = tilesOf(n, MG_SMALL_THREADS * 8);
   return need < 1 ? 1 : need > 4096 ? 4096 : (unsigned)need;
 }

@@ -254,7 +254,7 @@ void mgk_done(int size, int rank) {
     for (int r = 0; r < size; r++)
       if (g->calls[r] > g->round) waiting = r;
     describe(&g->op[waiting < 0 ? 0 : waiting], what, sizeof what);
-    fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s, %s: every rank must "
+    fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
                    "call the same collectives in the same order (an empty shard's rank too)",
                 rank, g->calls[rank], g->calls[rank] == 1 ? "" : "s", waiting, ordinal(g->round + 1), what);
   }
@@ -439,7 +439,7 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     if (s != r && g->done[s]) {
       char what[200];
       describe(&op, what, sizeof what);
-      fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s, %s: every rank must "
+      fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
                      "call the same collectives in the same order (an empty shard's rank too)",
                   s, g->calls[s], g->calls[s] == 1 ? "" : "s", r, ordinal(k + 1), what);
     }

@@ -343,6 +343,9 @@ static void test_timing_rts_one(void) {
     const size_t shard[1] = {n};
     if (check_ranks_scan("scanShardsReduceThenScan", 1, shard, hx_seed(), 0, NULL)) return;
   }
+  char what[160];
+  snprintf(what, sizeof what, "scanShardsReduceThenScan(1 rank, n=%zu)", n);
+  hx_model_note(what, (double)n, "element", 12); /* on emu: what the memory model counted */
   HX_REQUIRE_TIMING();
   char ctx[160];
   snprintf(ctx, sizeof ctx, "scanShardsReduceThenScan(1 rank, n=%zu)", n);
