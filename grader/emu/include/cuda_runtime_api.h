@@ -264,6 +264,9 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream);
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream SCANLAB_EMU_DEFAULT(0));
 cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,
                                      size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height,
                                      cudaMemcpyKind kind SCANLAB_EMU_DEFAULT(cudaMemcpyDeviceToDevice));
@@ -284,6 +287,10 @@ cudaError_t cudaIpcOpenMemHandle(void **devPtr, ...) SCANLAB_EMU_UNSUPPORTED("in
 /* Not CUDA: bytes copied device->host and host->device through the runtime so far (the
  * kit's driver reads them around a student's call). */
 void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d);
+/* Not CUDA: the calls the calling host thread made so far that wait for the device (also
+ * declared in scanlab_emu.h; README "Several devices"); *last, where last is not null, gets the
+ * name of the latest, or null. */
+unsigned long long scanlab_emu_host_syncs(const char **last);
 /* Not CUDA: the memory counters of every probed launch so far (global load requests and
  * sectors, store requests and sectors, shared load wavefronts and bank conflicts, store
  * wavefronts and conflicts, shared load and store requests, global load sectors of volatile

@@ -46,6 +46,15 @@
 #endif
 /// @endcond
 #include "cuda_runtime.h"
+/* Not CUDA: how many calls the calling host thread has made so far that wait for the device
+ * (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, a synchronous copy other
+ * than host to host, cudaMemset, cudaFree, cudaFreeHost, ...); *last, where last is not null,
+ * gets the name of the latest such call (a static string), or null before the first. The kit's
+ * driver reads it around a call that must not wait (README, "Several devices"). */
+#ifdef __cplusplus
+extern "C"
+#endif
+unsigned long long scanlab_emu_host_syncs(const char **last);
 /// @cond EMU_INTERNAL
 #ifdef SCANLAB_EMU_STACK_KB_DEFAULT
 /* emu-nvcc defines it: each CUDA thread's stack, unless SCANLAB_EMU_STACK_KB says */

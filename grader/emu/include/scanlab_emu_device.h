@@ -36,8 +36,51 @@ struct ThreadState {
   const char *dyn_type; /* element type of the last `extern __shared__` declaration reached */
   size_t dyn_elem;      /* and its size */
   bool name_pending;    /* the launch has no name yet: the template kernel's entry gives it */
+  /* with several devices: the pointer arguments of the launch being made, and their positions
+   * (from 0), which run_kernel checks and clears */
+  const void *const *arg_ptrs;
+  const int *arg_pos;
+  int arg_n;
 };
 extern __thread ThreadState tls;
+
+/* Several devices (SCANLAB_EMU_DEVICES): how many the emu models; 0 until the runtime has read
+ * the variable. With one (the default), a launch looks at no argument. */
+extern int g_device_count;
+int device_count_init();
+inline int device_count() {
+  const int g = __atomic_load_n(&g_device_count, __ATOMIC_RELAXED);
+  return __builtin_expect(g == 1, 1) ? 1 : g ? g : device_count_init();
+}
+/* A launch's arguments that are pointers to data (not to functions): the runtime checks that
+ * each lies on the launching device, or on a device it has peer access to. */
+template <class T>
+struct IsDataPointer
+    : std::integral_constant<bool, std::is_pointer<T>::value &&
+                                       !std::is_function<typename std::remove_pointer<T>::type>::value> {};
+template <class... A>
+constexpr int data_pointer_count() {
+  return (0 + ... + (IsDataPointer<typename std::decay<A>::type>::value ? 1 : 0));
+}
+template <int N>
+struct PointerArgs {
+  const void *ptrs[N ? N : 1];
+  int pos[N ? N : 1];
+  int n = 0;
+  template <class T>
+  void add(int i, const T &v) {
+    if constexpr (IsDataPointer<typename std::decay<T>::type>::value) {
+      ptrs[n] = const_cast<const void *>(static_cast<const volatile void *>(v));
+      pos[n++] = i;
+    }
+  }
+  /* for the launch made next on this thread (run_kernel takes them) */
+  void publish() const {
+    tls.arg_ptrs = ptrs;
+    tls.arg_pos = pos;
+    tls.arg_n = n;
+  }
+};
 
 /* At the entry of each kernel template (cu2cpp.py puts it there): a launch that deduced the
  * template's arguments (`scan<<<g, b>>>(d_in, n)`) is named by the instance that runs,
@@ -241,6 +284,22 @@ struct Launch {
     }
     run_kernel(info, &invoke<C>, &call);
   }
+  /* With several devices, the pointer arguments go along for the runtime's check. */
+  template <class C, class... A>
+  void start_with(const C &call, const A &...args) const {
+    if constexpr (data_pointer_count<A...>() > 0) {
+      if (__builtin_expect(device_count() > 1, 0)) {
+        PointerArgs<data_pointer_count<A...>()> pa;
+        int i = 0;
+        (pa.add(i++, args), ...);
+        pa.publish();
+        start(call);
+        tls.arg_n = 0; /* a captured launch is not checked */
+        return;
+      }
+    }
+    start(call);
+  }
   template <class... P, class L, class... A>
   void operator()(const KernelRef<void (*)(P...), L> &k, const A &...args) const {
     typed<P...>(k.fn, k.call, args...);
@@ -268,14 +327,14 @@ struct Launch {
     /* a kernel whose parameters are all passed as they are: each thread's copy is bitwise
      * already, and the call as written is the same (and cheaper to compile: no tuple) */
     if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...) && Fits<P...>::template with<A...>())
-      start(KernelCall<P...>{fn, std::tuple<typename std::decay<P>::type...>(args...)});
+      start_with(KernelCall<P...>{fn, std::tuple<typename std::decay<P>::type...>(args...)}, args...);
     else
       (*this)(call, args...);
   }
   template <class F, class... A>
   void operator()(F fn, const A &...args) const { /* not a plain function: as written */
     auto call = [fn, args...]() { fn(args...); };
-    start(call);
+    start_with(call, args...);
   }
 };
 inline Launch launch(const char *name, const char *file, int line, const void *kaddr, ::dim3 grid,
@@ -348,6 +407,11 @@ struct OwnedCall {
   ~OwnedCall() { packed_free<P...>(args); }
   void operator()() const { call_packed(f, args, std::index_sequence_for<P...>{}); }
 };
+/* The pointer arguments of an argument array (with several devices). */
+template <class... P, int N, size_t... I>
+inline void packed_pointers(PointerArgs<N> &pa, void **args, std::index_sequence<I...>) {
+  (pa.add((int)I, *static_cast<const typename std::decay<P>::type *>(args[I])), ...);
+}
 /* cudaLaunchKernel and cudaLaunchCooperativeKernel with the kernel's type known. */
 template <class... P>
 inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, void **args, size_t smem,
@@ -357,6 +421,16 @@ inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, voi
   if (__builtin_expect(stream != nullptr, 0) && stream_capturing(stream))
     return capture_kernel(info, defer(OwnedCall<P...>(f, args)));
   auto call = [f, args]() { call_packed(f, args, std::index_sequence_for<P...>{}); };
+  if constexpr (data_pointer_count<P...>() > 0) {
+    if (__builtin_expect(device_count() > 1, 0) && args) {
+      PointerArgs<data_pointer_count<P...>()> pa;
+      packed_pointers<P...>(pa, args, std::index_sequence_for<P...>{});
+      pa.publish();
+      const cudaError_t e = run_kernel(info, &Launch::invoke<decltype(call)>, &call);
+      tls.arg_n = 0;
+      return e;
+    }
+  }
   return run_kernel(info, &Launch::invoke<decltype(call)>, &call);
 }
 

@@ -242,6 +242,8 @@ struct Alloc {
   int copies = 0;                    /* the runtime's copies that hold pages of it open */
   uintptr_t open_lo = 0, open_hi = 0; /* the pages they opened (their bounding box) */
   bool close_after_launch = false;   /* a copy ended while a launch ran: the launch closes it */
+  int device = -1;                   /* cudaMalloc's: the device current when it was made; -1 for
+                                        memory every device reaches (managed, host, symbols) */
 };
 static std::mutex g_mem_mutex;
 static std::map<uintptr_t, Alloc> g_allocs;
@@ -330,6 +332,76 @@ static void explain_range(char *out, size_t cap, const char *what, const void *p
              what, n, (size_t)((uintptr_t)p - a->first), a->second.size,
              (size_t)((uintptr_t)p + n - a->first - a->second.size));
 }
+
+/* ---- several devices */
+
+/* SCANLAB_EMU_DEVICES: the devices the emu models, 1 to 16. They are alike and share the host's
+ * memory; each allocation made by cudaMalloc notes the device current when it was made, and a
+ * launch checks its pointer arguments against the launching device and the peers it enabled. */
+static const int MAX_DEVICES = 16;
+int g_device_count = 0;
+int device_count_init() {
+  static const int n = [] {
+    const char *s = getenv("SCANLAB_EMU_DEVICES");
+    if (!s || !*s) return 1;
+    char *end;
+    const long v = strtol(s, &end, 10);
+    if (*end || v < 1 || v > MAX_DEVICES) {
+      diag("emu: ignoring SCANLAB_EMU_DEVICES=%s (expected a number from 1 to %d); the emu models 1 device", s,
+           MAX_DEVICES);
+      return 1;
+    }
+    return (int)v;
+  }();
+  __atomic_store_n(&g_device_count, n, __ATOMIC_RELAXED);
+  return n;
+}
+static bool valid_device(int d) { return d >= 0 && d < device_count(); }
+
+/* cudaSetDevice's, per host thread as CUDA's is */
+static thread_local int t_device = 0;
+int current_device() { return t_device; }
+void set_current_device(int d) { t_device = d; }
+
+/* g_peers[d]: a bit for each device e that d enabled peer access to (cudaDeviceEnablePeerAccess
+ * with d current): kernels launched on d may use e's memory. */
+static std::atomic<unsigned> g_peers[MAX_DEVICES];
+
+int foreign_pointer(int device, const void *const *ptrs, int n, int *owner) {
+  const unsigned peers = g_peers[device].load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  for (int i = 0; i < n; i++) {
+    auto *a = find_alloc(ptrs[i]);
+    if (!a) continue;
+    const int d = a->second.device;
+    if (d >= 0 && d != device && !((peers >> d) & 1)) {
+      *owner = d;
+      return i;
+    }
+  }
+  return -1;
+}
+
+/* The device of the allocation holding p: -1 for memory every device reaches, -2 where p is
+ * not in an allocation. */
+static int device_of(const void *p) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  auto *a = find_alloc(p);
+  return a ? a->second.device : -2;
+}
+
+/* ---- host synchronisations, per host thread */
+
+static thread_local unsigned long long t_syncs = 0;
+static thread_local const char *t_sync_last = nullptr;
+static thread_local int t_sync_depth = 0;
+SyncCall::SyncCall(const char *name) {
+  if (t_sync_depth++ == 0 && name) {
+    t_syncs++;
+    t_sync_last = name;
+  }
+}
+SyncCall::~SyncCall() { t_sync_depth--; }
 
 /* ---- guarded allocations */
 
@@ -643,6 +715,7 @@ static cudaError_t do_alloc(void **p, size_t size, int kind, const char *fn) {
   }
   Alloc a{size, kind};
   a.slot = slot;
+  if (kind == 0) a.device = t_device;
   g_allocs[(uintptr_t)m] = a;
   if (kind != 1) g_allocated += size;
   *p = m;
@@ -758,11 +831,57 @@ static void copy_bytes(void *dst, const void *src, size_t n) {
   memmove(dst, src, n);
 }
 
+/* A copy between two host buffers (by its kind, or found so for cudaMemcpyDefault): the one
+ * synchronous copy that does not wait for the device. */
+static bool host_to_host(const void *dst, const void *src, size_t n, cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyDefault) return !range_is_device(dst, n) && !range_is_device(src, n);
+  return kind == cudaMemcpyHostToHost;
+}
+
+static cudaError_t memcpy_impl(const char *fn, void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
+  STICKY_CHECK();
+  cudaError_t e = check_copy(fn, dst, src, count, kind);
+  if (e != cudaSuccess) return e;
+  count_copy(dst, src, count, kind);
+  copy_bytes(dst, src, count);
+  return cudaSuccess;
+}
+
+/* cudaMemcpyPeer and cudaMemcpyPeerAsync: each pointer must lie in memory of the device named
+ * for it (or in memory every device reaches). */
+static cudaError_t peer_copy(const char *fn, void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
+  STICKY_CHECK();
+  if (!valid_device(dstDevice) || !valid_device(srcDevice)) {
+    diag("emu: %s: device %d does not exist (SCANLAB_EMU_DEVICES=%d) (cudaErrorInvalidDevice)", fn,
+         valid_device(dstDevice) ? srcDevice : dstDevice, device_count());
+    set_error(cudaErrorInvalidDevice);
+    return cudaErrorInvalidDevice;
+  }
+  if (count) {
+    const void *ptrs[2] = {dst, src};
+    const int named[2] = {dstDevice, srcDevice};
+    for (int k = 0; k < 2; k++) {
+      const int d = device_of(ptrs[k]);
+      if (d < 0 || d == named[k]) continue;
+      diag("emu: %s of %zu bytes: the %s %p is memory of device %d, not of device %d (cudaErrorInvalidValue)", fn,
+           count, k ? "source" : "destination", ptrs[k], d, named[k]);
+      set_error(cudaErrorInvalidValue);
+      return cudaErrorInvalidValue;
+    }
+  }
+  return memcpy_impl(fn, dst, src, count, cudaMemcpyDeviceToDevice);
+}
+
 extern "C" {
 
 void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d) {
   if (d2h) *d2h = g_d2h.load();
   if (h2d) *h2d = g_h2d.load();
+}
+
+unsigned long long scanlab_emu_host_syncs(const char **last) {
+  if (last) *last = t_sync_last;
+  return t_syncs;
 }
 
 cudaError_t cudaGetLastError(void) {
@@ -809,30 +928,32 @@ const char *cudaGetErrorString(cudaError_t error) {
 
 cudaError_t cudaGetDeviceCount(int *count) {
   if (!count) return cudaErrorInvalidValue;
-  *count = 1;
+  *count = device_count();
   return cudaSuccess;
 }
 cudaError_t cudaGetDevice(int *device) {
   if (!device) return cudaErrorInvalidValue;
-  *device = 0;
+  *device = t_device;
   return cudaSuccess;
 }
 cudaError_t cudaSetDevice(int device) {
   STICKY_CHECK();
-  if (device != 0) {
+  if (!valid_device(device)) {
     set_error(cudaErrorInvalidDevice);
     return cudaErrorInvalidDevice;
   }
+  t_device = device;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
   if (!p) return cudaErrorInvalidValue;
-  if (device != 0) {
+  if (!valid_device(device)) {
     set_error(cudaErrorInvalidDevice);
     return cudaErrorInvalidDevice;
   }
   memset(p, 0, sizeof *p);
+  p->pciBusID = device; /* cudaDeviceGetPCIBusId's */
   snprintf(p->name, sizeof p->name, "ScanLab CPU emulator");
   p->totalGlobalMem = total_memory();
   p->sharedMemPerBlock = 49152;
@@ -883,9 +1004,13 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
-  if (!value || device != 0) return cudaErrorInvalidValue;
+  if (!value) return cudaErrorInvalidValue;
+  if (!valid_device(device)) {
+    set_error(cudaErrorInvalidDevice);
+    return cudaErrorInvalidDevice;
+  }
   cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, 0);
+  cudaGetDeviceProperties(&p, device);
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
     case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
@@ -923,12 +1048,14 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxPitch: *value = (int)p.memPitch; break;
     case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
     case cudaDevAttrSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
+    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
     default: *value = 0; break;
   }
   return cudaSuccess;
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  SyncCall sc("cudaDeviceSynchronize");
   STICKY_CHECK();
   sync_all();
   std::lock_guard<std::mutex> g(g_mem_mutex);
@@ -982,6 +1109,7 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags) {
   return do_alloc(devPtr, size, 2, "cudaMallocManaged");
 }
 cudaError_t cudaFree(void *devPtr) {
+  SyncCall sc(devPtr ? "cudaFree" : nullptr); /* cudaFree(0) does nothing */
   STICKY_CHECK();
   return do_free(devPtr, false, "cudaFree");
 }
@@ -995,17 +1123,14 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
   return do_alloc(ptr, size, 1, "cudaHostAlloc");
 }
 cudaError_t cudaFreeHost(void *ptr) {
+  SyncCall sc(ptr ? "cudaFreeHost" : nullptr);
   STICKY_CHECK();
   return do_free(ptr, true, "cudaFreeHost");
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind kind) {
-  STICKY_CHECK();
-  cudaError_t e = check_copy("cudaMemcpy", dst, src, count, kind);
-  if (e != cudaSuccess) return e;
-  count_copy(dst, src, count, kind);
-  copy_bytes(dst, src, count);
-  return cudaSuccess;
+  SyncCall sc(host_to_host(dst, src, count, kind) ? nullptr : "cudaMemcpy");
+  return memcpy_impl("cudaMemcpy", dst, src, count, kind);
 }
 /* Where the stream captures, the call becomes a node of the graph (graph.cpp). */
 #define CAPTURE(stream, type, body)                                                              \
@@ -1015,13 +1140,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind 
   } while (0)
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpy(dst, src, count, kind));
-  STICKY_CHECK();
-  cudaError_t e = check_copy("cudaMemcpyAsync", dst, src, count, kind);
-  if (e != cudaSuccess) return e;
-  count_copy(dst, src, count, kind);
-  copy_bytes(dst, src, count);
-  return cudaSuccess;
+  return memcpy_impl("cudaMemcpyAsync", dst, src, count, kind);
 }
 static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count) {
   STICKY_CHECK();
@@ -1037,13 +1158,18 @@ static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count)
   memset(p, value, count);
   return cudaSuccess;
 }
-cudaError_t cudaMemset(void *devPtr, int value, size_t count) { return memset_impl("cudaMemset", devPtr, value, count); }
+cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
+  SyncCall sc("cudaMemset");
+  return memset_impl("cudaMemset", devPtr, value, count);
+}
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   CAPTURE(stream, cudaGraphNodeTypeMemset, cudaMemset(devPtr, value, count));
   return memset_impl("cudaMemsetAsync", devPtr, value, count);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset, cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpyToSymbol");
   STICKY_CHECK();
   if (!symbol || (!src && count) || (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
                                      kind != cudaMemcpyDefault)) {
@@ -1056,6 +1182,7 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpyFromSymbol");
   STICKY_CHECK();
   if (!symbol || (!dst && count) || (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
                                      kind != cudaMemcpyDefault)) {
@@ -1069,11 +1196,13 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, si
 }
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpyToSymbol(symbol, src, count, offset, kind));
   return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpyFromSymbol(dst, symbol, count, offset, kind));
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
@@ -1103,6 +1232,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  SyncCall sc("cudaStreamSynchronize");
   if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamSynchronize");
   STICKY_CHECK();
   return cudaSuccess;
@@ -1136,6 +1266,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  SyncCall sc("cudaEventSynchronize");
   STICKY_CHECK();
   return event ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
@@ -1197,7 +1328,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
   return cudaSuccess;
 }
 
-/* ---- the rest of the runtime API: one device, synchronous streams ---- */
+/* ---- the rest of the runtime API: synchronous streams ---- */
 
 cudaError_t cudaChooseDevice(int *device, const cudaDeviceProp *prop) {
   (void)prop;
@@ -1215,7 +1346,10 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
   *flags = g_device_flags;
   return cudaSuccess;
 }
-cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+cudaError_t cudaThreadSynchronize(void) {
+  SyncCall sc("cudaThreadSynchronize");
+  return cudaDeviceSynchronize();
+}
 cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache *config) {
   if (!config) return cudaErrorInvalidValue;
@@ -1255,23 +1389,36 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
   if (greatestPriority) *greatestPriority = -5;
   return cudaSuccess;
 }
+/* Every two distinct devices can reach each other's memory once the one that launches has
+ * enabled access to the other (per pair and direction, for the whole process, as a GPU's
+ * contexts keep it). */
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice) {
-  (void)device;
-  (void)peerDevice;
   if (!canAccessPeer) return cudaErrorInvalidValue;
-  *canAccessPeer = 0;
+  if (!valid_device(device) || !valid_device(peerDevice)) {
+    set_error(cudaErrorInvalidDevice);
+    return cudaErrorInvalidDevice;
+  }
+  *canAccessPeer = device != peerDevice;
   return cudaSuccess;
 }
+static cudaError_t peer_error(cudaError_t e) {
+  set_error(e);
+  return e;
+}
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
-  (void)peerDevice;
-  (void)flags;
-  set_error(cudaErrorInvalidDevice);
-  return cudaErrorInvalidDevice;
+  STICKY_CHECK();
+  if (!valid_device(peerDevice) || peerDevice == t_device) return peer_error(cudaErrorInvalidDevice);
+  if (flags != 0) return peer_error(cudaErrorInvalidValue);
+  const unsigned bit = 1u << peerDevice;
+  if (g_peers[t_device].fetch_or(bit) & bit) return peer_error(cudaErrorPeerAccessAlreadyEnabled);
+  return cudaSuccess;
 }
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
-  (void)peerDevice;
-  set_error(cudaErrorInvalidDevice);
-  return cudaErrorInvalidDevice;
+  STICKY_CHECK();
+  if (!valid_device(peerDevice) || peerDevice == t_device) return peer_error(cudaErrorInvalidDevice);
+  const unsigned bit = 1u << peerDevice;
+  if (!(g_peers[t_device].fetch_and(~bit) & bit)) return peer_error(cudaErrorPeerAccessNotEnabled);
+  return cudaSuccess;
 }
 
 /* Rows are padded to a multiple of 512 bytes, as on current GPUs. */
@@ -1286,6 +1433,7 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream) {
   return cudaMalloc(devPtr, size);
 }
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaFreeAsync (memory nodes)");
   return cudaFree(devPtr);
 }
@@ -1330,7 +1478,9 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *pt
   (void)base;
   attr->type = kind == 0 ? cudaMemoryTypeDevice : kind == 2 ? cudaMemoryTypeManaged
                                               : kind == 1 ? cudaMemoryTypeHost : cudaMemoryTypeUnregistered;
-  attr->device = 0;
+  /* cudaMalloc's memory is its device's; other memory every device reaches: the current one */
+  const int owner = device_of(ptr);
+  attr->device = owner >= 0 ? owner : t_device;
   if (kind == 0 || kind == 2 || kind == 1) attr->devicePointer = (void *)ptr;
   if (kind == 2 || kind == 1) attr->hostPointer = (void *)ptr;
   return cudaSuccess;
@@ -1397,7 +1547,7 @@ struct CUmemPoolHandle_st {
 static CUmemPoolHandle_st g_pool;
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device) {
   if (!memPool) return cudaErrorInvalidValue;
-  if (device != 0) return cudaErrorInvalidDevice;
+  if (!valid_device(device)) return cudaErrorInvalidDevice;
   *memPool = &g_pool;
   return cudaSuccess;
 }
@@ -1421,22 +1571,40 @@ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPo
   if (memPool != &g_pool) return cudaErrorInvalidValue;
   return cudaMallocAsync(ptr, size, stream);
 }
+/* Device d sits on bus d: "0000:00:00.0", "0000:01:00.0", ... */
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device) {
   if (!pciBusId || len <= 0) return cudaErrorInvalidValue;
-  if (device != 0) return cudaErrorInvalidDevice;
-  snprintf(pciBusId, (size_t)len, "0000:00:00.0");
+  if (!valid_device(device)) return cudaErrorInvalidDevice;
+  snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", (unsigned)device);
+  return cudaSuccess;
+}
+/* Takes "domain:bus:device.function" or "bus:device.function", numbers in hexadecimal. */
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId) {
+  if (!device || !pciBusId) return cudaErrorInvalidValue;
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  char tail;
+  if (sscanf(pciBusId, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) {
+    domain = 0;
+    if (sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3) return cudaErrorInvalidValue;
+  }
+  if (domain != 0 || dev != 0 || fn != 0 || !valid_device((int)bus)) return cudaErrorInvalidDevice;
+  *device = (int)bus;
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count) {
-  if (dstDevice != 0 || srcDevice != 0) {
-    set_error(cudaErrorInvalidDevice);
-    return cudaErrorInvalidDevice;
-  }
-  return cudaMemcpy(dst, src, count, cudaMemcpyDeviceToDevice);
+  SyncCall sc("cudaMemcpyPeer");
+  return peer_copy("cudaMemcpyPeer", dst, dstDevice, src, srcDevice, count);
+}
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream) {
+  SyncCall quiet(nullptr);
+  CAPTURE(stream, cudaGraphNodeTypeMemcpy, peer_copy("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count));
+  return peer_copy("cudaMemcpyPeerAsync", dst, dstDevice, src, srcDevice, count);
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind) {
+  SyncCall sc(host_to_host(dst, src, width, kind) ? nullptr : "cudaMemcpy2D");
   STICKY_CHECK();
   if (width > dpitch || width > spitch) {
     diag("emu: cudaMemcpy2D: width %zu is larger than a pitch (%zu, %zu) (cudaErrorInvalidPitchValue)", width,
@@ -1456,10 +1624,12 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
 }
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                               size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  SyncCall quiet(nullptr);
   CAPTURE(stream, cudaGraphNodeTypeMemcpy, cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind));
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
+  SyncCall sc("cudaMemset2D");
   STICKY_CHECK();
   if (width > pitch && height > 1) {
     diag("emu: cudaMemset2D: width %zu is larger than the pitch %zu (cudaErrorInvalidPitchValue)", width, pitch);

@@ -21,28 +21,28 @@ CUresult cuDriverGetVersion(int *version) {
 }
 CUresult cuDeviceGetCount(int *count) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
-  *count = 1;
+  *count = scanlab_emu::device_count();
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   if (!device) return CUDA_ERROR_INVALID_VALUE;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *device = 0;
+  if (ordinal < 0 || ordinal >= scanlab_emu::device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
   if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (dev < 0 || dev >= scanlab_emu::device_count()) return CUDA_ERROR_INVALID_DEVICE;
   cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, 0);
+  cudaGetDeviceProperties(&p, dev);
   snprintf(name, (size_t)len, "%s", p.name);
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev) {
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (dev < 0 || dev >= scanlab_emu::device_count()) return CUDA_ERROR_INVALID_DEVICE;
   cudaDeviceProp p;
-  cudaGetDeviceProperties(&p, 0);
+  cudaGetDeviceProperties(&p, dev);
   *bytes = p.totalGlobalMem;
   return CUDA_SUCCESS;
 }

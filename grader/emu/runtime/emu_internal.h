@@ -174,6 +174,7 @@ static const int EMU_MAX_SLOTS = 8;
 
 struct LaunchState {
   LaunchInfo info;
+  int device = 0; /* the device current where it was launched: its workers run as that device */
   void (*thunk)(const void *);
   const void *closure;
   long long nblocks;
@@ -242,6 +243,24 @@ std::mutex &diag_mutex();
 double now_s();
 bool range_is_device(const void *p, size_t n);
 int dynamic_smem_limit_for(const void *func);
+
+/* several devices (api.cpp; SCANLAB_EMU_DEVICES, device_count() in scanlab_emu_device.h) */
+int current_device();          /* the calling host thread's (cudaSetDevice), 0 by default */
+void set_current_device(int d); /* a worker running a block takes its launch's device */
+/* Of the n pointers, the first that lies in a cudaMalloc allocation of a device other than
+ * `device`, to which `device` has no peer access: its index, and its device in *owner; -1
+ * when there is none. */
+int foreign_pointer(int device, const void *const *ptrs, int n, int *owner);
+/* Host synchronisations (scanlab_emu_host_syncs): a call that waits for the device holds one
+ * for its duration; only the outermost of the calling thread counts, so a call made inside
+ * another (cudaMemcpy3D's rows, a graph's copies) is not counted again. A null name: a call
+ * that does not wait (an asynchronous one), and neither do the calls it makes. */
+struct SyncCall {
+  explicit SyncCall(const char *name);
+  ~SyncCall();
+  SyncCall(const SyncCall &) = delete;
+  SyncCall &operator=(const SyncCall &) = delete;
+};
 
 /* device allocations between guard pages (api.cpp) */
 struct GuardHit {

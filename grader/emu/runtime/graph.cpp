@@ -498,6 +498,7 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   return graphExec ? cudaSuccess : cudaErrorInvalidValue;
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  SyncCall quiet(nullptr); /* its copies and memsets are in stream order, not host synchronisations */
   if (!graphExec) return cudaErrorInvalidValue;
   if (sticky_error() != cudaSuccess) return sticky_error();
   if (capturing(stream)) {

@@ -1070,6 +1070,7 @@ static void run_worker(Worker *w, LaunchState *L) {
   const size_t smem = L->info.smem;
   w->launch = L;
   tls.worker = w;
+  set_current_device(L->device); /* a helper runs its blocks as the launching thread's device */
   if (!arena_setup(w, smem)) {
     Buf m;
     m.add("emu: cannot map %zu bytes of dynamic shared memory", smem);
@@ -1627,9 +1628,38 @@ static void ensure_workers(Pool &p, int n) {
   }
 }
 
+/* With several devices: a pointer argument into memory of another device than the launching
+ * one, with no peer access to it, fails the launch (on a GPU its first access is an illegal
+ * address). True when it did. */
+static bool wrong_device(const LaunchInfo &in, int device, const void *const *ptrs, const int *pos, int n) {
+  int owner = -1;
+  const int k = foreign_pointer(device, ptrs, n, &owner);
+  if (k < 0) return false;
+  Buf b;
+  describe_launch(b, in);
+  {
+    std::lock_guard<std::mutex> g(diag_mutex());
+    fprintf(stderr,
+            "emu: kernel %s: argument %d points into memory of device %d, launched on device %d (no peer access: "
+            "cudaDeviceEnablePeerAccess was not called)\nemu: %s failed: cudaErrorIllegalAddress\n",
+            in.name, pos[k] + 1, owner, device, b.s);
+    fflush(stderr);
+  }
+  set_sticky(cudaErrorIllegalAddress);
+  note_kernel_failure();
+  return true;
+}
+
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
   LaunchInfo in = info;
   if (!in.name) in.name = "(kernel)";
+  /* the launch's pointer arguments (several devices only), taken at once: a later launch on this
+   * thread (a graph's) brings its own or none */
+  const void *const *arg_ptrs = tls.arg_ptrs;
+  const int *arg_pos = tls.arg_pos;
+  const int arg_n = tls.arg_n;
+  tls.arg_n = 0;
+  const int device = current_device();
   if (tls.fiber) {
     Worker *w = (Worker *)tls.worker;
     Buf b;
@@ -1643,6 +1673,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
    * at its address; a template's instance (`scan<T>` in a host template) by its arguments */
   if (in.kaddr && ((in.flags & LAUNCH_NAME_BY_ADDRESS) || strchr(in.name, '<')))
     if (const char *nm = kernel_name_at(in.kaddr)) in.name = nm;
+  if (arg_n > 0 && wrong_device(in, device, arg_ptrs, arg_pos, arg_n)) return cudaSuccess;
   const Config &cfg = config();
   Pool &p = pool();
   std::lock_guard<std::mutex> launch_lock(p.launch_mutex);
@@ -1677,6 +1708,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
   L.info = in;
+  L.device = device;
   L.name_pending = !in.kaddr;
   if (g_probe_on) {
     probe_launch_begin(&L.info);

@@ -288,6 +288,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array, const cudaChannelFormatDesc *d
 }
 cudaError_t cudaFreeArray(cudaArray_t array) {
   if (!array) return cudaSuccess;
+  SyncCall sc("cudaFreeArray");
   const cudaError_t e = cudaFree(array->data);
   delete array;
   return e;
@@ -314,6 +315,7 @@ static cudaError_t array_rect(const char *fn, const cudaArray *a, size_t wOffset
 }
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
                                 size_t width, size_t height, cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpy2DToArray");
   const cudaError_t e = array_rect("cudaMemcpy2DToArray", dst, wOffset, hOffset, width, height);
   if (e != cudaSuccess) return e;
   if (kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost)
@@ -323,10 +325,12 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
 cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch,
                                      size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
   (void)stream;
+  SyncCall quiet(nullptr);
   return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset,
                                   size_t width, size_t height, cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpy2DFromArray");
   const cudaError_t e = array_rect("cudaMemcpy2DFromArray", src, wOffset, hOffset, width, height);
   if (e != cudaSuccess) return e;
   return cudaMemcpy2D(dst, dpitch, src->data + hOffset * src->row() + wOffset, src->row(), width, height, kind);
@@ -335,11 +339,13 @@ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const
                                        size_t hOffset, size_t width, size_t height, cudaMemcpyKind kind,
                                        cudaStream_t stream) {
   (void)stream;
+  SyncCall quiet(nullptr);
   return cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 /* The deprecated linear forms: count bytes from (wOffset, hOffset) on, row after row. */
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
                               cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpyToArray");
   if (!dst) return invalid("cudaMemcpyToArray", "a null array");
   const size_t start = hOffset * dst->row() + wOffset, total = dst->row() * dst->h() * dst->d();
   if (wOffset > dst->row() || start + count > total) return invalid("cudaMemcpyToArray", "the copy runs past the array");
@@ -347,6 +353,7 @@ cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, c
 }
 cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
                                 cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpyFromArray");
   if (!src) return invalid("cudaMemcpyFromArray", "a null array");
   const size_t start = hOffset * src->row() + wOffset, total = src->row() * src->h() * src->d();
   if (wOffset > src->row() || start + count > total)
@@ -357,6 +364,7 @@ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset
 cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,
                                      size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height,
                                      cudaMemcpyKind kind) {
+  SyncCall sc("cudaMemcpy2DArrayToArray");
   cudaError_t e = array_rect("cudaMemcpy2DArrayToArray", dst, wOffsetDst, hOffsetDst, width, height);
   if (e == cudaSuccess) e = array_rect("cudaMemcpy2DArrayToArray", src, wOffsetSrc, hOffsetSrc, width, height);
   if (e != cudaSuccess) return e;
@@ -376,6 +384,7 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent extent) {
   return cudaSuccess;
 }
 cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  SyncCall sc("cudaMemset3D");
   for (size_t z = 0; z < extent.depth; z++) {
     const cudaError_t e =
         cudaMemset2D((char *)p.ptr + z * p.pitch * p.ysize, p.pitch, value, extent.width, extent.height);
@@ -398,6 +407,7 @@ static Side side(cudaArray_t a, cudaPos pos, cudaPitchedPtr p) {
   return Side{(unsigned char *)p.ptr + pos.z * slice + pos.y * p.pitch + pos.x, p.pitch, slice, 1};
 }
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
+  SyncCall sc(p && p->kind == cudaMemcpyHostToHost ? nullptr : "cudaMemcpy3D");
   if (!p) return invalid("cudaMemcpy3D", "null parameters");
   if ((!p->srcArray && !p->srcPtr.ptr) || (!p->dstArray && !p->dstPtr.ptr))
     return invalid("cudaMemcpy3D", "a side with neither an array nor a pointer");
@@ -420,6 +430,7 @@ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
 }
 cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *p, cudaStream_t stream) {
   (void)stream;
+  SyncCall quiet(nullptr);
   return cudaMemcpy3D(p);
 }
 
