@@ -124,7 +124,7 @@ int mgk_init(int real_ranks, char *err, size_t cap) {
   return 0;
 #else
   int devices = 0;
-  if (real_ranks < 1 || real_ranks > MGK_RANKS_MAX || cudaGetDeviceCount(&devices) != cudaSuccess ||
+  if (real_ranks < 2 || real_ranks > MGK_RANKS_MAX || cudaGetDeviceCount(&devices) != cudaSuccess ||
       devices < real_ranks)
     return 0;
   void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);

@@ -33,7 +33,7 @@ extern "C" {
 #define MGK_RANKS_MAX 64
 
 /**
- * @brief Unconfined set-up, from the driver's lab hook: when as many GPUs as @p real_ranks (one or more)
+ * @brief Unconfined set-up, from the driver's lab hook: when @p real_ranks GPUs (two or more)
  * are visible and NCCL's library loads, makes NCCL communicators over GPUs 0 .. real_ranks-1 and
  * warms them with one all-gather. Returns 0 (also when it made none: the stand-in serves), or -1
  * with the reason in @p err when NCCL loaded but failed.

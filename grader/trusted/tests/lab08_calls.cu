@@ -79,7 +79,7 @@ static __global__ void holdKernel(const volatile int *flag) {
   }
 }
 
-static int sync_code(const char *name) {
+static __attribute__((unused)) int sync_code(const char *name) {
   static const char *const names[] = {"", "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
                                       "cudaMemcpy", "cudaMemset", "cudaFree"};
   for (int k = 1; k < 7; k++)
