@@ -192,7 +192,8 @@ def skeletons_fail(lab, backend="emu"):
             continue
         if e["status"] == "passed":
             bad.append(f"{name}: passes on the skeleton (a test that cannot fail)")
-        elif re.search(r"crashed|timed out|does not compile|exited with code|^harness:", e["output"], re.M):
+        elif re.search(r"crashed|timed out|does not compile|exited with code|^harness:|the kit does not build",
+                       e["output"], re.M):
             # a harness failure (no GPU, a device side that cannot load) is not the skeleton failing
             bad.append(f"{name}: the skeleton must fail cleanly, not: {e['output'].splitlines()[0]}")
     log = os.path.join(ROOT, "build", "grade", backend, "skeletons", "logs", f"lab{lab}", "build.log")
