@@ -20,7 +20,7 @@ KIT_ONLY    := check|check-gpu|bench|student-kit|emu-corpus
 FULL_KIT    = test -d solutions || { echo "make $@ needs the full kit (its reference solutions and self-test); this is \
 the student kit. Your work: make test LAB=NN (one lab, every message), make grade (the score), make handin."; exit 2; }
 .DEFAULT_GOAL := help
-.PHONY: help grade grade-class similarity test check check-gpu deps docs slides handin student-kit autograder bench profile clean
+.PHONY: help grade grade-class similarity test check check-gpu deps docs slides handin student-kit autograder bench profile ranks ranks-build clean
 
 help: ## list the targets
 	@echo "ScanLab: parallel prefix sum (scan) on NVIDIA GPUs, as labs."
@@ -121,6 +121,20 @@ profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared:
 	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03 (or LAB=all)"; exit 2; }
 	@grader/deps.sh grade
 	@$(PYTHON) grader/measure/profile_banks.py --lab "$(LAB)"
+
+RANKS       ?= 3
+RANKS_SRC    = $(firstword $(wildcard $(SUBMISSION)/08-multi-gpu/multi_gpu.cu $(SUBMISSION)/multi_gpu.cu))
+RANKS_BIN   ?= build/ranks/$(BACKEND)/lab08_ranks
+RANKS_INC    = -Igrader/trusted/include -Igrader/trusted/driver -Igrader/trusted/harness
+ranks-build: ## lab 08 as processes: build SUBMISSION's multi_gpu.cu into build/ranks/BACKEND/lab08_ranks
+	@test -n "$(RANKS_SRC)" || { echo "make ranks: no multi_gpu.cu in $(SUBMISSION)/08-multi-gpu/ or $(SUBMISSION)/"; exit 2; }
+	@mkdir -p $(dir $(RANKS_BIN))
+	$(if $(filter emu,$(BACKEND)),grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(SM)) $(RANKS_INC) \
+	  labs/08-multi-gpu/ranks/lab08_ranks.cu $(RANKS_SRC) grader/trusted/driver/nccl_shim.cu \
+	  grader/trusted/driver/nccl_process.cu -o $(RANKS_BIN) -ldl
+
+ranks: ranks-build ## lab 08's ranks as RANKS=3 processes on this host (ARGS="--time N" times them; srun: lab08_ranks.sbatch)
+	@labs/08-multi-gpu/ranks/run_ranks.sh $(RANKS) $(RANKS_BIN) $(ARGS)
 
 clean: ## remove build/
 	rm -rf build

@@ -88,7 +88,7 @@ DRIVER_HDRS  := grader/trusted/driver/driver.h grader/trusted/harness/hx_proto.h
 CALLS_OBJ    := $(KITB)/lab$(LAB)_calls.o
 # Lab 08's NCCL: the kit's stand-in and its route to NCCL itself (nccl_shim.h), beside the calls.
 ifeq ($(LAB),08)
-CALLS_OBJ    += $(KITB)/driver/nccl_shim.o
+CALLS_OBJ    += $(KITB)/driver/nccl_shim.o $(KITB)/driver/nccl_process.o
 endif
 CLEAN_DRIVER := $(KITB)/scanlab-clean-driver
 $(KITB)/driver:
@@ -125,7 +125,8 @@ $(KITB)/driver/driver_dev.o: grader/trusted/driver/driver_dev.cu $(DRIVER_HDRS) 
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
 $(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) grader/trusted/driver/nccl_shim.h | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
-$(KITB)/driver/nccl_shim.o: grader/trusted/driver/nccl_shim.cu grader/trusted/driver/nccl_shim.h $(EMU_LIB) | $(KITB)/driver
+NCCL_HDRS := grader/trusted/driver/nccl_shim.h grader/trusted/driver/nccl_shim_internal.h
+$(KITB)/driver/nccl_%.o: grader/trusted/driver/nccl_%.cu $(NCCL_HDRS) $(EMU_LIB) | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
 LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
 STUDENT_LIBS := $(EMU_LIB)
@@ -154,7 +155,8 @@ $(KITB)/driver/driver_dev.o: grader/trusted/driver/driver_dev.cu $(DRIVER_HDRS) 
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 $(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) grader/trusted/driver/nccl_shim.h | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
-$(KITB)/driver/nccl_shim.o: grader/trusted/driver/nccl_shim.cu grader/trusted/driver/nccl_shim.h | $(KITB)/driver
+NCCL_HDRS := grader/trusted/driver/nccl_shim.h grader/trusted/driver/nccl_shim_internal.h
+$(KITB)/driver/nccl_%.o: grader/trusted/driver/nccl_%.cu $(NCCL_HDRS) | $(KITB)/driver
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^ -lcuda
 define FLAGS

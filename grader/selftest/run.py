@@ -915,6 +915,8 @@ def checks():
     out += [("docs build clean", docs), ("slides build", slides)]
     import content  # noqa: E402  (grader/selftest/content.py: what readers see)
     out += content.CHECKS
+    import ranks  # noqa: E402  (grader/selftest/ranks.py: lab 08's ranks as processes)
+    out += ranks.CHECKS
     return out
 
 
@@ -965,7 +967,8 @@ LANES = 2
 # LaTeX, Chromium, Slurm, the similarity engine: a minute or two of downloads and unpacking on a
 # fresh machine) install beside the first checks; only these wait for them.
 NEEDS_DEPS = ("docs build clean", "slides build", "the docs render in a browser", "similarity ranks",
-              "the class report in a browser", "the class through a one-node Slurm cluster")
+              "the class report in a browser", "the class through a one-node Slurm cluster",
+              "lab 08: ranks as processes through srun")
 
 
 class Deps:

@@ -15,45 +15,31 @@
  *     before its peers have read it. Nothing waits on the host for the device.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include "nccl_shim.h"
+#include "nccl_shim_internal.h"
 
-/** Seconds a rank waits at a collective for a peer that neither arrives nor returns. */
-#define MGK_WAIT_S 20
-
-enum { K_NONE = 0, K_ALLGATHER, K_ALLREDUCE, K_BROADCAST, K_REDUCE, K_REDUCESCATTER };
-static const char *const KIND[] = {"", "ncclAllGather", "ncclAllReduce", "ncclBroadcast", "ncclReduce",
-                                   "ncclReduceScatter"};
-static const char *const TYPE[] = {"ncclInt8", "ncclUint8", "ncclInt32", "ncclUint32", "ncclInt64",
-                                   "ncclUint64", "ncclFloat16", "ncclFloat32", "ncclFloat64", "ncclBfloat16",
-                                   "ncclFloat8e4m3", "ncclFloat8e5m2"};
-static const char *const OP[] = {"ncclSum", "ncclProd", "ncclMax", "ncclMin", "ncclAvg"};
-static const size_t TYPE_BYTES[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
-
-/** One rank's request at a collective. */
-typedef struct {
-  int kind, type, op, root;
-  size_t count;
-  const void *send;
-  void *recv;
-  cudaStream_t stream;
-} mgk_op;
-
-/** A communicator as the student's code holds it. */
-struct ncclComm {
-  int size, rank, device;
-  void *real; /* NCCL's communicator, or NULL: the stand-in's */
-};
+const char *const mgk_kind[] = {"", "ncclAllGather", "ncclAllReduce", "ncclBroadcast", "ncclReduce",
+                                "ncclReduceScatter"};
+const char *const mgk_type[] = {"ncclInt8", "ncclUint8", "ncclInt32", "ncclUint32", "ncclInt64",
+                                "ncclUint64", "ncclFloat16", "ncclFloat32", "ncclFloat64", "ncclBfloat16",
+                                "ncclFloat8e4m3", "ncclFloat8e5m2"};
+const char *const mgk_opname[] = {"ncclSum", "ncclProd", "ncclMax", "ncclMin", "ncclAvg"};
+const size_t mgk_type_bytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
 
 /** The stand-in's state of one communicator size (all its ranks). */
 typedef struct {
@@ -95,28 +81,25 @@ static mgk_group *group(int size) {
 /* ---- NCCL itself, loaded ----------------------------------------------------------------- */
 
 #ifndef SCANLAB_EMU
-typedef ncclResult_t (*init_all_fn)(ncclComm_t *, int, const int *);
-typedef ncclResult_t (*all_gather_fn)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
-typedef ncclResult_t (*all_reduce_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
-                                      cudaStream_t);
-typedef ncclResult_t (*broadcast_fn)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
-typedef ncclResult_t (*reduce_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t,
-                                  cudaStream_t);
-typedef ncclResult_t (*reduce_scatter_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
-                                          cudaStream_t);
-typedef ncclResult_t (*group_fn)(void);
-typedef const char *(*error_fn)(ncclResult_t);
-static struct {
-  all_gather_fn all_gather;
-  all_reduce_fn all_reduce;
-  broadcast_fn broadcast;
-  reduce_fn reduce;
-  reduce_scatter_fn reduce_scatter;
-  group_fn group_start, group_end;
-  error_fn error_string;
-} real_api;
+mgk_api mgk_real_api;
+
+int mgk_load_nccl(void *lib) {
+  mgk_real_api.all_gather = (all_gather_fn)dlsym(lib, "ncclAllGather");
+  mgk_real_api.all_reduce = (all_reduce_fn)dlsym(lib, "ncclAllReduce");
+  mgk_real_api.broadcast = (broadcast_fn)dlsym(lib, "ncclBroadcast");
+  mgk_real_api.reduce = (reduce_fn)dlsym(lib, "ncclReduce");
+  mgk_real_api.reduce_scatter = (reduce_scatter_fn)dlsym(lib, "ncclReduceScatter");
+  mgk_real_api.group_start = (group_fn)dlsym(lib, "ncclGroupStart");
+  mgk_real_api.group_end = (group_fn)dlsym(lib, "ncclGroupEnd");
+  mgk_real_api.error_string = (error_fn)dlsym(lib, "ncclGetErrorString");
+  const mgk_api *a = &mgk_real_api;
+  return a->all_gather && a->all_reduce && a->broadcast && a->reduce && a->reduce_scatter && a->group_start &&
+                 a->group_end && a->error_string
+             ? 0
+             : -1;
+}
 #endif
-static int real_size = 0; /* ranks of the NCCL communicators made, 0: none */
+int mgk_real_size = 0; /* ranks of the NCCL communicators made, 0: none */
 
 int mgk_init(int real_ranks, char *err, size_t cap) {
 #ifdef SCANLAB_EMU
@@ -130,16 +113,7 @@ int mgk_init(int real_ranks, char *err, size_t cap) {
   void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return 0; /* no NCCL here: the stand-in serves */
   init_all_fn init_all = (init_all_fn)dlsym(lib, "ncclCommInitAll");
-  real_api.all_gather = (all_gather_fn)dlsym(lib, "ncclAllGather");
-  real_api.all_reduce = (all_reduce_fn)dlsym(lib, "ncclAllReduce");
-  real_api.broadcast = (broadcast_fn)dlsym(lib, "ncclBroadcast");
-  real_api.reduce = (reduce_fn)dlsym(lib, "ncclReduce");
-  real_api.reduce_scatter = (reduce_scatter_fn)dlsym(lib, "ncclReduceScatter");
-  real_api.group_start = (group_fn)dlsym(lib, "ncclGroupStart");
-  real_api.group_end = (group_fn)dlsym(lib, "ncclGroupEnd");
-  real_api.error_string = (error_fn)dlsym(lib, "ncclGetErrorString");
-  if (!init_all || !real_api.all_gather || !real_api.all_reduce || !real_api.broadcast || !real_api.reduce ||
-      !real_api.reduce_scatter || !real_api.group_start || !real_api.group_end || !real_api.error_string) {
+  if (!init_all || mgk_load_nccl(lib) != 0) {
     snprintf(err, cap, "libnccl.so.2 lacks a function the kit calls");
     return -1;
   }
@@ -149,7 +123,7 @@ int mgk_init(int real_ranks, char *err, size_t cap) {
   for (int r = 0; r < real_ranks; r++) devs[r] = r;
   ncclResult_t rc = init_all(made, real_ranks, devs);
   if (rc != ncclSuccess) {
-    snprintf(err, cap, "ncclCommInitAll over %d GPUs: %s", real_ranks, real_api.error_string(rc));
+    snprintf(err, cap, "ncclCommInitAll over %d GPUs: %s", real_ranks, mgk_real_api.error_string(rc));
     return -1;
   }
   /* The first collective makes NCCL's connections (tens of milliseconds, with sockets the
@@ -164,9 +138,9 @@ int mgk_init(int real_ranks, char *err, size_t cap) {
       return -1;
     }
   }
-  real_api.group_start();
-  for (int r = 0; r < real_ranks; r++) real_api.all_gather(buf[r] + r, buf[r], 1, ncclInt32, made[r], st[r]);
-  rc = real_api.group_end();
+  mgk_real_api.group_start();
+  for (int r = 0; r < real_ranks; r++) mgk_real_api.all_gather(buf[r] + r, buf[r], 1, ncclInt32, made[r], st[r]);
+  rc = mgk_real_api.group_end();
   for (int r = 0; r < real_ranks; r++) {
     cudaSetDevice(r);
     cudaStreamSynchronize(st[r]);
@@ -175,21 +149,21 @@ int mgk_init(int real_ranks, char *err, size_t cap) {
   }
   cudaSetDevice(0);
   if (rc != ncclSuccess) {
-    snprintf(err, cap, "NCCL's first all-gather over %d GPUs: %s", real_ranks, real_api.error_string(rc));
+    snprintf(err, cap, "NCCL's first all-gather over %d GPUs: %s", real_ranks, mgk_real_api.error_string(rc));
     return -1;
   }
-  for (int r = 0; r < real_ranks; r++) g->comm[r] = (struct ncclComm){real_ranks, r, r, made[r]};
-  real_size = real_ranks;
+  for (int r = 0; r < real_ranks; r++) g->comm[r] = (struct ncclComm){real_ranks, r, r, made[r], NULL};
+  mgk_real_size = real_ranks;
   return 0;
 #endif
 }
 
-int mgk_real(int size) { return real_size > 0 && size == real_size; }
+int mgk_real(int size) { return mgk_real_size > 0 && size == mgk_real_size; }
 
 ncclComm_t mgk_comm(int size, int rank, int device) {
   mgk_group *g = group(size);
   if (!g || rank < 0 || rank >= size) return NULL;
-  if (!mgk_real(size)) g->comm[rank] = (struct ncclComm){size, rank, device, NULL};
+  if (!mgk_real(size)) g->comm[rank] = (struct ncclComm){size, rank, device, NULL, NULL};
   return &g->comm[rank];
 }
 
@@ -224,19 +198,19 @@ void mgk_own(int size, int rank, const void *p, size_t bytes) {
   g->nown[rank]++;
 }
 
-static const char *ordinal(unsigned long k) {
+const char *mgk_ordinal(unsigned long k) {
   static __thread char s[24];
   const char *suf = k % 100 >= 11 && k % 100 <= 13 ? "th" : k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
   snprintf(s, sizeof s, "%lu%s", k, suf);
   return s;
 }
 
-static void describe(const mgk_op *o, char *out, size_t cap) {
+void mgk_describe(const mgk_op *o, char *out, size_t cap) {
   if (o->kind == K_ALLREDUCE || o->kind == K_REDUCE || o->kind == K_REDUCESCATTER)
-    snprintf(out, cap, "%s of %zu x %s, %s%s", KIND[o->kind], o->count, TYPE[o->type], OP[o->op],
+    snprintf(out, cap, "%s of %zu x %s, %s%s", mgk_kind[o->kind], o->count, mgk_type[o->type], mgk_opname[o->op],
              o->kind == K_REDUCE ? ", a root" : "");
   else
-    snprintf(out, cap, "%s of %zu x %s", KIND[o->kind], o->count, TYPE[o->type]);
+    snprintf(out, cap, "%s of %zu x %s", mgk_kind[o->kind], o->count, mgk_type[o->type]);
   if (o->kind == K_BROADCAST || o->kind == K_REDUCE) {
     const size_t len = strlen(out);
     snprintf(out + len, cap - len, " (root %d)", o->root);
@@ -253,10 +227,10 @@ void mgk_done(int size, int rank) {
     int waiting = -1;
     for (int r = 0; r < size; r++)
       if (g->calls[r] > g->round) waiting = r;
-    describe(&g->op[waiting < 0 ? 0 : waiting], what, sizeof what);
+    mgk_describe(&g->op[waiting < 0 ? 0 : waiting], what, sizeof what);
     fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
                    "call the same collectives in the same order (an empty shard's rank too)",
-                rank, g->calls[rank], g->calls[rank] == 1 ? "" : "s", waiting, ordinal(g->round + 1), what);
+                rank, g->calls[rank], g->calls[rank] == 1 ? "" : "s", waiting, mgk_ordinal(g->round + 1), what);
   }
   pthread_mutex_unlock(&g->m);
 }
@@ -342,7 +316,7 @@ static int owner(const mgk_group *g, const void *p, size_t bytes) {
 static void move_locked(mgk_group *g) {
   const int n = g->size;
   const mgk_op *o = g->op;
-  const size_t el = TYPE_BYTES[o[0].type], c = o[0].count;
+  const size_t el = mgk_type_bytes[o[0].type], c = o[0].count;
   int dev0 = 0;
   cudaGetDevice(&dev0);
   cudaError_t e = cudaSuccess;
@@ -379,21 +353,22 @@ static void move_locked(mgk_group *g) {
   if (e != cudaSuccess) fail_locked(g, "the kit's NCCL stand-in could not move the data: %s", cudaGetErrorString(e));
 }
 
-static int same(const mgk_op *a, const mgk_op *b) {
+int mgk_same(const mgk_op *a, const mgk_op *b) {
   return a->kind == b->kind && a->count == b->count && a->type == b->type &&
          (a->kind == K_ALLGATHER || a->kind == K_BROADCAST || a->op == b->op) &&
          (a->kind != K_BROADCAST && a->kind != K_REDUCE ? 1 : a->root == b->root);
 }
 
 /** Bytes a rank's send and receive buffers must hold. */
-static void extents(const mgk_op *o, int size, size_t *send, size_t *recv) {
-  const size_t b = o->count * TYPE_BYTES[o->type];
+void mgk_extents(const mgk_op *o, int size, size_t *send, size_t *recv) {
+  const size_t b = o->count * mgk_type_bytes[o->type];
   *send = o->kind == K_REDUCESCATTER ? b * (size_t)size : b;
   *recv = o->kind == K_ALLGATHER ? b * (size_t)size : b;
 }
 
 static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
   if (!comm || comm->size < 1) return ncclInvalidArgument;
+  if (comm->shared) return mgk_process_collective(comm, op);
   mgk_group *g = group(comm->size);
   const int r = comm->rank, n = comm->size;
   if (op.type < 0 || op.type >= ncclNumTypes) return ncclInvalidArgument;
@@ -403,11 +378,11 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     return ncclInvalidUsage;
   }
   size_t sb, rb;
-  extents(&op, n, &sb, &rb);
+  mgk_extents(&op, n, &sb, &rb);
   const int so = sb ? owner(g, op.send, sb) : r, ro = rb ? owner(g, op.recv, rb) : r;
   if ((so >= 0 && so != r) || (ro >= 0 && ro != r)) {
     fail_locked(g, "rank %d passed rank %d's %s buffer to %s: a rank's collectives take its own device's memory",
-                r, so >= 0 && so != r ? so : ro, so >= 0 && so != r ? "send" : "receive", KIND[op.kind]);
+                r, so >= 0 && so != r ? so : ro, so >= 0 && so != r ? "send" : "receive", mgk_kind[op.kind]);
     pthread_mutex_unlock(&g->m);
     return ncclInvalidUsage;
   }
@@ -417,7 +392,7 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     if (bufs[b] && cudaPointerGetAttributes(&at, bufs[b]) == cudaSuccess && at.type == cudaMemoryTypeDevice &&
         at.device != comm->device) {
       fail_locked(g, "rank %d passed memory of device %d as the %s buffer of %s; the rank's device is %d", r,
-                  at.device, b ? "receive" : "send", KIND[op.kind], comm->device);
+                  at.device, b ? "receive" : "send", mgk_kind[op.kind], comm->device);
       pthread_mutex_unlock(&g->m);
       return ncclInvalidUsage;
     }
@@ -438,20 +413,20 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
   for (int s = 0; s < n; s++)
     if (s != r && g->done[s]) {
       char what[200];
-      describe(&op, what, sizeof what);
+      mgk_describe(&op, what, sizeof what);
       fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
                      "call the same collectives in the same order (an empty shard's rank too)",
-                  s, g->calls[s], g->calls[s] == 1 ? "" : "s", r, ordinal(k + 1), what);
+                  s, g->calls[s], g->calls[s] == 1 ? "" : "s", r, mgk_ordinal(k + 1), what);
     }
   if (!g->failed && ++g->arrived == n) {
     for (int s = 0; s < n && !g->failed; s++)
-      if (!same(&g->op[s], &g->op[0])) {
+      if (!mgk_same(&g->op[s], &g->op[0])) {
         char a[200], b[200];
-        describe(&g->op[0], a, sizeof a);
-        describe(&g->op[s], b, sizeof b);
+        mgk_describe(&g->op[0], a, sizeof a);
+        mgk_describe(&g->op[s], b, sizeof b);
         fail_locked(g, "the %s collective differs between ranks: rank 0 called %s, rank %d %s: every rank must call "
                        "the same collectives in the same order, with the same counts",
-                    ordinal(k + 1), a, s, b);
+                    mgk_ordinal(k + 1), a, s, b);
       }
     if (!g->failed) move_locked(g);
     g->arrived = 0;
@@ -464,12 +439,12 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     while (!g->failed && g->round == k)
       if (pthread_cond_timedwait(&g->cv, &g->m, &until) != 0 && !g->failed && g->round == k) {
         char what[200], late[160] = "";
-        describe(&op, what, sizeof what);
+        mgk_describe(&op, what, sizeof what);
         for (int s = 0, len = 0; s < n && len < (int)sizeof late - 8; s++)
           if (g->calls[s] <= k) len += snprintf(late + len, sizeof late - (size_t)len, "%s%d", len ? ", " : "", s);
         fail_locked(g, "rank %d waited %d s in its %s collective, %s, for rank%s %s, which neither called it nor "
                        "returned",
-                    r, MGK_WAIT_S, ordinal(k + 1), what, strchr(late, ',') ? "s" : "", late);
+                    r, MGK_WAIT_S, mgk_ordinal(k + 1), what, strchr(late, ',') ? "s" : "", late);
       }
   }
   const int failed = g->failed;
@@ -492,14 +467,14 @@ extern "C" {
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t stream) {
 #ifndef SCANLAB_EMU
-  if (REAL(comm)) return real_api.all_gather(sendbuff, recvbuff, sendcount, datatype, RAW(comm), stream);
+  if (REAL(comm)) return mgk_real_api.all_gather(sendbuff, recvbuff, sendcount, datatype, RAW(comm), stream);
 #endif
   return collective(comm, mgk_op{K_ALLGATHER, (int)datatype, 0, 0, sendcount, sendbuff, recvbuff, stream});
 }
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
 #ifndef SCANLAB_EMU
-  if (REAL(comm)) return real_api.all_reduce(sendbuff, recvbuff, count, datatype, op, RAW(comm), stream);
+  if (REAL(comm)) return mgk_real_api.all_reduce(sendbuff, recvbuff, count, datatype, op, RAW(comm), stream);
 #endif
   if ((int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
   return collective(comm, mgk_op{K_ALLREDUCE, (int)datatype, (int)op, 0, count, sendbuff, recvbuff, stream});
@@ -507,7 +482,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, n
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
                            ncclComm_t comm, cudaStream_t stream) {
 #ifndef SCANLAB_EMU
-  if (REAL(comm)) return real_api.broadcast(sendbuff, recvbuff, count, datatype, root, RAW(comm), stream);
+  if (REAL(comm)) return mgk_real_api.broadcast(sendbuff, recvbuff, count, datatype, root, RAW(comm), stream);
 #endif
   if (!comm || root < 0 || root >= comm->size) return ncclInvalidArgument;
   return collective(comm, mgk_op{K_BROADCAST, (int)datatype, 0, root, count, sendbuff, recvbuff, stream});
@@ -515,7 +490,7 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, n
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op,
                         int root, ncclComm_t comm, cudaStream_t stream) {
 #ifndef SCANLAB_EMU
-  if (REAL(comm)) return real_api.reduce(sendbuff, recvbuff, count, datatype, op, root, RAW(comm), stream);
+  if (REAL(comm)) return mgk_real_api.reduce(sendbuff, recvbuff, count, datatype, op, root, RAW(comm), stream);
 #endif
   if (!comm || root < 0 || root >= comm->size || (int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
   return collective(comm, mgk_op{K_REDUCE, (int)datatype, (int)op, root, count, sendbuff, recvbuff, stream});
@@ -523,7 +498,7 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, nccl
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
 #ifndef SCANLAB_EMU
-  if (REAL(comm)) return real_api.reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, RAW(comm), stream);
+  if (REAL(comm)) return mgk_real_api.reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, RAW(comm), stream);
 #endif
   if ((int)op < 0 || (int)op >= ncclNumOps) return ncclInvalidArgument;
   return collective(comm, mgk_op{K_REDUCESCATTER, (int)datatype, (int)op, 0, recvcount, sendbuff, recvbuff, stream});
@@ -544,13 +519,13 @@ ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int
  * peers, so a group of one thread's collectives needs nothing more. */
 ncclResult_t ncclGroupStart(void) {
 #ifndef SCANLAB_EMU
-  if (real_size) return real_api.group_start();
+  if (mgk_real_size) return mgk_real_api.group_start();
 #endif
   return ncclSuccess;
 }
 ncclResult_t ncclGroupEnd(void) {
 #ifndef SCANLAB_EMU
-  if (real_size) return real_api.group_end();
+  if (mgk_real_size) return mgk_real_api.group_end();
 #endif
   return ncclSuccess;
 }

@@ -59,6 +59,22 @@ int mgk_waiting(int size, int rank);
  *  collective, another rank's buffer, an error of NCCL's) in @p msg. */
 int mgk_failed(int size, char *msg, size_t cap);
 
+/**
+ * @brief Ranks as processes: this process is rank @p rank of @p size, on @p device. With
+ * @p use_nccl, NCCL's communicator (rank 0 writes NCCL's id to `DIR/nccl-id`, a folder every
+ * node of the job sees, and each rank reads it: the form that runs across nodes); otherwise the
+ * stand-in's, over the file `DIR/stand-in` that rank 0 makes and every rank on the host maps.
+ * NULL with the reason in @p err.
+ */
+ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int use_nccl, char *err, size_t cap);
+/** The rank's function returned: a peer waiting in a collective it did not call is told. */
+void mgk_process_done(ncclComm_t comm);
+/** 0, or 1 and what went wrong among the ranks (stand-in only) in @p msg. */
+int mgk_process_failed(ncclComm_t comm, char *msg, size_t cap);
+/** The stand-in's ranks wait for each other between calls, and its failure and done marks clear
+ *  (NCCL's: nothing); -1 after 80 s. */
+int mgk_process_barrier(ncclComm_t comm);
+
 #ifdef __cplusplus
 }
 #endif
