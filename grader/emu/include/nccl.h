@@ -10,6 +10,7 @@
  */
 #ifndef SCANLAB_EMU_NCCL_H
 #define SCANLAB_EMU_NCCL_H
+/// @cond EMU_INTERNAL
 
 #include <stddef.h>
 
@@ -95,4 +96,5 @@ ncclResult_t ncclGroupEnd(void);
 #ifdef __cplusplus
 }
 #endif
+/// @endcond
 #endif /* SCANLAB_EMU_NCCL_H */

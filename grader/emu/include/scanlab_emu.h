@@ -54,6 +54,9 @@
 #ifdef __cplusplus
 extern "C"
 #endif
+/** The calls of the calling host thread so far that waited for the device (cudaDeviceSynchronize,
+ *  cudaStreamSynchronize, a synchronous copy, cudaFree, ...); @p last, if not NULL, receives the
+ *  name of the latest. Lab 08's driver reads it around a rank's call. */
 unsigned long long scanlab_emu_host_syncs(const char **last);
 /// @cond EMU_INTERNAL
 #ifdef SCANLAB_EMU_STACK_KB_DEFAULT

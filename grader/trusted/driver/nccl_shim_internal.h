@@ -19,29 +19,38 @@
 
 /** The collectives the stand-in runs. */
 enum { K_NONE = 0, K_ALLGATHER, K_ALLREDUCE, K_BROADCAST, K_REDUCE, K_REDUCESCATTER };
-/** Names for messages: a collective's (by K_*), a type's, an operator's; a type's bytes. */
+/** A collective's name, by K_*. */
 extern const char *const mgk_kind[];
+/** A type's name, by ncclDataType_t. */
 extern const char *const mgk_type[];
+/** An operator's name, by ncclRedOp_t. */
 extern const char *const mgk_opname[];
+/** A type's bytes, by ncclDataType_t. */
 extern const size_t mgk_type_bytes[];
 
 /** One rank's request at a collective. */
 typedef struct {
-  int kind, type, op, root;
-  size_t count;
-  const void *send;
-  void *recv;
-  cudaStream_t stream;
+  int kind;            /**< K_* */
+  int type;            /**< an ncclDataType_t */
+  int op;              /**< an ncclRedOp_t (reductions) */
+  int root;            /**< the root (broadcast, reduce) */
+  size_t count;        /**< elements: sent (all-gather), received (reduce-scatter), else both */
+  const void *send;    /**< the send buffer */
+  void *recv;          /**< the receive buffer */
+  cudaStream_t stream; /**< the rank's stream */
 } mgk_op;
 
 /** A communicator as the student's code holds it. */
 struct ncclComm {
-  int size, rank, device;
-  void *real;          /* NCCL's communicator, or NULL: the stand-in's */
-  struct mgk_shared *shared; /* ranks as processes: the stand-in's shared file, or NULL */
+  int size;                  /**< ranks */
+  int rank;                  /**< this rank */
+  int device;                /**< its device */
+  void *real;                /**< NCCL's communicator, or NULL: the stand-in's */
+  struct mgk_shared *shared; /**< ranks as processes: the stand-in's shared file, or NULL */
 };
 
 #ifndef SCANLAB_EMU
+/// @cond NCCL_LOADED
 typedef ncclResult_t (*init_all_fn)(ncclComm_t *, int, const int *);
 typedef ncclResult_t (*all_gather_fn)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t);
 typedef ncclResult_t (*all_reduce_fn)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
@@ -62,6 +71,7 @@ typedef struct {
   group_fn group_start, group_end;
   error_fn error_string;
 } mgk_api;
+/// @endcond
 /** NCCL's functions, loaded (mgk_load_nccl()). */
 extern mgk_api mgk_real_api;
 #endif
