@@ -204,6 +204,11 @@ ncclResult_t mgk_process_collective(ncclComm_t comm, mgk_op op) {
   return ncclSuccess;
 }
 
+static char made_path[4096]; /* the file rank 0 made: removed when it ends */
+static void remove_made(void) {
+  if (made_path[0]) unlink(made_path);
+}
+
 /** Maps (rank 0: makes) the stand-in's file @p path for @p size ranks. */
 static struct mgk_shared *map_shared(const char *path, int size, int rank, char *err, size_t cap) {
   const size_t bytes = sizeof(struct mgk_shared);
@@ -321,12 +326,29 @@ ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int
     return NULL;
   }
 #endif
-  snprintf(path, sizeof path, "%s/stand-in", dir);
+  /* In shared memory (/dev/shm) where there is one: a GPU pins it (a copy from memory it cannot
+   * pin is staged when it is queued, before the peers' data is there); named by the folder, which
+   * each run has of its own. */
+  struct stat st;
+  unsigned long long h = 1469598103934665603ull;
+  for (const char *p = dir; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode))
+    snprintf(path, sizeof path, "/dev/shm/scanlab-ranks-%u-%016llx", (unsigned)getuid(), h);
+  else
+    snprintf(path, sizeof path, "%s/stand-in", dir);
   c->shared = map_shared(path, size, rank, err, cap);
   if (!c->shared) return NULL;
+  if (rank == 0) {
+    snprintf(made_path, sizeof made_path, "%s", path);
+    atexit(remove_made);
+  }
 #ifndef SCANLAB_EMU
-  cudaHostRegister(c->shared, sizeof *c->shared, cudaHostRegisterDefault); /* pinned: copies in stream order */
-  cudaGetLastError();
+  const cudaError_t e = cudaHostRegister(c->shared, sizeof *c->shared, cudaHostRegisterDefault);
+  if (e != cudaSuccess) {
+    snprintf(err, cap, "rank %d: the stand-in's shared memory %s cannot be pinned (cudaHostRegister: %s): its copies "
+                       "would not keep stream order", rank, path, cudaGetErrorString(e));
+    return NULL;
+  }
 #endif
   return c;
 }

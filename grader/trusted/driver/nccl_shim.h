@@ -63,7 +63,8 @@ int mgk_failed(int size, char *msg, size_t cap);
  * @brief Ranks as processes: this process is rank @p rank of @p size, on @p device. With
  * @p use_nccl, NCCL's communicator (rank 0 writes NCCL's id to `DIR/nccl-id`, a folder every
  * node of the job sees, and each rank reads it: the form that runs across nodes); otherwise the
- * stand-in's, over the file `DIR/stand-in` that rank 0 makes and every rank on the host maps.
+ * stand-in's, over a file in /dev/shm named after @p dir (`DIR/stand-in` without /dev/shm) that
+ * rank 0 makes and removes as it ends, and every rank on the host maps.
  * NULL with the reason in @p err.
  */
 ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int use_nccl, char *err, size_t cap);
