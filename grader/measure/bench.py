@@ -299,6 +299,8 @@ def main(argv=None):
                 results.append(json.loads(rest))
                 done += 1
         code = aproc.wait()
+    if code == 0 and (not args.only or "lab 08" in args.only) and not args.no_build:
+        code = bench_lab08(args, results)
     if tty:
         sys.stderr.write("\r" + " " * 110 + "\r")
     if code != 0:
@@ -309,6 +311,46 @@ def main(argv=None):
         return 1
     status = report(results, device, args.out, (done, time.monotonic() - t0))
     return 1 if status or code != 0 else 0
+
+
+def gpu_count():
+    """GPUs nvidia-smi lists (1 when it lists none it can be asked about)."""
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
+    return max(1, sum(1 for line in out.splitlines() if line.startswith("GPU ")))
+
+
+def bench_lab08(args, results):
+    """Lab 08 on every GPU of the machine, one process a rank (make ranks' program, the solution):
+    scan-then-propagate, reduce-then-scan and CUB with NCCL, each as a fraction of the GPUs' copy
+    bandwidth, at a few sizes a GPU; their x_cub is against the CUB + NCCL form. 0, or the status
+    of the build or of the run that failed."""
+    binary = os.path.join(args.out, "lab08_ranks")
+    r = subprocess.run(["make", "--no-print-directory", "ranks-build", "BACKEND=cuda", "SUBMISSION=solutions",
+                        f"RANKS_BIN={os.path.relpath(binary, ROOT)}"], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        print(f"bench: building lab 08's ranks program failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+        return r.returncode
+    gpus = gpu_count()
+    sizes = sorted({lg for lg in (max(args.min_log2, 20), 24, 26, args.max_log2) if args.min_log2 <= lg <= args.max_log2})
+    for lg in sizes:
+        print(f"bench: lab 08, {gpus} GPU{'s' if gpus > 1 else ''} as {gpus} rank processes, 2^{lg} a GPU", flush=True)
+        p = subprocess.run([os.path.join(ROOT, "labs", "08-multi-gpu", "ranks", "run_ranks.sh"), str(gpus), binary,
+                            "--sizes", "0,1,8193", "--time", str(1 << lg), "--reps", str(args.reps), "--bench"],
+                           capture_output=True, text=True, cwd=ROOT)
+        for line in p.stdout.splitlines():
+            word, _, rest = line.partition(" ")
+            if word == "RESULT":
+                results.append(json.loads(rest))
+            elif line.startswith("lab08_ranks: ") and "CUB with NCCL" in line:
+                print("  " + line[len("lab08_ranks: "):], flush=True)
+        if p.returncode != 0:
+            print(f"bench: lab 08's ranks stopped with status {p.returncode}:\n{p.stdout[-1500:]}{p.stderr[-1500:]}",
+                  file=sys.stderr)
+            return p.returncode
+    return 0
 
 
 def report(results, device, out_dir, run):
@@ -338,6 +380,9 @@ def report(results, device, out_dir, run):
               f"reference ({r['check']}); marked '!' above")
     print("Tile-wise variants (labs 02-04, 05 block scan) scan each tile on their own: they do less "
           "than a scan of the whole array, so their ratio to CUB flatters them.")
+    if any(r.get("lab") == "08" for r in results):
+        print("Lab 08's rows: N elements a GPU on every GPU, one process a rank; the fraction is of all the GPUs' "
+              "copy bandwidth, x CUB against the CUB + NCCL form beside them.")
 
     with open(os.path.join(out_dir, "bench.csv"), "w", newline="") as f:
         w = csv.writer(f)

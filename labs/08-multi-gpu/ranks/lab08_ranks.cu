@@ -26,10 +26,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <algorithm>
 #include <vector>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#ifndef SCANLAB_EMU
+#include <cub/cub.cuh>
+#include <cuda/std/functional>
+#endif
 
 #include "hx_proto.h"
 #include "multi_gpu.h"
@@ -160,6 +165,147 @@ static double max_over_ranks(rank_state *s, double v) {
   return out;
 }
 
+/* ---- timing: the lab's two scans, CUB with NCCL, and a copy, each rank on its own stream ---- */
+
+#ifndef SCANLAB_EMU
+/** `*init` = the lower ranks' totals and this shard's first element: the CUB form's start. */
+static __global__ void cubInitKernel(const int32_t *gathered, int rank, const int32_t *in, size_t n, int32_t *init) {
+  int32_t c = n ? in[0] : 0;
+  for (int p = 0; p < rank; p++) c += gathered[p];
+  *init = c;
+}
+/** The CUB form's last element (its exclusive scan of in[1..n) ends one short). */
+static __global__ void cubLastKernel(const int32_t *in, int32_t *out, size_t n, const int32_t *init) {
+  out[n - 1] = n == 1 ? *init : out[n - 2] + in[n - 1];
+}
+
+/** Reduce-then-scan as a user would write it with CUB and NCCL: DeviceReduce::Sum, an
+ *  all-gather of the totals, a carry on the device, then DeviceScan::ExclusiveScan of in[1..n)
+ *  from a FutureValue (the carry plus in[0]): no host round trip, 12 bytes an element. */
+struct cub_form {
+  void *temp = nullptr;
+  size_t temp_bytes = 0;
+  int32_t *words = nullptr;
+};
+static void cubReduceThenScan(const ScanRank *r, const int32_t *in, int32_t *out, size_t n, cub_form *f) {
+  int32_t *total = f->words, *init = f->words + 1, *gathered = f->words + MG_RANKS_MAX;
+  size_t bytes = f->temp_bytes;
+  cub::DeviceReduce::Sum(f->temp, bytes, in, total, (int64_t)n, r->stream);
+  ncclAllGather(total, gathered, 1, ncclInt32, r->comm, r->stream);
+  cubInitKernel<<<1, 1, 0, r->stream>>>(gathered, r->rank, in, n, init);
+  if (n > 1) {
+    bytes = f->temp_bytes;
+    cub::DeviceScan::ExclusiveScan(f->temp, bytes, in + 1, out, cuda::std::plus<int32_t>(),
+                                   cub::FutureValue<int32_t>(init), (int64_t)(n - 1), r->stream);
+  }
+  if (n) cubLastKernel<<<1, 1, 0, r->stream>>>(in, out, n, init);
+}
+static void cubReserve(cub_form *f, const int32_t *in, int32_t *out, size_t n, int rank) {
+  size_t a = 0, b = 0;
+  cub::DeviceReduce::Sum(nullptr, a, in, out, (int64_t)n);
+  cub::DeviceScan::ExclusiveScan(nullptr, b, in, out, cuda::std::plus<int32_t>(), cub::FutureValue<int32_t>(out),
+                                 (int64_t)n);
+  f->temp_bytes = a > b ? a : b;
+  check(cudaMalloc(&f->temp, f->temp_bytes ? f->temp_bytes : 1), "CUB's temporary memory", rank);
+  check(cudaMalloc((void **)&f->words, 2 * MG_RANKS_MAX * sizeof(int32_t)), "CUB's words", rank);
+}
+/** Elements where @p a and @p b differ. */
+static __global__ void differKernel(const int32_t *a, const int32_t *b, size_t n, unsigned long long *count) {
+  unsigned long long c = 0;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    c += a[i] != b[i];
+  if (c) atomicAdd(count, c);
+}
+#endif
+
+/** Seconds a call of @p what (0 propagate, 1 reduce-then-scan, 2 CUB, 3 copy) takes on the
+ *  slowest rank, median of @p reps timed runs, every rank started together. */
+static double time_form(rank_state *s, int what, size_t n, int reps, void *cub) {
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "an event", s->ctx.rank);
+  check(cudaEventCreate(&b), "an event", s->ctx.rank);
+  std::vector<double> t;
+  for (int k = -1; k < reps; k++) { /* one untimed run first */
+    mgk_process_barrier(s->ctx.comm);
+    check(cudaEventRecord(a, s->ctx.stream), "timing", s->ctx.rank);
+    switch (what) {
+      case 0: scanShardsPropagate(&s->ctx, s->in, s->out, n); break;
+      case 1: scanShardsReduceThenScan(&s->ctx, s->in, s->out, n); break;
+#ifndef SCANLAB_EMU
+      case 2: cubReduceThenScan(&s->ctx, s->in, s->out, n, (cub_form *)cub); break;
+#endif
+      default:
+        check(cudaMemcpyAsync(s->out, s->in, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s->ctx.stream), "a copy",
+              s->ctx.rank);
+    }
+    check(cudaEventRecord(b, s->ctx.stream), "timing", s->ctx.rank);
+    check(cudaEventSynchronize(b), "timing", s->ctx.rank);
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "timing", s->ctx.rank);
+    if (k >= 0) t.push_back(max_over_ranks(s, ms / 1e3));
+  }
+  std::sort(t.begin(), t.end());
+  (void)cub;
+  return t[t.size() / 2];
+}
+
+static void timing(rank_state *s, size_t n, int reps, int use_nccl, int bench) {
+  const int rank = s->ctx.rank, size = s->ctx.size;
+  std::vector<int32_t> host(n);
+  for (size_t i = 0; i < n; i++) host[i] = value((size_t)rank * n + i);
+  check(cudaMemcpy(s->in, host.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice), "filling", rank);
+  const double copy_s = time_form(s, 3, n, reps, nullptr);
+  const double prop_s = time_form(s, 0, n, reps, nullptr), rts_s = time_form(s, 1, n, reps, nullptr);
+  double cub_s = 0, differ = 0;
+#ifndef SCANLAB_EMU
+  cub_form f;
+  cubReserve(&f, s->in, s->out, n, rank);
+  int32_t *lab = nullptr;
+  unsigned long long *count = nullptr, got = 0;
+  check(cudaMalloc((void **)&lab, n * sizeof(int32_t)), "a second output", rank);
+  check(cudaMalloc((void **)&count, sizeof *count), "a count", rank);
+  scanShardsReduceThenScan(&s->ctx, s->in, lab, n);
+  cub_s = time_form(s, 2, n, reps, &f); /* its last run's output stays in s->out */
+  check(cudaStreamSynchronize(s->ctx.stream), "timing", rank);
+  check(cudaMemset(count, 0, sizeof *count), "a count", rank);
+  differKernel<<<1024, 256>>>(lab, s->out, n, count);
+  check(cudaMemcpy(&got, count, sizeof got, cudaMemcpyDeviceToHost), "a count", rank);
+  differ = max_over_ranks(s, (double)got);
+#endif
+  if (rank) return;
+  const char *shared = use_nccl ? "" : "; the ranks share GPUs through the stand-in: not a figure of several GPUs";
+  printf("lab08_ranks: %zu elements a rank, %d rank%s, median of %d: copy %.3f ms; scan-then-propagate %.3f ms, "
+         "%.3f of the GPUs' copy bandwidth (16 bytes an element: at most 0.50); reduce-then-scan %.3f ms, %.3f (12 "
+         "bytes: at most 0.667)%s\n",
+         n, size, size == 1 ? "" : "s", reps, copy_s * 1e3, prop_s * 1e3, copy_s / prop_s, rts_s * 1e3, copy_s / rts_s,
+         shared);
+  if (cub_s > 0)
+    printf("lab08_ranks: CUB with NCCL (DeviceReduce::Sum, ncclAllGather, ExclusiveScan from a FutureValue) %.3f ms, "
+           "%.3f of copy: the lab's reduce-then-scan is %.2fx it%s\n",
+           cub_s * 1e3, copy_s / cub_s, cub_s / rts_s,
+           differ > 0 ? "; ITS OUTPUT DIFFERS FROM THE LAB'S (a kit fault)" : ", the same output");
+  if (!bench) return;
+  int lg = 0;
+  while (((size_t)1 << (lg + 1)) <= n) lg++;
+  const struct {
+    const char *name;
+    double sec, bytes;
+  } rows[3] = {{"lab 08 scan-then-propagate", prop_s, 16}, {"lab 08 reduce-then-scan", rts_s, 12},
+               {"CUB + NCCL reduce-then-scan", cub_s, 12}};
+  for (int k = 0; k < 3; k++) {
+    if (rows[k].sec <= 0) continue;
+    printf("RESULT {\"variant\": \"%s (%d GPU%s%s)\", \"lab\": \"08\", \"log2n\": %d, \"n\": %zu, \"ms\": %.4f, "
+           "\"gbps\": %.1f, \"frac_copy\": %.4f, \"x_cub\": %.4f, \"bytes_per_elem\": %.0f, \"check\": \"%s\", "
+           "\"ok\": %s, \"bad\": %.0f}\n",
+           rows[k].name, size, size == 1 ? "" : "s", use_nccl ? "" : ", shared", lg, n, rows[k].sec * 1e3,
+           rows[k].bytes * (double)n * size / rows[k].sec * 1e-9, copy_s / rows[k].sec,
+           cub_s > 0 ? cub_s / rows[k].sec : 0.0, rows[k].bytes,
+           k == 2 ? "equal to the lab's reduce-then-scan" : "the lab's checks, before the timing",
+           k == 2 && differ > 0 ? "false" : "true", k == 2 ? differ : 0.0);
+  }
+  fflush(stdout);
+}
+
 int main(int argc, char **argv) {
   const int rank = env_int("SCANLAB_RANK", "SLURM_PROCID", 0), size = env_int("SCANLAB_RANKS", "SLURM_NTASKS", 1);
   const int local = env_int("SCANLAB_LOCAL_RANK", "SLURM_LOCALID", rank);
@@ -167,7 +313,7 @@ int main(int argc, char **argv) {
   const char *dir = getenv("SCANLAB_RANKS_DIR");
   std::vector<size_t> list = {0, 1, 33, 8192, 8193, 100003};
   size_t time_n = 0;
-  int reps = 10;
+  int reps = 10, bench = 0;
   for (int a = 1; a < argc; a++) {
     if (strcmp(argv[a], "--sizes") == 0 && a + 1 < argc) {
       list.clear();
@@ -178,10 +324,12 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(argv[a], "--time") == 0 && a + 1 < argc) {
       time_n = (size_t)strtoull(argv[++a], NULL, 10);
+    } else if (strcmp(argv[a], "--bench") == 0) {
+      bench = 1;
     } else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc) {
       reps = atoi(argv[++a]);
     } else {
-      fprintf(stderr, "usage: lab08_ranks [--sizes a,b,...] [--time N] [--reps R] (one process a rank; see "
+      fprintf(stderr, "usage: lab08_ranks [--sizes a,b,...] [--time N [--reps R] [--bench]] (one process a rank; see "
                       "run_ranks.sh)\n");
       return 2;
     }
@@ -233,38 +381,7 @@ int main(int argc, char **argv) {
            use_nccl ? "NCCL" : "the kit's NCCL stand-in", passed + failed,
            worst > 0 ? "a rank found a wrong answer (its messages above)" : "every rank's part right");
 
-  if (time_n && !worst) {
-    /* reduce-then-scan and a copy of the same bytes, each rank its own, timed by its stream */
-    std::vector<int32_t> host(time_n);
-    for (size_t i = 0; i < time_n; i++) host[i] = value((size_t)rank * time_n + i);
-    check(cudaMemcpy(s.in, host.data(), time_n * sizeof(int32_t), cudaMemcpyHostToDevice), "filling", rank);
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "an event", rank);
-    check(cudaEventCreate(&b), "an event", rank);
-    float ms_scan = 0, ms_copy = 0;
-    scanShardsReduceThenScan(&s.ctx, s.in, s.out, time_n); /* warm */
-    check(cudaStreamSynchronize(s.ctx.stream), "warming", rank);
-    mgk_process_barrier(s.ctx.comm);
-    check(cudaEventRecord(a, s.ctx.stream), "timing", rank);
-    for (int k = 0; k < reps; k++) scanShardsReduceThenScan(&s.ctx, s.in, s.out, time_n);
-    check(cudaEventRecord(b, s.ctx.stream), "timing", rank);
-    check(cudaEventSynchronize(b), "timing", rank);
-    check(cudaEventElapsedTime(&ms_scan, a, b), "timing", rank);
-    mgk_process_barrier(s.ctx.comm);
-    check(cudaEventRecord(a, s.ctx.stream), "timing", rank);
-    for (int k = 0; k < reps; k++)
-      check(cudaMemcpyAsync(s.out, s.in, time_n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s.ctx.stream), "copy",
-            rank);
-    check(cudaEventRecord(b, s.ctx.stream), "timing", rank);
-    check(cudaEventSynchronize(b), "timing", rank);
-    check(cudaEventElapsedTime(&ms_copy, a, b), "timing", rank);
-    const double scan_s = max_over_ranks(&s, ms_scan / 1e3 / reps), copy_s = max_over_ranks(&s, ms_copy / 1e3 / reps);
-    if (rank == 0)
-      printf("lab08_ranks: reduce-then-scan of %zu elements a rank: %.3f ms, copy %.3f ms: %.3f of the %d GPUs' copy "
-             "bandwidth (12 bytes an element: at most 0.667)%s\n",
-             time_n, scan_s * 1e3, copy_s * 1e3, copy_s / scan_s, size,
-             use_nccl ? "" : "; the ranks share GPUs through the stand-in: not a figure of several GPUs");
-  }
+  if (time_n && !worst) timing(&s, time_n, reps, use_nccl, bench);
   if (rank == 0) printf("lab08_ranks: %d ranks as processes: %d passed, %d failed\n", size, worst > 0 ? 0 : 1,
                         worst > 0 ? 1 : 0);
   return failed || worst > 0 ? 1 : 0;
