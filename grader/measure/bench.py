@@ -314,7 +314,11 @@ def main(argv=None):
 
 
 def gpu_count():
-    """GPUs nvidia-smi lists (1 when it lists none it can be asked about)."""
+    """GPUs this process may use: CUDA_VISIBLE_DEVICES's list where it is set, else those
+    nvidia-smi lists (1 when it lists none it can be asked about)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return max(1, len([d for d in visible.split(",") if d.strip() and not d.strip().startswith("-")]))
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.TimeoutExpired):
@@ -326,13 +330,15 @@ def bench_lab08(args, results):
     """Lab 08 on every GPU of the machine, one process a rank (make ranks' program, the solution):
     scan-then-propagate, reduce-then-scan and CUB with NCCL, each as a fraction of the GPUs' copy
     bandwidth, at a few sizes a GPU; their x_cub is against the CUB + NCCL form. 0, or the status
-    of the build or of the run that failed."""
+    of a run that failed. A lab 08 program that does not build (no nccl.h here) is said and
+    skipped: the other labs' rows stand."""
     binary = os.path.join(args.out, "lab08_ranks")
     r = subprocess.run(["make", "--no-print-directory", "ranks-build", "BACKEND=cuda", "SUBMISSION=solutions",
                         f"RANKS_BIN={os.path.relpath(binary, ROOT)}"], capture_output=True, text=True, cwd=ROOT)
     if r.returncode != 0:
-        print(f"bench: building lab 08's ranks program failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
-        return r.returncode
+        print(f"bench: lab 08 not timed: its ranks program does not build here (NCCL's nccl.h is needed):\n"
+              f"{(r.stdout + r.stderr)[-1500:]}", file=sys.stderr)
+        return 0
     gpus = gpu_count()
     sizes = sorted({lg for lg in (max(args.min_log2, 20), 24, 26, args.max_log2) if args.min_log2 <= lg <= args.max_log2})
     for lg in sizes:

@@ -21,9 +21,8 @@ def ranks_local():
                    timeout=600)
     if code or not re.search(PASSED, out) or "every rank's part right" not in out:
         raise CheckFailed("make ranks RANKS=3 on the solution:\n" + out[-1500:])
-    import bad_submissions  # noqa: E402  (the known-bad case's edit, made the same way)
-    bad_submissions.expect = lambda case, sub, *a, **k: sub  # build the submission only
-    sub = bad_submissions.case_lab08_skips_allgather()
+    import bad_submissions  # noqa: E402  (the known-bad case's submission, the same edit)
+    sub = bad_submissions.lab08_skips_allgather()
     code, bad = sh(["make", "--no-print-directory", "ranks", "RANKS=3", "BACKEND=emu", f"SUBMISSION={sub}",
                     "RANKS_BIN=build/ranks/emu-skips/lab08_ranks"], timeout=600)
     if code == 0 or not re.search(SKIPPED, bad) or "0 passed, 1 failed" not in bad:

@@ -279,7 +279,6 @@ __attribute__((constructor(1))) static void fence(void) {
   /* The backend starts here, unconfined as a program's first CUDA call is: the CUDA runtime
    * makes its context (and the threads it keeps) with calls the call thread's filter refuses. */
   drv_dev_init(init_err, sizeof init_err);
-  if (!init_err[0] && drv_lab_init) drv_lab_init(init_err, sizeof init_err); /* threads it starts are the kit's */
   note_kit_threads();
   if (getenv("SCANLAB_UNCONFINED")) /* the kit's self-test, proving the control channel's other defences */
     snprintf(confine_err, sizeof confine_err, "SCANLAB_UNCONFINED is set");

@@ -113,13 +113,6 @@ int drv_dev_probe_counters(uint64_t *c, int n);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
 
-/**
- * @brief A lab's own set-up, run unconfined before the student's code loads, after
- * drv_dev_init(): defined by a lab's call table that needs it (lab 08 makes NCCL's communicators
- * there), weak otherwise. 0, or -1 with the reason in @p err.
- */
-int drv_lab_init(char *err, size_t cap) __attribute__((weak));
-
 /** Confines the calling thread and the threads it starts (confine.c): 0, or -1 with why. */
 int drv_confine(char *err, size_t cap);
 

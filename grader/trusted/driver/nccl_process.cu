@@ -204,27 +204,39 @@ ncclResult_t mgk_process_collective(ncclComm_t comm, mgk_op op) {
   return ncclSuccess;
 }
 
-static char made_path[4096]; /* the file rank 0 made: removed when it ends */
+static char made_path[4200], made_name[4096]; /* what rank 0 made: removed when it ends */
 static void remove_made(void) {
   if (made_path[0]) unlink(made_path);
+  if (made_name[0]) unlink(made_name);
 }
 
-/** Maps (rank 0: makes) the stand-in's file @p path for @p size ranks. */
-static struct mgk_shared *map_shared(const char *path, int size, int rank, char *err, size_t cap) {
+/** Rank 0 makes the stand-in's file, in /dev/shm where there is one (a GPU pins it: a copy from
+ *  memory it cannot pin is staged when it is queued, before the peers' data is there), named for
+ *  this run alone, and writes its path to `DIR/stand-in`; the other ranks read the path there
+ *  (the launcher gives each run a folder of its own, or clears it) and map the file. */
+static struct mgk_shared *map_shared(const char *dir, int size, int rank, char *err, size_t cap) {
   const size_t bytes = sizeof(struct mgk_shared);
+  char name[4096], path[4200];
+  snprintf(name, sizeof name, "%s/stand-in", dir);
   if (rank == 0) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-    const int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    struct stat st;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const int shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(path, sizeof path, "%s/scanlab-ranks-%u-%d-%lld", shm ? "/dev/shm" : dir, (unsigned)getuid(),
+             (int)getpid(), (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+    const int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0) {
-      snprintf(err, cap, "%s: %s", tmp, strerror(errno));
+      snprintf(err, cap, "%s: %s", path, strerror(errno));
       if (fd >= 0) close(fd);
       return NULL;
     }
+    snprintf(made_path, sizeof made_path, "%s", path);
+    atexit(remove_made);
     struct mgk_shared *sh = (struct mgk_shared *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (sh == MAP_FAILED) {
-      snprintf(err, cap, "%s: %s", tmp, strerror(errno));
+      snprintf(err, cap, "%s: %s", path, strerror(errno));
       return NULL;
     }
     pthread_mutexattr_t ma;
@@ -237,27 +249,37 @@ static struct mgk_shared *map_shared(const char *path, int size, int rank, char 
     pthread_cond_init(&sh->cv, &ca);
     sh->size = size;
     __atomic_store_n(&sh->magic, MGK_MAGIC, __ATOMIC_RELEASE);
-    if (rename(tmp, path) != 0) {
-      snprintf(err, cap, "%s: %s", path, strerror(errno));
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%d", name, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%s\n", path) < 0 || fclose(f) != 0 || rename(tmp, name) != 0) {
+      snprintf(err, cap, "%s: %s", name, strerror(errno));
       return NULL;
     }
+    snprintf(made_name, sizeof made_name, "%s", name);
     return sh;
   }
   for (int tries = 0; tries < 3000; tries++) { /* rank 0 makes it: up to 30 s */
-    const int fd = open(path, O_RDWR);
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size == bytes) {
-      struct mgk_shared *sh = (struct mgk_shared *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      close(fd);
-      if (sh == MAP_FAILED) break;
-      if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) == MGK_MAGIC && sh->size == size) return sh;
-      munmap(sh, bytes);
-    } else if (fd >= 0) {
-      close(fd);
+    FILE *f = fopen(name, "r");
+    if (f) {
+      const int got = fgets(path, sizeof path, f) != NULL;
+      fclose(f);
+      path[strcspn(path, "\n")] = '\0';
+      const int fd = got ? open(path, O_RDWR) : -1;
+      struct stat st;
+      if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_size == bytes) {
+        struct mgk_shared *sh = (struct mgk_shared *)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (sh != MAP_FAILED && __atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) == MGK_MAGIC && sh->size == size)
+          return sh;
+        if (sh != MAP_FAILED) munmap(sh, bytes);
+      } else if (fd >= 0) {
+        close(fd);
+      }
     }
     usleep(10000);
   }
-  snprintf(err, cap, "%s: rank 0 did not make the stand-in's file for %d ranks within 30 s", path, size);
+  snprintf(err, cap, "%s: rank 0 did not make the stand-in's file for %d ranks within 30 s", name, size);
   return NULL;
 }
 
@@ -269,9 +291,9 @@ ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int
   struct ncclComm *c = (struct ncclComm *)calloc(1, sizeof *c);
   if (!c) return NULL;
   *c = (struct ncclComm){size, rank, device, NULL, NULL};
-  char path[4096];
 #ifndef SCANLAB_EMU
   if (use_nccl) {
+    char path[4096];
     void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       snprintf(err, cap, "NCCL asked for, but libnccl.so.2 does not load: %s", dlerror());
@@ -326,27 +348,13 @@ ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int
     return NULL;
   }
 #endif
-  /* In shared memory (/dev/shm) where there is one: a GPU pins it (a copy from memory it cannot
-   * pin is staged when it is queued, before the peers' data is there); named by the folder, which
-   * each run has of its own. */
-  struct stat st;
-  unsigned long long h = 1469598103934665603ull;
-  for (const char *p = dir; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode))
-    snprintf(path, sizeof path, "/dev/shm/scanlab-ranks-%u-%016llx", (unsigned)getuid(), h);
-  else
-    snprintf(path, sizeof path, "%s/stand-in", dir);
-  c->shared = map_shared(path, size, rank, err, cap);
+  c->shared = map_shared(dir, size, rank, err, cap);
   if (!c->shared) return NULL;
-  if (rank == 0) {
-    snprintf(made_path, sizeof made_path, "%s", path);
-    atexit(remove_made);
-  }
 #ifndef SCANLAB_EMU
   const cudaError_t e = cudaHostRegister(c->shared, sizeof *c->shared, cudaHostRegisterDefault);
   if (e != cudaSuccess) {
-    snprintf(err, cap, "rank %d: the stand-in's shared memory %s cannot be pinned (cudaHostRegister: %s): its copies "
-                       "would not keep stream order", rank, path, cudaGetErrorString(e));
+    snprintf(err, cap, "rank %d: the stand-in's shared memory cannot be pinned (cudaHostRegister: %s): its copies "
+                       "would not keep stream order", rank, cudaGetErrorString(e));
     return NULL;
   }
 #endif
@@ -389,7 +397,8 @@ int mgk_process_barrier(ncclComm_t comm) {
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 4 * MGK_WAIT_S;
     while (sh->barrier_round == b)
-      if (pthread_cond_timedwait(&sh->cv, &sh->m, &until) == ETIMEDOUT) {
+      if (pthread_cond_timedwait(&sh->cv, &sh->m, &until) == ETIMEDOUT && sh->barrier_round == b) {
+        sh->barrier_in--; /* not here any more */
         pthread_mutex_unlock(&sh->m);
         return -1;
       }

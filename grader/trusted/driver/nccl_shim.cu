@@ -47,7 +47,9 @@ typedef struct {
   pthread_cond_t cv;
   int size;
   struct ncclComm comm[MGK_RANKS_MAX];
-  cudaEvent_t ready[MGK_RANKS_MAX], moved[MGK_RANKS_MAX];
+  cudaEvent_t ready[MGK_RANKS_MAX], reduced[MGK_RANKS_MAX], moved[MGK_RANKS_MAX];
+  void *tmp[MGK_RANKS_MAX]; /* each rank's reduction, before it is copied to its receive buffer */
+  size_t tmp_bytes[MGK_RANKS_MAX];
   int made_events;
   /* this call */
   unsigned long round;                 /* the collective every rank is at */
@@ -101,69 +103,10 @@ int mgk_load_nccl(void *lib) {
 #endif
 int mgk_real_size = 0; /* ranks of the NCCL communicators made, 0: none */
 
-int mgk_init(int real_ranks, char *err, size_t cap) {
-#ifdef SCANLAB_EMU
-  (void)real_ranks, (void)err, (void)cap;
-  return 0;
-#else
-  int devices = 0;
-  if (real_ranks < 2 || real_ranks > MGK_RANKS_MAX || cudaGetDeviceCount(&devices) != cudaSuccess ||
-      devices < real_ranks)
-    return 0;
-  void *lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return 0; /* no NCCL here: the stand-in serves */
-  init_all_fn init_all = (init_all_fn)dlsym(lib, "ncclCommInitAll");
-  if (!init_all || mgk_load_nccl(lib) != 0) {
-    snprintf(err, cap, "libnccl.so.2 lacks a function the kit calls");
-    return -1;
-  }
-  mgk_group *g = group(real_ranks);
-  ncclComm_t made[MGK_RANKS_MAX];
-  int devs[MGK_RANKS_MAX];
-  for (int r = 0; r < real_ranks; r++) devs[r] = r;
-  ncclResult_t rc = init_all(made, real_ranks, devs);
-  if (rc != ncclSuccess) {
-    snprintf(err, cap, "ncclCommInitAll over %d GPUs: %s", real_ranks, mgk_real_api.error_string(rc));
-    return -1;
-  }
-  /* The first collective makes NCCL's connections (tens of milliseconds, with sockets the
-   * confined call thread may not open): one all-gather of one word now. */
-  int *buf[MGK_RANKS_MAX];
-  cudaStream_t st[MGK_RANKS_MAX];
-  for (int r = 0; r < real_ranks; r++) {
-    cudaSetDevice(r);
-    if (cudaMalloc((void **)&buf[r], (size_t)real_ranks * sizeof(int)) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&st[r], cudaStreamNonBlocking) != cudaSuccess) {
-      snprintf(err, cap, "warming NCCL: no memory or stream on GPU %d", r);
-      return -1;
-    }
-  }
-  mgk_real_api.group_start();
-  for (int r = 0; r < real_ranks; r++) mgk_real_api.all_gather(buf[r] + r, buf[r], 1, ncclInt32, made[r], st[r]);
-  rc = mgk_real_api.group_end();
-  for (int r = 0; r < real_ranks; r++) {
-    cudaSetDevice(r);
-    cudaStreamSynchronize(st[r]);
-    cudaStreamDestroy(st[r]);
-    cudaFree(buf[r]);
-  }
-  cudaSetDevice(0);
-  if (rc != ncclSuccess) {
-    snprintf(err, cap, "NCCL's first all-gather over %d GPUs: %s", real_ranks, mgk_real_api.error_string(rc));
-    return -1;
-  }
-  for (int r = 0; r < real_ranks; r++) g->comm[r] = (struct ncclComm){real_ranks, r, r, made[r], NULL};
-  mgk_real_size = real_ranks;
-  return 0;
-#endif
-}
-
-int mgk_real(int size) { return mgk_real_size > 0 && size == mgk_real_size; }
-
 ncclComm_t mgk_comm(int size, int rank, int device) {
   mgk_group *g = group(size);
   if (!g || rank < 0 || rank >= size) return NULL;
-  if (!mgk_real(size)) g->comm[rank] = (struct ncclComm){size, rank, device, NULL, NULL};
+  g->comm[rank] = (struct ncclComm){size, rank, device, NULL, NULL};
   return &g->comm[rank];
 }
 
@@ -282,9 +225,11 @@ template <typename T>
 static cudaError_t launch_reduce(const mgk_sources &s, int size, size_t offset, void *dst, size_t count, int op,
                                  cudaStream_t st) {
   if (!count) return cudaSuccess;
+  const cudaError_t before = cudaPeekAtLastError(); /* a student's pending error stays theirs */
   const size_t blocks = (count + 255) / 256;
   reduceKernel<T><<<blocks > 1024 ? 1024 : (unsigned)blocks, 256, 0, st>>>(s, size, offset, (T *)dst, count, op);
-  return cudaGetLastError();
+  const cudaError_t e = cudaPeekAtLastError();
+  return e == before ? cudaSuccess : e;
 }
 
 static cudaError_t reduce_into(const mgk_sources &s, int size, size_t offset, void *dst, size_t count, int type,
@@ -312,22 +257,37 @@ static int owner(const mgk_group *g, const void *p, size_t bytes) {
   return -1;
 }
 
-/** The last rank to arrive moves every rank's data (g->m held). */
+/** Rank @p d's reduction memory, at least @p bytes on its device (kept between calls). */
+static cudaError_t tmp_for(mgk_group *g, int d, size_t bytes) {
+  if (g->tmp_bytes[d] >= bytes) return cudaSuccess;
+  if (g->tmp[d]) cudaFree(g->tmp[d]);
+  g->tmp[d] = NULL;
+  g->tmp_bytes[d] = 0;
+  const cudaError_t e = cudaMalloc(&g->tmp[d], bytes);
+  if (e == cudaSuccess) g->tmp_bytes[d] = bytes;
+  return e;
+}
+
+/** The last rank to arrive moves every rank's data (g->m held). A reduction goes through the
+ *  kit's memory first, every rank's, and only then to the receive buffers: a receive buffer may be
+ *  a peer's send buffer too (in place), which the other reductions still read. */
 static void move_locked(mgk_group *g) {
   const int n = g->size;
   const mgk_op *o = g->op;
+  const int kind = o[0].kind;
   const size_t el = mgk_type_bytes[o[0].type], c = o[0].count;
+  const int reduction = kind == K_ALLREDUCE || kind == K_REDUCE || kind == K_REDUCESCATTER;
   int dev0 = 0;
   cudaGetDevice(&dev0);
   cudaError_t e = cudaSuccess;
   mgk_sources src;
   memset(&src, 0, sizeof src);
   for (int r = 0; r < n; r++) src.p[r] = o[r].send;
-  for (int d = 0; d < n && e == cudaSuccess; d++) {
+  for (int d = 0; d < n && e == cudaSuccess; d++) { /* each receiver, once every sender is ready */
     const mgk_op *to = &o[d];
     cudaSetDevice(g->comm[d].device);
     for (int s = 0; s < n; s++) cudaStreamWaitEvent(to->stream, g->ready[s], 0);
-    switch (to->kind) {
+    switch (kind) {
       case K_ALLGATHER:
         for (int s = 0; s < n && e == cudaSuccess; s++)
           if (c) e = cudaMemcpyAsync((char *)to->recv + (size_t)s * c * el, o[s].send, c * el, cudaMemcpyDefault,
@@ -337,20 +297,31 @@ static void move_locked(mgk_group *g) {
         if (c && o[to->root].send != to->recv)
           e = cudaMemcpyAsync(to->recv, o[to->root].send, c * el, cudaMemcpyDefault, to->stream);
         break;
-      case K_ALLREDUCE: e = reduce_into(src, n, 0, to->recv, c, to->type, to->op, to->stream); break;
-      case K_REDUCE:
-        if (d == to->root) e = reduce_into(src, n, 0, to->recv, c, to->type, to->op, to->stream);
-        break;
-      case K_REDUCESCATTER: e = reduce_into(src, n, (size_t)d * c, to->recv, c, to->type, to->op, to->stream); break;
+      default:
+        if ((kind == K_REDUCE && d != to->root) || !c) break;
+        e = tmp_for(g, d, c * el);
+        if (e == cudaSuccess)
+          e = reduce_into(src, n, kind == K_REDUCESCATTER ? (size_t)d * c : 0, g->tmp[d], c, to->type, to->op,
+                          to->stream);
     }
+    if (e == cudaSuccess) e = cudaEventRecord(reduction ? g->reduced[d] : g->moved[d], to->stream);
+  }
+  for (int d = 0; reduction && d < n && e == cudaSuccess; d++) { /* then every reduction to its receiver */
+    const mgk_op *to = &o[d];
+    cudaSetDevice(g->comm[d].device);
+    for (int s = 0; s < n; s++) cudaStreamWaitEvent(to->stream, g->reduced[s], 0);
+    if (c && (kind != K_REDUCE || d == to->root))
+      e = cudaMemcpyAsync(to->recv, g->tmp[d], c * el, cudaMemcpyDefault, to->stream);
     if (e == cudaSuccess) e = cudaEventRecord(g->moved[d], to->stream);
   }
-  for (int s = 0; s < n && e == cudaSuccess; s++) {
+  for (int s = 0; s < n && e == cudaSuccess; s++) { /* no sender goes on before every receiver has read it */
     cudaSetDevice(g->comm[s].device);
     for (int d = 0; d < n; d++) cudaStreamWaitEvent(o[s].stream, g->moved[d], 0);
   }
   cudaSetDevice(dev0);
-  if (e != cudaSuccess) fail_locked(g, "the kit's NCCL stand-in could not move the data: %s", cudaGetErrorString(e));
+  if (e != cudaSuccess)
+    fail_locked(g, "the kit's NCCL stand-in could not move %s's data (%zu x %s a rank): %s", mgk_kind[kind], c,
+                mgk_type[o[0].type], cudaGetErrorString(e));
 }
 
 int mgk_same(const mgk_op *a, const mgk_op *b) {
@@ -377,33 +348,36 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     pthread_mutex_unlock(&g->m);
     return ncclInvalidUsage;
   }
-  size_t sb, rb;
-  mgk_extents(&op, n, &sb, &rb);
-  const int so = sb ? owner(g, op.send, sb) : r, ro = rb ? owner(g, op.recv, rb) : r;
-  if ((so >= 0 && so != r) || (ro >= 0 && ro != r)) {
-    fail_locked(g, "rank %d passed rank %d's %s buffer to %s: a rank's collectives take its own device's memory",
-                r, so >= 0 && so != r ? so : ro, so >= 0 && so != r ? "send" : "receive", mgk_kind[op.kind]);
+  /* A collective's buffers are the rank's own: its arrays or its scratch memory, whole. */
+  const size_t el = mgk_type_bytes[op.type];
+  if (op.count > ((size_t)1 << 40) / el / (size_t)n) {
+    fail_locked(g, "rank %d called %s with %zu x %s: more than any rank's buffers hold", r, mgk_kind[op.kind],
+                op.count, mgk_type[op.type]);
     pthread_mutex_unlock(&g->m);
     return ncclInvalidUsage;
   }
-  const void *bufs[2] = {op.send, op.recv};
-  for (int b = 0; b < 2; b++) {
-    cudaPointerAttributes at;
-    if (bufs[b] && cudaPointerGetAttributes(&at, bufs[b]) == cudaSuccess && at.type == cudaMemoryTypeDevice &&
-        at.device != comm->device) {
-      fail_locked(g, "rank %d passed memory of device %d as the %s buffer of %s; the rank's device is %d", r,
-                  at.device, b ? "receive" : "send", mgk_kind[op.kind], comm->device);
-      pthread_mutex_unlock(&g->m);
-      return ncclInvalidUsage;
-    }
+  size_t sb, rb;
+  mgk_extents(&op, n, &sb, &rb);
+  const int so = sb ? owner(g, op.send, sb) : r, ro = rb ? owner(g, op.recv, rb) : r;
+  if (so != r || ro != r) {
+    const int send_bad = so != r, other = send_bad ? so : ro;
+    char whose[64];
+    if (other >= 0) snprintf(whose, sizeof whose, "rank %d's memory", other);
+    else snprintf(whose, sizeof whose, "no array of its own and not its scratch memory");
+    fail_locked(g, "rank %d's %s of %zu x %s: its %s buffer (%zu bytes at %p) is %s: a rank's collectives take its "
+                   "own arrays or ScanRank::scratch",
+                r, mgk_kind[op.kind], op.count, mgk_type[op.type], send_bad ? "send" : "receive", send_bad ? sb : rb,
+                send_bad ? op.send : (const void *)op.recv, whose);
+    pthread_mutex_unlock(&g->m);
+    return ncclInvalidUsage;
   }
-  cudaGetLastError(); /* a pointer CUDA does not know is no error of the student's */
   const unsigned long k = g->calls[r]++;
   g->op[r] = op;
   if (!g->made_events) {
     for (int s = 0; s < n; s++) {
       cudaSetDevice(g->comm[s].device);
       cudaEventCreateWithFlags(&g->ready[s], cudaEventDisableTiming);
+      cudaEventCreateWithFlags(&g->reduced[s], cudaEventDisableTiming);
       cudaEventCreateWithFlags(&g->moved[s], cudaEventDisableTiming);
     }
     cudaSetDevice(comm->device);

@@ -1,21 +1,21 @@
 /**
  * @file nccl_shim.h
- * @brief Lab 08's communicators, as the driver makes them: NCCL's own where the ranks have GPUs
- *        of their own, and the kit's stand-in where they share one GPU or run on the emu.
+ * @brief Lab 08's communicators: the kit's stand-in for NCCL's collectives, for the graded ranks
+ *        (threads of the driver) and for ranks as processes, and the route to NCCL itself for
+ *        processes that each have a GPU.
  *
  * NCCL refuses two ranks on one GPU, and the emu has no NCCL, so the kit provides NCCL's
- * collectives itself (nccl_shim.cu): ranks are threads of the driver, a collective waits on the
- * host until every rank has called it, checks that all called the same one (kind, count, type,
- * operator, root), then joins the ranks' streams with events and copies (or reduces) in stream
- * order, so a rank's later work sees the result and no host waits for the device. A rank that
- * returns without calling a collective its peers wait in, or that calls another one, is named
- * at once, not left to hang.
+ * collectives itself. Graded ranks are threads of the driver (nccl_shim.cu): a collective waits
+ * on the host until every rank has called it, checks that all called the same one (kind, count,
+ * type, operator, root) on buffers of their own, then joins the ranks' streams with events and
+ * copies (or reduces, through buffers of the kit's) in stream order, so a rank's later work sees
+ * the result and no host waits for the device. A rank that returns without calling a collective
+ * its peers wait in, or that calls another one, is named at once, not left to hang.
  *
- * Where every rank has a GPU of its own and NCCL's library loads, mgk_init() makes real NCCL
- * communicators before the driver is confined (NCCL's set-up needs sockets and shared memory),
- * runs one all-gather on them (its connections are made on first use), and the collectives of
- * those ranks go to NCCL. The symbols ncclAllGather and the like are this file's in both cases:
- * the driver does not link NCCL; it loads it.
+ * Ranks as processes (nccl_process.cu, the `make ranks` program) use the stand-in through a
+ * file every process on the host maps, or, where each has a GPU, NCCL itself: loaded at run time
+ * (the symbols ncclAllGather and the like are the kit's in every case), its communicator made
+ * from an id rank 0 leaves in a folder every node sees.
  */
 #ifndef SCANLAB_NCCL_SHIM_H
 #define SCANLAB_NCCL_SHIM_H
@@ -32,19 +32,7 @@ extern "C" {
 /** Most ranks of a communicator (the lab's MG_RANKS_MAX). */
 #define MGK_RANKS_MAX 64
 
-/**
- * @brief Unconfined set-up, from the driver's lab hook: when @p real_ranks GPUs (two or more)
- * are visible and NCCL's library loads, makes NCCL communicators over GPUs 0 .. real_ranks-1 and
- * warms them with one all-gather. Returns 0 (also when it made none: the stand-in serves), or -1
- * with the reason in @p err when NCCL loaded but failed.
- */
-int mgk_init(int real_ranks, char *err, size_t cap);
-/** 1 when mgk_init() made NCCL communicators of @p size ranks. */
-int mgk_real(int size);
-/**
- * @brief The communicator of rank @p rank of @p size on @p device: NCCL's (mgk_real(size)) or the
- * stand-in's, made once and kept.
- */
+/** The stand-in's communicator of rank @p rank of @p size on @p device, made once and kept. */
 ncclComm_t mgk_comm(int size, int rank, int device);
 /** Before a call of all @p size ranks: the stand-in's rounds start again, no rank is done. */
 void mgk_begin(int size);
@@ -63,8 +51,8 @@ int mgk_failed(int size, char *msg, size_t cap);
  * @brief Ranks as processes: this process is rank @p rank of @p size, on @p device. With
  * @p use_nccl, NCCL's communicator (rank 0 writes NCCL's id to `DIR/nccl-id`, a folder every
  * node of the job sees, and each rank reads it: the form that runs across nodes); otherwise the
- * stand-in's, over a file in /dev/shm named after @p dir (`DIR/stand-in` without /dev/shm) that
- * rank 0 makes and removes as it ends, and every rank on the host maps.
+ * stand-in's, over a file (in /dev/shm where there is one) that rank 0 makes for this run and
+ * removes as it ends, and every rank on the host maps, finding its path in `DIR/stand-in`.
  * NULL with the reason in @p err.
  */
 ncclComm_t mgk_process_comm(int size, int rank, int device, const char *dir, int use_nccl, char *err, size_t cap);

@@ -2,20 +2,21 @@
  * @file lab08_calls.cu
  * @brief Lab 08's call table: the ranks, one host thread each, and the single-GPU scan.
  *
- * A call of the ranks is `(G, flags, then each rank's buffers)`: for the scans `in, out`, for the
- * compaction `in, out, where` after a pivot (`G, flags, pivot, ...`). The table starts G threads,
- * one a rank; each makes its device current, fills its ScanRank (the communicator of G ranks,
+ * A call of the ranks is `(G, then each rank's buffers)`: for the scans `in, out`, for the
+ * compaction `in, out, where` after a pivot (`G, pivot, ...`). The table starts G threads,
+ * one a rank; each makes its device current, gets its own ScanRank (the communicator of G ranks,
  * its stream, its scratch memory, poisoned) and calls the student's function; the table waits
- * for them all, then for every rank's stream. Ranks are on devices `r % devices`: their own GPUs
- * with NCCL where there are G GPUs, else GPUs (or the emu's virtual devices) shared through the
- * kit's NCCL stand-in (grader/trusted/driver/nccl_shim.h).
+ * for them all, then for every rank's stream. On the emu rank r is virtual device r; on a GPU
+ * every rank is on GPU 0 (the test keeps its buffers there), so a verdict is the same on a
+ * machine of one GPU or eight. The collectives go through the kit's NCCL stand-in
+ * (grader/trusted/driver/nccl_shim.h): NCCL itself refuses two ranks on one GPU.
  *
  * The call's value tells the test which ranks waited for the device inside the student's
- * function: bit r for rank r, and in bits 32-39 what it called (MGC_* below; on the emu the
- * emulator counts the calls, on a GPU with flag 1 each rank's stream is held by a kit kernel
- * until the function returns: a function that waits for the device cannot return).
- * What goes wrong among the ranks (a skipped or mismatched collective, another rank's buffer)
- * ends the driver with the stand-in's message.
+ * function: bit r for rank r (ranks 0-31), and in bits 32-39 what it called first (MGC_* below).
+ * The waits are counted the same way on every backend: the lab's driver is linked with
+ * `--wrap` for each call that waits (build.mk, LAB08_WRAP), so the student's calls of them come
+ * here first. What goes wrong among the ranks (a skipped or mismatched collective, another
+ * rank's buffer) ends the driver with the stand-in's message.
  */
 #include <pthread.h>
 #include <sys/stat.h>
@@ -33,32 +34,58 @@
 #include "multi_gpu.h"
 #include "nccl_shim.h"
 
-#ifdef SCANLAB_EMU
-extern "C" unsigned long long scanlab_emu_host_syncs(const char **last) __attribute__((weak));
-#endif
 
 /** What a rank that waited for the device called (bits 32-39 of the call's value). */
-enum { MGC_NONE = 0, MGC_DEVICE_SYNC, MGC_STREAM_SYNC, MGC_EVENT_SYNC, MGC_MEMCPY, MGC_MEMSET, MGC_FREE, MGC_HELD,
-       MGC_OTHER };
+enum { MGC_NONE = 0, MGC_DEVICE_SYNC, MGC_STREAM_SYNC, MGC_EVENT_SYNC, MGC_MEMSET };
 
-/** Seconds a held stream waits for the student's function to return (flag 1, on a GPU). */
-#define MGC_HOLD_S 3.0
+/** Seconds the table waits for a rank's thread after the others failed or returned. */
+#define MGC_JOIN_S 25
 
 enum { FN_PROPAGATE, FN_RTS, FN_COMPACT, FN_CARRY };
 
 typedef struct {
   int fn;
-  ScanRank ctx;
+  ScanRank ctx;      /* the kit's; the student's function gets a copy of its own */
+  ScanRank *student; /* that copy */
   const int32_t *in;
   int32_t *out;
   size_t n;
   int32_t pivot;
   int64_t *where;
   const int32_t *carry;
-  int synced;   /* what it called that waited (MGC_*), 0: nothing */
-  int returned; /* the student's function returned */
-  int tid;      /* its thread's id */
+  int tid;           /* its thread's id */
 } rank_job;
+
+/* What each rank's thread did, kept apart from anything the student's function is handed. */
+static struct {
+  int synced; /* what it called first that waited (MGC_*), 0: nothing */
+} seen[MG_RANKS_MAX];
+static __thread int in_student = -1; /* the rank whose student function this thread is in, or -1 */
+
+static void waited(int code) {
+  if (in_student >= 0 && !__atomic_load_n(&seen[in_student].synced, __ATOMIC_RELAXED))
+    __atomic_store_n(&seen[in_student].synced, code, __ATOMIC_RELAXED);
+}
+
+/* The calls that wait for the device, as the student's code reaches them (the link's --wrap). */
+extern "C" {
+cudaError_t __real_cudaDeviceSynchronize(void);
+cudaError_t __real_cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t __real_cudaEventSynchronize(cudaEvent_t event);
+cudaError_t __real_cudaMemset(void *p, int value, size_t count);
+cudaError_t __wrap_cudaDeviceSynchronize(void) { return waited(MGC_DEVICE_SYNC), __real_cudaDeviceSynchronize(); }
+cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
+  return waited(MGC_STREAM_SYNC), __real_cudaStreamSynchronize(stream);
+}
+cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
+  return waited(MGC_EVENT_SYNC), __real_cudaEventSynchronize(event);
+}
+cudaError_t __wrap_cudaMemset(void *p, int value, size_t count) {
+  return waited(MGC_MEMSET), __real_cudaMemset(p, value, count);
+}
+}
+
+static ScanRank students[MG_RANKS_MAX]; /* what the student's functions hold, apart from the jobs */
 
 static struct {
   cudaStream_t stream;
@@ -67,47 +94,23 @@ static struct {
   size_t bytes;
 } ranks[MG_RANKS_MAX];
 
-static volatile int *hold_flag; /* host memory the GPU reads: 0 holds the streams */
-static int *hold_dev;
-
-/** Spins until the host opens the gate: the stream's later work waits behind it. */
-static __global__ void holdKernel(const volatile int *flag) {
-  while (*flag == 0) {
-#if __CUDA_ARCH__ >= 700
-    __nanosleep(1000);
-#endif
-  }
-}
-
-static __attribute__((unused)) int sync_code(const char *name) {
-  static const char *const names[] = {"", "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                                      "cudaMemcpy", "cudaMemset", "cudaFree"};
-  for (int k = 1; k < 7; k++)
-    if (name && strncmp(name, names[k], strlen(names[k])) == 0) return k;
-  return MGC_OTHER;
-}
-
 static void *rank_main(void *arg) {
   rank_job *j = (rank_job *)arg;
+  const int r = j->ctx.rank;
   j->tid = (int)syscall(SYS_gettid);
   cudaSetDevice(j->ctx.device);
-#ifdef SCANLAB_EMU
-  const char *last = NULL;
-  const unsigned long long before = scanlab_emu_host_syncs ? scanlab_emu_host_syncs(NULL) : 0;
-#endif
+  ScanRank *mine = j->student;
+  in_student = r;
   switch (j->fn) {
-    case FN_PROPAGATE: scanShardsPropagate(&j->ctx, j->in, j->out, j->n); break;
-    case FN_RTS: scanShardsReduceThenScan(&j->ctx, j->in, j->out, j->n); break;
-    case FN_COMPACT: compactShards(&j->ctx, j->in, j->out, j->n, j->pivot, j->where); break;
+    case FN_PROPAGATE: scanShardsPropagate(mine, j->in, j->out, j->n); break;
+    case FN_RTS: scanShardsReduceThenScan(mine, j->in, j->out, j->n); break;
+    case FN_COMPACT: compactShards(mine, j->in, j->out, j->n, j->pivot, j->where); break;
     case FN_CARRY:
       scanIncCarry(j->in, j->out, j->n, j->carry, (char *)j->ctx.scratch + MG_WORDS_BYTES, j->ctx.stream);
       break;
   }
-#ifdef SCANLAB_EMU
-  if (scanlab_emu_host_syncs && scanlab_emu_host_syncs(&last) != before) j->synced = sync_code(last);
-#endif
-  __atomic_store_n(&j->returned, 1, __ATOMIC_RELEASE);
-  mgk_done(j->ctx.size, j->ctx.rank);
+  in_student = -1;
+  mgk_done(j->ctx.size, r);
   return NULL;
 }
 
@@ -132,28 +135,18 @@ static void prepare_rank(int r, int device, size_t bytes) {
     drv_die("rank %d: the scratch memory could not be filled", r);
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /** Runs @p g jobs, one thread a rank; returns the call's value (see the file's comment). */
-static int64_t run_ranks(rank_job *jobs, int g, int hold) {
+static int64_t run_ranks(rank_job *jobs, int g) {
   int devices = 1;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1) devices = 1;
-#ifdef SCANLAB_EMU
-  hold = 0; /* the emu runs a launch as it is made: it counts the waits instead */
-#endif
-  if (hold && !hold_flag) {
-    if (cudaHostAlloc((void **)&hold_flag, sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
-        cudaHostGetDevicePointer((void **)&hold_dev, (void *)hold_flag, 0) != cudaSuccess)
-      drv_die("no mapped host memory for the held streams");
-  }
   mgk_begin(g);
   for (int r = 0; r < g; r++) {
     rank_job *j = &jobs[r];
-    const int device = mgk_real(g) ? r : r % devices;
+#ifdef SCANLAB_EMU
+    const int device = r % devices; /* a virtual device a rank */
+#else
+    const int device = 0; /* the test's buffers are on GPU 0 */
+#endif
     prepare_rank(r, device, MG_SCRATCH_BYTES(j->n));
     j->ctx.rank = r;
     j->ctx.size = g;
@@ -162,52 +155,40 @@ static int64_t run_ranks(rank_job *jobs, int g, int hold) {
     j->ctx.stream = ranks[r].stream;
     j->ctx.scratch = ranks[r].scratch;
     j->ctx.scratch_bytes = ranks[r].bytes;
-    j->synced = 0;
-    j->returned = 0;
+    students[r] = j->ctx;
+    j->student = &students[r];
+    seen[r].synced = 0;
     mgk_own(g, r, j->in, j->n * sizeof(int32_t));
     mgk_own(g, r, j->out, j->n * sizeof(int32_t));
     if (j->where) mgk_own(g, r, j->where, 2 * sizeof(int64_t));
     mgk_own(g, r, ranks[r].scratch, ranks[r].bytes);
   }
-  if (hold) {
-    *hold_flag = 0;
-    __sync_synchronize();
-    for (int r = 0; r < g; r++) {
-      cudaSetDevice(jobs[r].ctx.device);
-      holdKernel<<<1, 1, 0, ranks[r].stream>>>(hold_dev);
-    }
-  }
   cudaSetDevice(0);
   pthread_t th[MG_RANKS_MAX];
   for (int r = 0; r < g; r++)
     if (pthread_create(&th[r], NULL, rank_main, &jobs[r]) != 0) drv_die("cannot start rank %d's thread", r);
-  if (hold) { /* the functions must return while their streams are held */
-    const double until = now() + MGC_HOLD_S;
-    for (;;) {
-      int all = 1;
-      for (int r = 0; r < g; r++) all &= __atomic_load_n(&jobs[r].returned, __ATOMIC_ACQUIRE);
-      if (all || now() > until) break;
-      struct timespec ms = {0, 1000000};
-      nanosleep(&ms, NULL);
+  char why[1024];
+  for (int r = 0; r < g; r++) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += MGC_JOIN_S;
+    if (pthread_timedjoin_np(th[r], NULL, &until) != 0) {
+      if (!mgk_failed(g, why, sizeof why)) snprintf(why, sizeof why, "its peers returned");
+      drv_die("rank %d did not return within %d s (%s): a rank that waits for something its peers never do, or "
+              "loops on the host", r, MGC_JOIN_S, why);
     }
-    for (int r = 0; r < g; r++)
-      if (!__atomic_load_n(&jobs[r].returned, __ATOMIC_ACQUIRE) && !mgk_waiting(g, r)) jobs[r].synced = MGC_HELD;
-    *hold_flag = 1;
-    __sync_synchronize();
   }
-  for (int r = 0; r < g; r++) pthread_join(th[r], NULL);
   /* A joined thread can still be listed for a moment as it ends; the driver counts the threads
    * it finds after a call, so the ranks' must be gone first. */
   for (int r = 0; r < g; r++) {
     char path[64];
     struct stat st;
     snprintf(path, sizeof path, "/proc/self/task/%d", jobs[r].tid);
-    for (int k = 0; k < 2000 && stat(path, &st) == 0; k++) {
+    for (int k = 0; k < 100000 && stat(path, &st) == 0; k++) {
       struct timespec us = {0, 50000};
       nanosleep(&us, NULL);
     }
   }
-  char why[1024];
   if (mgk_failed(g, why, sizeof why)) drv_die("%s", why);
   int64_t value = 0;
   for (int r = 0; r < g; r++) {
@@ -215,16 +196,16 @@ static int64_t run_ranks(rank_job *jobs, int g, int hold) {
       cudaSetDevice(jobs[r].ctx.device);
       cudaStreamSynchronize(ranks[r].stream);
     }
-    if (jobs[r].synced) {
+    if (seen[r].synced && r < 32) {
       value |= (int64_t)1 << r;
-      if (!(value >> 32)) value |= (int64_t)jobs[r].synced << 32;
+      if (!(value >> 32)) value |= (int64_t)seen[r].synced << 32;
     }
   }
   cudaSetDevice(0);
   return value;
 }
 
-/** The ranks' count G and flags, checked. */
+/** The ranks' count G, checked. */
 static int ranks_of(drv_call *c, int per_rank, int first) {
   const int64_t g = drv_i64(c, 0);
   if (g < 1 || g > MG_RANKS_MAX || g > (HXP_MAX_ARGS - first) / per_rank)
@@ -234,7 +215,7 @@ static int ranks_of(drv_call *c, int per_rank, int first) {
 }
 
 static int64_t call_ranks(drv_call *c, int fn) {
-  const int first = fn == FN_COMPACT ? 3 : 2, per = fn == FN_COMPACT ? 3 : 2;
+  const int first = fn == FN_COMPACT ? 2 : 1, per = fn == FN_COMPACT ? 3 : 2;
   const int g = ranks_of(c, per, first);
   rank_job jobs[MG_RANKS_MAX];
   memset(jobs, 0, sizeof jobs);
@@ -246,11 +227,11 @@ static int64_t call_ranks(drv_call *c, int fn) {
     jobs[r].n = drv_buf_bytes(c, k) / sizeof(int32_t);
     if (drv_buf_bytes(c, k + 1) < jobs[r].n * sizeof(int32_t)) drv_die("rank %d: an output shorter than its input", r);
     if (fn == FN_COMPACT) {
-      jobs[r].pivot = (int32_t)drv_i64(c, 2);
+      jobs[r].pivot = (int32_t)drv_i64(c, 1);
       jobs[r].where = (int64_t *)drv_ptr(c, k + 2);
     }
   }
-  return run_ranks(jobs, g, (int)(drv_i64(c, 1) & 1));
+  return run_ranks(jobs, g);
 }
 
 static int64_t call_propagate(drv_call *c) { return call_ranks(c, FN_PROPAGATE); }
@@ -266,28 +247,20 @@ static int64_t call_rts_one(drv_call *c) {
   job.out = (int32_t *)drv_ptr(c, 1);
   job.n = drv_buf_bytes(c, 0) / sizeof(int32_t);
   if (drv_buf_bytes(c, 1) < job.n * sizeof(int32_t)) drv_die("scanShardsReduceThenScan: an output shorter than its input");
-  return run_ranks(&job, 1, 0);
+  return run_ranks(&job, 1);
 }
 
-/** scanIncCarry(in, out, n, carry) on rank 0's device and stream: `(flags, in, out, carry)`. */
+/** scanIncCarry(in, out, n, carry) on rank 0's device and stream: `(in, out, carry)`. */
 static int64_t call_carry(drv_call *c) {
   rank_job job;
   memset(&job, 0, sizeof job);
   job.fn = FN_CARRY;
-  job.in = (const int32_t *)drv_ptr(c, 1);
-  job.out = (int32_t *)drv_ptr(c, 2);
-  job.n = drv_buf_bytes(c, 1) / sizeof(int32_t);
-  job.carry = (const int32_t *)drv_ptr(c, 3);
-  if (drv_buf_bytes(c, 2) < job.n * sizeof(int32_t)) drv_die("scanIncCarry: an output shorter than its input");
-  return run_ranks(&job, 1, (int)(drv_i64(c, 0) & 1));
-}
-
-/* NCCL's communicators, where each rank has a GPU of its own: made before the student's code
- * loads, unconfined (nccl_shim.h). */
-extern "C" int drv_lab_init(char *err, size_t cap) {
-  int devices = 1;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 1;
-  return mgk_init(devices, err, cap);
+  job.in = (const int32_t *)drv_ptr(c, 0);
+  job.out = (int32_t *)drv_ptr(c, 1);
+  job.n = drv_buf_bytes(c, 0) / sizeof(int32_t);
+  job.carry = (const int32_t *)drv_ptr(c, 2);
+  if (drv_buf_bytes(c, 1) < job.n * sizeof(int32_t)) drv_die("scanIncCarry: an output shorter than its input");
+  return run_ranks(&job, 1);
 }
 
 DRV_TABLE({"scanIncCarry", call_carry}, {"scanShardsPropagate", call_propagate},

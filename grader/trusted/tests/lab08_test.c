@@ -42,10 +42,7 @@ static const char *sync_name(int code) {
     case 1: return "cudaDeviceSynchronize";
     case 2: return "cudaStreamSynchronize";
     case 3: return "cudaEventSynchronize";
-    case 4: return "a synchronous cudaMemcpy";
-    case 5: return "a synchronous cudaMemset";
-    case 6: return "cudaFree";
-    case 7: return "its stream was held by the kit and it did not return: it waited for the device";
+    case 4: return "cudaMemset, which waits for the device; cudaMemsetAsync on the rank's stream does not";
     default: return "a call that waits for the device";
   }
 }
@@ -69,9 +66,9 @@ static void shard_sizes(const long long *sizes, int count, int g, int t, size_t 
 
 /* ---- the scans across ranks ----------------------------------------------------------------- */
 
-/** Calls @p fn over @p g shards of sizes @p n (random in [lo, hi] from @p seed) with @p flags;
- *  checks every rank's part of the global inclusive scan. */
-static size_t check_ranks_scan(const char *fn, int g, const size_t *n, uint64_t seed, int flags, long long *value) {
+/** Calls @p fn over @p g shards of sizes @p n (random in [lo, hi] from @p seed); checks every
+ *  rank's part of the global inclusive scan; @p value (if not NULL) receives the call's value. */
+static size_t check_ranks_scan(const char *fn, int g, const size_t *n, uint64_t seed, long long *value) {
   hx_buf *in[MAX_RANKS] = {0}, *out[MAX_RANKS] = {0};
   size_t total = 0, bad = 0;
   for (int r = 0; r < g; r++) total += n[r];
@@ -80,10 +77,9 @@ static size_t check_ranks_scan(const char *fn, int g, const size_t *n, uint64_t 
   const char *ctx = ranks_ctx(fn, g, n, seed, "");
   char saved[400];
   snprintf(saved, sizeof saved, "%s", ctx);
-  hx_arg args[2 + 2 * MAX_RANKS];
+  hx_arg args[1 + 2 * MAX_RANKS];
   int na = 0;
   args[na++] = hx_i64(g);
-  args[na++] = hx_i64(flags);
   hx_fill_i32(all, total, seed, lo, hi);
   size_t at = 0;
   for (int r = 0; all && r < g; r++) {
@@ -133,7 +129,7 @@ static void shards_test(const char *fn) {
       size_t n[MAX_RANKS];
       shard_sizes(sizes, ns, g, t, n);
       long long value = 0;
-      if (check_ranks_scan(fn, g, n, seed++, 0, &value)) return;
+      if (check_ranks_scan(fn, g, n, seed++, &value)) return;
     }
   }
 }
@@ -157,7 +153,7 @@ static void test_propagate_example(void) {
   for (int k = 0; k < 2; k++) {
     char ctx[160];
     snprintf(ctx, sizeof ctx, "%s(3 ranks, shards {3, 1, 7}, {}, {0, 4, 1})", names[k]);
-    if (HX_CALL(names[k], ctx, hx_i64(3), hx_i64(0), hx_in(in[0]), hx_out(out[0]), hx_in(in[1]), hx_out(out[1]),
+    if (HX_CALL(names[k], ctx, hx_i64(3), hx_in(in[0]), hx_out(out[0]), hx_in(in[1]), hx_out(out[1]),
                 hx_in(in[2]), hx_out(out[2])))
       break;
     if (hx_check_i32(hx_ctx("%s, rank 0", ctx), want[0], (const int32_t *)hx_buf_data(out[0]), 3) ||
@@ -194,7 +190,7 @@ static void test_carry(void) {
       uint32_t run = (uint32_t)carry;
       for (size_t i = 0; i < n; i++) want[i] = (int32_t)(run += (uint32_t)x[i]);
       long long value = 0;
-      if (HX_CALL_RET(&value, "scanIncCarry", ctx, hx_i64(0), hx_in(in), hx_out(out), hx_in(cb)) == 0)
+      if (HX_CALL_RET(&value, "scanIncCarry", ctx, hx_in(in), hx_out(out), hx_in(cb)) == 0)
         hx_check_i32(ctx, want, (const int32_t *)hx_buf_data(out), n);
     }
     free(want);
@@ -204,7 +200,7 @@ static void test_carry(void) {
 
 /* ---- the compaction across ranks ------------------------------------------------------------- */
 
-static size_t check_compact(int g, const size_t *n, uint64_t seed, int32_t pivot) {
+static size_t check_compact(int g, const size_t *n, uint64_t seed, int32_t pivot, long long *value) {
   hx_buf *in[MAX_RANKS] = {0}, *out[MAX_RANKS] = {0}, *where[MAX_RANKS] = {0};
   size_t total = 0, bad = 0;
   for (int r = 0; r < g; r++) total += n[r];
@@ -213,10 +209,9 @@ static size_t check_compact(int g, const size_t *n, uint64_t seed, int32_t pivot
   char ctx[400], extra[48];
   snprintf(extra, sizeof extra, ", pivot %d", pivot);
   snprintf(ctx, sizeof ctx, "%s", ranks_ctx("compactShards", g, n, seed, extra));
-  hx_arg a[3 + 3 * MAX_RANKS];
+  hx_arg a[2 + 3 * MAX_RANKS];
   int na = 0;
   a[na++] = hx_i64(g);
-  a[na++] = hx_i64(0);
   a[na++] = hx_i64(pivot);
   if (!all) return 1;
   hx_fill_i32(all, total, seed, lo, hi);
@@ -232,7 +227,7 @@ static size_t check_compact(int g, const size_t *n, uint64_t seed, int32_t pivot
     a[na++] = hx_out(out[r]);
     a[na++] = hx_out(where[r]);
   }
-  bad = hx_call_list(NULL, "compactShards", ctx, na, a);
+  bad = hx_call_list(value, "compactShards", ctx, na, a);
   if (bad) goto done;
   {
     /* each rank's kept elements in order, and where they go in the whole compaction */
@@ -281,19 +276,21 @@ static void test_compact_shards(void) {
     for (int t = 0; t < ns; t++) {
       size_t n[MAX_RANKS];
       shard_sizes(sizes, ns, g, t, n);
-      if (check_compact(g, n, seed++, pivot)) return;
+      if (check_compact(g, n, seed++, pivot, NULL)) return;
     }
   }
 }
 
 /* ---- no call waits for the device ----------------------------------------------------------- */
 
-/* Each function runs once as usual, then again with its stream held (on a GPU) or its waits
- * counted (on the emu): a rank that waited for the device is named, with what it called. */
+/* Each function runs once on shards of different sizes; the call's value names a rank that called
+ * something that waits for the device (the driver counts the calls, the same way on every
+ * backend), and what. */
 static void test_no_host_sync(void) {
   emu_devices();
   const int g = (int)hx_param_int("ranks");
   const size_t per = (size_t)hx_param_int("n");
+  const int32_t pivot = (int32_t)hx_param_int("pivot");
   if (hx_failures()) return;
   if (g < 1 || g > MAX_RANKS) HX_SKIP("manifest: ranks = %d (1 to %d)", g, MAX_RANKS);
   const char *fns[2] = {"scanShardsPropagate", "scanShardsReduceThenScan"};
@@ -301,9 +298,15 @@ static void test_no_host_sync(void) {
   for (int r = 0; r < g; r++) n[r] = per + (size_t)r;
   for (int k = 0; k < 2; k++) {
     long long value = 0;
-    if (check_ranks_scan(fns[k], g, n, hx_seed(), 0, &value)) return; /* warm: modules load, scratch grows */
-    if (check_ranks_scan(fns[k], g, n, hx_seed() + 1, 1, &value)) return;
-    if (report_sync(value, ranks_ctx(fns[k], g, n, hx_seed() + 1, ""))) return;
+    if (check_ranks_scan(fns[k], g, n, hx_seed() + (uint64_t)k, &value)) return;
+    if (report_sync(value, ranks_ctx(fns[k], g, n, hx_seed() + (uint64_t)k, ""))) return;
+  }
+  {
+    long long value = 0;
+    char extra[48];
+    snprintf(extra, sizeof extra, ", pivot %d", pivot);
+    if (check_compact(g, n, hx_seed() + 2, pivot, &value)) return;
+    if (report_sync(value, ranks_ctx("compactShards", g, n, hx_seed() + 2, extra))) return;
   }
   {
     hx_buf *in = hx_buf_new(per, 4), *out = hx_buf_new(per, 4), *cb = hx_buf_new(1, 4);
@@ -314,7 +317,7 @@ static void test_no_host_sync(void) {
       const char *ctx = hx_ctx("scanIncCarry(n=%zu, *carry=0)", per);
       char saved[120];
       snprintf(saved, sizeof saved, "%s", ctx);
-      if (HX_CALL_RET(&value, "scanIncCarry", saved, hx_i64(1), hx_in(in), hx_out(out), hx_in(cb)) == 0)
+      if (HX_CALL_RET(&value, "scanIncCarry", saved, hx_in(in), hx_out(out), hx_in(cb)) == 0)
         report_sync(value, saved);
     }
     hx_buf_free(in), hx_buf_free(out), hx_buf_free(cb);
@@ -342,7 +345,7 @@ static void test_timing_rts_one(void) {
   if (hx_failures()) return;
   {
     const size_t shard[1] = {n};
-    if (check_ranks_scan("scanShardsReduceThenScan", 1, shard, hx_seed(), 0, NULL)) return;
+    if (check_ranks_scan("scanShardsReduceThenScan", 1, shard, hx_seed(), NULL)) return;
   }
   char what[160];
   snprintf(what, sizeof what, "scanShardsReduceThenScan(1 rank, n=%zu)", n);

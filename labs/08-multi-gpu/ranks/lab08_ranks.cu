@@ -10,7 +10,8 @@
  *     SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE      (srun)
  *     SCANLAB_RANKS_DIR  a folder every rank sees (rank 0 leaves NCCL's id, or the stand-in's file, there)
  *     SCANLAB_NCCL       1: NCCL (each rank its own GPU); 0: the kit's stand-in (one host);
- *                        unset: NCCL where the host has a GPU for each of its ranks
+ *                        unset: NCCL if its library loads and the ranks run under Slurm or the
+ *                        host has a GPU for each of its ranks, else the stand-in
  *
  * and checks, as lab 08's tests do, scan-then-propagate, reduce-then-scan and the compaction on
  * shards of every size of a list rotated over the ranks (the empty shard included), each rank
@@ -22,6 +23,7 @@
  * It runs the student's code unconfined, as any program of the student's would: it is a tool to
  * run the lab as a cluster runs it, not the grader (`make grade LAB=08` is).
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +95,10 @@ static int run_one(rank_state *s, int fn, const std::vector<size_t> &sizes, int 
   check(cudaMemset(s->where, 0xBE, 2 * sizeof(int64_t)), "poisoning where", rank);
   check(cudaMemset(s->ctx.scratch, 0xBE, s->ctx.scratch_bytes), "poisoning the scratch", rank);
   check(cudaDeviceSynchronize(), "before the call", rank);
-  if (mgk_process_barrier(s->ctx.comm) != 0) fprintf(stderr, "lab08_ranks: rank %d: a peer never came\n", rank);
+  if (mgk_process_barrier(s->ctx.comm) != 0) {
+    fprintf(stderr, "lab08_ranks: rank %d: a peer did not come to the start of a call within 80 s\n", rank);
+    return 1;
+  }
   switch (fn) {
     case 0: scanShardsPropagate(&s->ctx, s->in, s->out, n); break;
     case 1: scanShardsReduceThenScan(&s->ctx, s->in, s->out, n); break;
@@ -347,7 +352,10 @@ int main(int argc, char **argv) {
 #ifdef SCANLAB_EMU
   const int use_nccl = 0;
 #else
-  const int use_nccl = env_int("SCANLAB_NCCL", NULL, local_size <= devices ? 1 : 0);
+  /* NCCL under Slurm (one task a GPU: each sees its own) and where the host has a GPU a rank, if
+   * its library loads; the stand-in otherwise (one host only) */
+  void *nccl_lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  const int use_nccl = env_int("SCANLAB_NCCL", NULL, nccl_lib && (getenv("SLURM_PROCID") || local_size <= devices));
 #endif
   const int device = local % devices;
   check(cudaSetDevice(device), "cudaSetDevice", rank);
