@@ -2136,6 +2136,17 @@ def case_lab08_host_sync():
                   max_timeout=60)
 
 
+def case_lab08_ptsz_sync():
+    """Lab 08: a wait called by its per-thread-stream name (cudaStreamSynchronize_ptsz), which the
+    driver's count of waits would not see, is refused at the build, named with its line."""
+    sub = make_submission("lab08_ptsz_sync", LAB08,
+                          "  carryKernel<<<1, 1, 0, rank->stream>>>(gathered, rank->rank, carry); /* 2: the carry */\n",
+                          "  cudaStreamSynchronize_ptsz(rank->stream); /* the same wait, another name */\n"
+                          "  carryKernel<<<1, 1, 0, rank->stream>>>(gathered, rank->rank, carry); /* 2: the carry */\n")
+    return all_fail("lab08_ptsz_sync", sub, "08", LAB08_TESTS,
+                    r"(?s)does not build.*:\d+: cudaStreamSynchronize_ptsz: not allowed")
+
+
 def lab08_skips_allgather():
     """The solution of lab 08 with a rank of an empty shard skipping reduce-then-scan's all-gather
     (also run as processes by ranks.py): its folder."""
@@ -2201,6 +2212,7 @@ CASES = [
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
     ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
     ("lab 08: a reduce-then-scan that waits for its stream", case_lab08_host_sync),
+    ("lab 08: a wait called by its per-thread-stream name", case_lab08_ptsz_sync),
     ("lab 08: a rank with an empty shard skips the all-gather", case_lab08_skips_allgather),
     ("lab 08: every rank adds the carry from rank 0's gathered totals (another device's)", case_lab08_wrong_device),
     ("a look-back that never publishes: one tile still passes (emu)", case_lookback_hang_tile),
