@@ -100,6 +100,19 @@ struct Compose {
 /** @name Helpers for the device code
  *  @{ */
 
+/** @cond WS_SITE */
+#ifdef SCANLAB_EMU
+/* On the emu a shuffle names the line that called it in its messages (a deadlock, a lane that
+ * never comes); these helpers take their caller's line and hand it on, so a message names the
+ * line of the student's code that called the helper, not a line of this header. */
+#define WS_CALLER , SCANLAB_EMU_SITE
+#define WS_AT , warpSize, scanlab_emu_file, scanlab_emu_line
+#else
+#define WS_CALLER
+#define WS_AT
+#endif
+/** @endcond */
+
 /**
  * @brief `__shfl_up_sync` for a value of any trivially copyable type whose size is a multiple
  * of 4 bytes (int, float, Affine, ...): each 32-bit word is shuffled on its own.
@@ -109,11 +122,11 @@ struct Compose {
  * must call it, with the same @p mask and @p delta.
  */
 template <typename T>
-__device__ inline T shflUpAny(unsigned mask, T v, unsigned delta) {
+__device__ inline T shflUpAny(unsigned mask, T v, unsigned delta WS_CALLER) {
   static_assert(sizeof(T) % 4 == 0, "shflUpAny: the size of T must be a multiple of 4 bytes");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &v, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_up_sync(mask, words[k], delta);
+  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_up_sync(mask, words[k], delta WS_AT);
   memcpy(&v, words, sizeof(T));
   return v;
 }
@@ -121,22 +134,22 @@ __device__ inline T shflUpAny(unsigned mask, T v, unsigned delta) {
 /** `__shfl_down_sync` for any type as shflUpAny(): lane `i` receives @p v of lane `i + delta`
  *  (its own where that lane is past the warp). */
 template <typename T>
-__device__ inline T shflDownAny(unsigned mask, T v, unsigned delta) {
+__device__ inline T shflDownAny(unsigned mask, T v, unsigned delta WS_CALLER) {
   static_assert(sizeof(T) % 4 == 0, "shflDownAny: the size of T must be a multiple of 4 bytes");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &v, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_down_sync(mask, words[k], delta);
+  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_down_sync(mask, words[k], delta WS_AT);
   memcpy(&v, words, sizeof(T));
   return v;
 }
 
 /** `__shfl_sync` for any type as shflUpAny(): every lane receives @p v of lane @p src. */
 template <typename T>
-__device__ inline T shflAny(unsigned mask, T v, int src) {
+__device__ inline T shflAny(unsigned mask, T v, int src WS_CALLER) {
   static_assert(sizeof(T) % 4 == 0, "shflAny: the size of T must be a multiple of 4 bytes");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &v, sizeof(T));
-  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_sync(mask, words[k], src);
+  for (unsigned k = 0; k < sizeof(T) / 4; k++) words[k] = __shfl_sync(mask, words[k], src WS_AT);
   memcpy(&v, words, sizeof(T));
   return v;
 }
