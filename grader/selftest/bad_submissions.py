@@ -2136,6 +2136,19 @@ def case_lab08_host_sync():
                   max_timeout=60)
 
 
+def case_lab04_lane0_twice():
+    """Lab 04 on the emu: lane 0 adds its own value again in the first step (lane + 1 >= d). Every
+    scan is wrong at element 0, emu_shared included, whose run it counts on; its message says
+    that the mismatch is the fault, not the scan's use of shared memory."""
+    sub = make_submission("lab04_lane0_twice", "04-warp-scan/warp_scan.cu",
+                          "    if (lane >= d) x = op(y, x);  /* the earlier lanes' value on the left */\n",
+                          "    if (lane + 1 >= d) x = op(y, x);  /* lane 0 takes its own value twice */\n")
+    return expect("lab04_lane0_twice", sub, "04", ("inc_one_warp", "emu_shared"),
+                  {"inc_one_warp": r"first: lane 0 expected 3, got 6",
+                   "emu_shared": r"emu_shared counts a scan's shared-memory accesses only when its answer is right: "
+                                 r"the wrong answer above is the fault"})
+
+
 def case_lab08_ptsz_sync():
     """Lab 08: a wait called by its per-thread-stream name (cudaStreamSynchronize_ptsz), which the
     driver's count of waits would not see, is refused at the build, named with its line."""
@@ -2210,6 +2223,7 @@ CASES = [
     ("lab 06: a block scan's temp reused, a look-back's windows out of order, 32-bit offsets", case_lab06_missed),
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
+    ("lab 04: lane 0 takes its own value twice: emu_shared says the mismatch is the fault", case_lab04_lane0_twice),
     ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
     ("lab 08: a reduce-then-scan that waits for its stream", case_lab08_host_sync),
     ("lab 08: a wait called by its per-thread-stream name", case_lab08_ptsz_sync),
