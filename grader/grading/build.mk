@@ -89,7 +89,7 @@ CALLS_OBJ    := $(KITB)/lab$(LAB)_calls.o
 # Lab 08's NCCL: the kit's stand-in and its route to NCCL itself (nccl_shim.h), beside the calls;
 # and its driver linked with --wrap for each call that waits for the device, so that the call
 # table counts the student's (lab08_calls.cu), the same way on every backend.
-LAB08_WRAP   := cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaMemset
+LAB08_WRAP   := cudaDeviceSynchronize cudaStreamSynchronize cudaEventSynchronize cudaMemset cudaMemcpyAsync
 ifeq ($(LAB),08)
 CALLS_OBJ    += $(KITB)/driver/nccl_shim.o $(KITB)/driver/nccl_process.o
 LAB_LINK      = $(foreach f,$(LAB08_WRAP),$(if $(filter cuda,$(BACKEND)),-Xlinker --wrap=$(f),-Wl,--wrap=$(f)))
@@ -191,7 +191,7 @@ $(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) gra
 	cp grader/grading/student.mk $(@D)/
 	$(if $(filter emu,$(BACKEND)),mkdir -p $(@D)/emu && cp -r grader/emu/include grader/emu/cu2cpp.py $(@D)/emu/)
 	printf '%s\n' "$$FLAGS" > $(@D)/flags.mk
-	$(if $(LAB_LINK),printf 'DRIVER_LIBS += %s\n' '$(LAB_LINK)' >> $(@D)/flags.mk)
+	$(if $(LAB_LINK),printf 'LAB_LIBS = %s\n' '$(LAB_LINK)' >> $(@D)/flags.mk)
 	touch $@
 export FLAGS
 

@@ -26,7 +26,7 @@ BIN  := $(OUT)/lab$(LAB)_driver
 driver: $(BIN)
 
 $(BIN): $(OBJS) $(wildcard kit/*.o)
-	$(DRIVER_LINK) -o $@ $^ $(DRIVER_LIBS)
+	$(DRIVER_LINK) -o $@ $^ $(DRIVER_LIBS) $(LAB_LIBS)
 
 $(OUT):
 	mkdir -p $@

@@ -2149,6 +2149,23 @@ def case_lab04_lane0_twice():
                                  r"the wrong answer above is the fault"})
 
 
+def case_lab08_host_carry():
+    """Lab 08 on the emu: reduce-then-scan sums the carry on the host (the totals copied down, the
+    carry copied up with cudaMemcpyAsync). The answers are right; every test of reduce-then-scan
+    fails on the emu's count of the bytes copied through the host (on a GPU, where bytes are not
+    counted, no_host_sync names the copy: the driver counts cudaMemcpyAsync with host memory)."""
+    sub = make_submission("lab08_host_carry", LAB08,
+                          "  carryKernel<<<1, 1, 0, rank->stream>>>(gathered, rank->rank, carry); /* 2: the carry */\n",
+                          "  int32_t host[MG_RANKS_MAX], c = 0; /* the carry summed on the host */\n"
+                          "  CUDA_CHECK(cudaMemcpyAsync(host, gathered, rank->size * sizeof(int32_t), cudaMemcpyDeviceToHost, rank->stream));\n"
+                          "  for (int q = 0; q < rank->rank; q++) c += host[q];\n"
+                          "  CUDA_CHECK(cudaMemcpyAsync(carry, &c, sizeof c, cudaMemcpyHostToDevice, rank->stream));\n")
+    return expect("lab08_host_carry", sub, "08", LAB08_TESTS,
+                  {t: r"scanShardsReduceThenScan copied \d+ bytes between the device and the host"
+                   for t in ("example", "rts_shards", "no_host_sync")},
+                  max_timeout=60)
+
+
 def case_lab08_ptsz_sync():
     """Lab 08: a wait called by its per-thread-stream name (cudaStreamSynchronize_ptsz), which the
     driver's count of waits would not see, is refused at the build, named with its line."""
@@ -2227,6 +2244,7 @@ CASES = [
     ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
     ("lab 08: a reduce-then-scan that waits for its stream", case_lab08_host_sync),
     ("lab 08: a wait called by its per-thread-stream name", case_lab08_ptsz_sync),
+    ("lab 08: a reduce-then-scan that sums the carry on the host", case_lab08_host_carry),
     ("lab 08: a rank with an empty shard skips the all-gather", case_lab08_skips_allgather),
     ("lab 08: every rank adds the carry from rank 0's gathered totals (another device's)", case_lab08_wrong_device),
     ("a look-back that never publishes: one tile still passes (emu)", case_lookback_hang_tile),

@@ -56,7 +56,7 @@ extern "C"
 #endif
 /** The calls of the calling host thread so far that waited for the device (cudaDeviceSynchronize,
  *  cudaStreamSynchronize, a synchronous copy, cudaFree, ...); @p last, if not NULL, receives the
- *  name of the latest. Lab 08's driver reads it around a rank's call. */
+ *  name of the latest. */
 unsigned long long scanlab_emu_host_syncs(const char **last);
 /// @cond EMU_INTERNAL
 #ifdef SCANLAB_EMU_STACK_KB_DEFAULT

@@ -1,18 +1,21 @@
 /**
  * @file nccl_shim.cu
- * @brief The kit's stand-in for NCCL's collectives among ranks that are threads of the driver,
- *        and the route to NCCL itself where each rank has its own GPU (nccl_shim.h).
+ * @brief The kit's stand-in for NCCL's collectives among ranks that are threads of the driver
+ *        (the graded ranks), and NCCL's entry points, which go to NCCL itself for a
+ *        communicator of ranks as processes that NCCL made (nccl_process.cu).
  *
  * A stand-in collective, rank r, its k-th of the call:
- *  1. records what it was asked (kind, count, type, operator, root, buffers, stream) and an
- *     event on its stream, the point its inputs are ready at;
+ *  1. checks its buffers are its own (its arrays or scratch memory) and records what it was asked
+ *     (kind, count, type, operator, root, buffers, stream) and an event on its stream, the point
+ *     its inputs are ready at;
  *  2. waits on the host until every rank has arrived at its k-th collective (or one returned
  *     without it, or called another, or none came for MGK_WAIT_S seconds: then every waiting
  *     rank gets ncclInvalidUsage and the call's failure says who did what);
  *  3. the last rank to arrive moves the data: each receiver's stream waits for every sender's
- *     event, copies (or reduces) on the receiver's stream, and records an event there; each
- *     sender's stream then waits for every receiver's, so no rank overwrites its send buffer
- *     before its peers have read it. Nothing waits on the host for the device.
+ *     event, copies (or reduces into the kit's memory, then copies) on the receiver's stream,
+ *     and records an event there; each sender's stream then waits for every receiver's, so no
+ *     rank overwrites its send buffer before its peers have read it. No thread waits for the
+ *     device (a growing reduction buffer is allocated, never freed).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -187,6 +190,22 @@ int mgk_waiting(int size, int rank) {
   return w;
 }
 
+int mgk_failed_within(int size, char *msg, size_t cap, int seconds) {
+  mgk_group *g = group(size);
+  if (!g) return 0;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += seconds;
+  if (pthread_mutex_timedlock(&g->m, &until) != 0) {
+    snprintf(msg, cap, "the kit's NCCL stand-in is still moving a collective's data");
+    return 1;
+  }
+  const int f = g->failed;
+  if (f) snprintf(msg, cap, "%s", g->why);
+  pthread_mutex_unlock(&g->m);
+  return f;
+}
+
 int mgk_failed(int size, char *msg, size_t cap) {
   mgk_group *g = group(size);
   if (!g) return 0;
@@ -260,10 +279,10 @@ static int owner(const mgk_group *g, const void *p, size_t bytes) {
 /** Rank @p d's reduction memory, at least @p bytes on its device (kept between calls). */
 static cudaError_t tmp_for(mgk_group *g, int d, size_t bytes) {
   if (g->tmp_bytes[d] >= bytes) return cudaSuccess;
-  if (g->tmp[d]) cudaFree(g->tmp[d]);
-  g->tmp[d] = NULL;
-  g->tmp_bytes[d] = 0;
-  const cudaError_t e = cudaMalloc(&g->tmp[d], bytes);
+  /* the smaller one is left, not freed: cudaFree waits for the device, here under the lock */
+  void *grown = NULL;
+  const cudaError_t e = cudaMalloc(&grown, bytes);
+  if (e == cudaSuccess) g->tmp[d] = grown;
   if (e == cudaSuccess) g->tmp_bytes[d] = bytes;
   return e;
 }
@@ -300,6 +319,8 @@ static void move_locked(mgk_group *g) {
       default:
         if ((kind == K_REDUCE && d != to->root) || !c) break;
         e = tmp_for(g, d, c * el);
+        /* after the last collective's copy out of it, whatever stream that was on */
+        if (e == cudaSuccess) e = cudaStreamWaitEvent(to->stream, g->moved[d], 0);
         if (e == cudaSuccess)
           e = reduce_into(src, n, kind == K_REDUCESCATTER ? (size_t)d * c : 0, g->tmp[d], c, to->type, to->op,
                           to->stream);
@@ -358,6 +379,8 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
   }
   size_t sb, rb;
   mgk_extents(&op, n, &sb, &rb);
+  if (op.kind == K_REDUCE && r != op.root) rb = 0;    /* NCCL reads neither of these: NULL is fine */
+  if (op.kind == K_BROADCAST && r != op.root) sb = 0;
   const int so = sb ? owner(g, op.send, sb) : r, ro = rb ? owner(g, op.recv, rb) : r;
   if (so != r || ro != r) {
     const int send_bad = so != r, other = send_bad ? so : ro;

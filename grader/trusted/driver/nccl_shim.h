@@ -44,8 +44,10 @@ void mgk_done(int size, int rank);
 /** 1 while rank @p rank waits in a stand-in collective for its peers. */
 int mgk_waiting(int size, int rank);
 /** After the call: 0, or 1 and what went wrong among the ranks (a skipped or mismatched
- *  collective, another rank's buffer, an error of NCCL's) in @p msg. */
+ *  collective, another rank's buffer) in @p msg. */
 int mgk_failed(int size, char *msg, size_t cap);
+/** mgk_failed() that waits at most @p seconds for the stand-in's lock (1 and why, past them). */
+int mgk_failed_within(int size, char *msg, size_t cap, int seconds);
 
 /**
  * @brief Ranks as processes: this process is rank @p rank of @p size, on @p device. With

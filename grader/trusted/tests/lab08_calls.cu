@@ -36,9 +36,9 @@
 
 
 /** What a rank that waited for the device called (bits 32-39 of the call's value). */
-enum { MGC_NONE = 0, MGC_DEVICE_SYNC, MGC_STREAM_SYNC, MGC_EVENT_SYNC, MGC_MEMSET };
+enum { MGC_NONE = 0, MGC_DEVICE_SYNC, MGC_STREAM_SYNC, MGC_EVENT_SYNC, MGC_MEMSET, MGC_HOST_COPY };
 
-/** Seconds the table waits for a rank's thread after the others failed or returned. */
+/** Seconds the table waits for each rank's thread, counted from the start of the call's wait. */
 #define MGC_JOIN_S 25
 
 enum { FN_PROPAGATE, FN_RTS, FN_COMPACT, FN_CARRY };
@@ -73,6 +73,7 @@ cudaError_t __real_cudaDeviceSynchronize(void);
 cudaError_t __real_cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t __real_cudaEventSynchronize(cudaEvent_t event);
 cudaError_t __real_cudaMemset(void *p, int value, size_t count);
+cudaError_t __real_cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t __wrap_cudaDeviceSynchronize(void) { return waited(MGC_DEVICE_SYNC), __real_cudaDeviceSynchronize(); }
 cudaError_t __wrap_cudaStreamSynchronize(cudaStream_t stream) {
   return waited(MGC_STREAM_SYNC), __real_cudaStreamSynchronize(stream);
@@ -82,6 +83,23 @@ cudaError_t __wrap_cudaEventSynchronize(cudaEvent_t event) {
 }
 cudaError_t __wrap_cudaMemset(void *p, int value, size_t count) {
   return waited(MGC_MEMSET), __real_cudaMemset(p, value, count);
+}
+/* A copy with host memory on one side: the rank's memory is all on its device, so such a copy is a
+ * round trip through the host, and from memory CUDA did not pin it waits until it is done. */
+static int on_host(const void *p) {
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError(); /* the query's own error, not the student's */
+    return 1;
+  }
+  return a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged;
+}
+cudaError_t __wrap_cudaMemcpyAsync(void *dst, const void *src, size_t count, cudaMemcpyKind kind,
+                                   cudaStream_t stream) {
+  if (in_student >= 0 && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost ||
+                          kind == cudaMemcpyHostToHost || (kind == cudaMemcpyDefault && (on_host(dst) || on_host(src)))))
+    waited(MGC_HOST_COPY);
+  return __real_cudaMemcpyAsync(dst, src, count, kind, stream);
 }
 }
 
@@ -173,7 +191,7 @@ static int64_t run_ranks(rank_job *jobs, int g) {
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += MGC_JOIN_S;
     if (pthread_timedjoin_np(th[r], NULL, &until) != 0) {
-      if (!mgk_failed(g, why, sizeof why)) snprintf(why, sizeof why, "its peers returned");
+      if (!mgk_failed_within(g, why, sizeof why, 2)) snprintf(why, sizeof why, "its peers returned");
       drv_die("rank %d did not return within %d s (%s): a rank that waits for something its peers never do, or "
               "loops on the host", r, MGC_JOIN_S, why);
     }

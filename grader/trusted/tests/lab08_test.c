@@ -43,6 +43,7 @@ static const char *sync_name(int code) {
     case 2: return "cudaStreamSynchronize";
     case 3: return "cudaEventSynchronize";
     case 4: return "cudaMemset, which waits for the device; cudaMemsetAsync on the rank's stream does not";
+    case 5: return "cudaMemcpyAsync with host memory on one side: a round trip through the host, which waits for the copy";
     default: return "a call that waits for the device";
   }
 }

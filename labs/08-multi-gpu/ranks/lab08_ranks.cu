@@ -355,7 +355,8 @@ int main(int argc, char **argv) {
   /* NCCL under Slurm (one task a GPU: each sees its own) and where the host has a GPU a rank, if
    * its library loads; the stand-in otherwise (one host only) */
   void *nccl_lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-  const int use_nccl = env_int("SCANLAB_NCCL", NULL, nccl_lib && (getenv("SLURM_PROCID") || local_size <= devices));
+  const int under_srun = getenv("SLURM_PROCID") && !getenv("SCANLAB_RANK"); /* not run_ranks.sh inside a job */
+  const int use_nccl = env_int("SCANLAB_NCCL", NULL, nccl_lib && (under_srun || local_size <= devices));
 #endif
   const int device = local % devices;
   check(cudaSetDevice(device), "cudaSetDevice", rank);
