@@ -2195,7 +2195,7 @@ def case_lab08_skips_allgather():
     skipped = (r"rank \d returned after 0 collectives while rank \d waits in its 1st collective, ncclAllGather of 1 x "
                r"ncclInt32: every rank must call the same collectives in the same order")
     return expect("lab08_skips_allgather", sub, "08", LAB08_TESTS,
-                  {"rts_shards": skipped, "example": skipped}, max_timeout=60)
+                  {"rts_shards": skipped, "example": skipped}, max_timeout=60, workers=MACHINE_FREE_WORKERS)
 
 
 def case_lab08_wrong_device():

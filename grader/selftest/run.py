@@ -640,6 +640,13 @@ def student_kit():
         listed = re.findall(r"^  ([a-z-]+) ", out, re.M)
         if code or {"check", "bench", "check-gpu", "emu-corpus"} & set(listed) or "grade" not in listed:
             raise CheckFailed("the student kit's `make help` should list only what works there:\n" + out)
+        # lab 08's make ranks, as its handout names it: builds the kit's skeleton and runs 2 ranks
+        # (the skeleton's answers are wrong: the run says so and fails, but it runs)
+        code, out = sh(["make", "--no-print-directory", "ranks", "RANKS=2", "BACKEND=emu"], cwd=kit,
+                       env={"NO_COLOR": "1"})
+        if not re.search(r"lab08_ranks: 2 ranks as processes: 0 passed, 1 failed", out):
+            raise CheckFailed("`make ranks RANKS=2 BACKEND=emu` in the student kit should build and run the "
+                              "skeleton's 2 ranks:\n" + out[-1500:])
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
@@ -652,7 +659,7 @@ def student_kit():
                                   f"kit (exit {code}):\n" + out[-800:])
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return (f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help and autograder work; "
+    return (f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help, make ranks and autograder work; "
             "check, check-gpu, bench, student-kit and emu-corpus stop, saying they need the full kit")
 
 

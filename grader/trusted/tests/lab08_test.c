@@ -113,28 +113,6 @@ done:
   return bad + (size_t)hx_failures();
 }
 
-/** Every rank count of `ranks`, every rotation of `sizes` over the ranks. */
-static void shards_test(const char *fn) {
-  emu_devices();
-  long long ranks[16], sizes[32];
-  const int nr = hx_param_int_list("ranks", ranks, 16), ns = hx_param_int_list("sizes", sizes, 32);
-  if (nr < 0 || ns < 1) return;
-  uint64_t seed = hx_seed();
-  for (int i = 0; i < nr; i++) {
-    const int g = (int)ranks[i];
-    if (g < 1 || g > MAX_RANKS) {
-      HX_FAIL("manifest: ranks = %d (1 to %d)", g, MAX_RANKS);
-      return;
-    }
-    for (int t = 0; t < ns; t++) {
-      size_t n[MAX_RANKS];
-      shard_sizes(sizes, ns, g, t, n);
-      long long value = 0;
-      if (check_ranks_scan(fn, g, n, seed++, &value)) return;
-    }
-  }
-}
-
 static void test_propagate_example(void) {
   emu_devices();
   const size_t n[3] = {3, 0, 3};
@@ -164,8 +142,6 @@ static void test_propagate_example(void) {
   for (int r = 0; r < 3; r++) hx_buf_free(in[r]), hx_buf_free(out[r]);
 }
 
-static void test_propagate_shards(void) { shards_test("scanShardsPropagate"); }
-static void test_rts_shards(void) { shards_test("scanShardsReduceThenScan"); }
 
 /* ---- the single pass with a carry ------------------------------------------------------------ */
 
@@ -261,11 +237,14 @@ done:
   return bad + (size_t)hx_failures();
 }
 
-static void test_compact_shards(void) {
+/** Every rank count of `ranks`, every rotation of `sizes` over the ranks, for a scan across ranks
+ *  or (fn "compactShards") the compaction at `pivot`. */
+static void shards_test(const char *fn) {
   emu_devices();
+  const int compact = strcmp(fn, "compactShards") == 0;
   long long ranks[16], sizes[32];
   const int nr = hx_param_int_list("ranks", ranks, 16), ns = hx_param_int_list("sizes", sizes, 32);
-  const int32_t pivot = (int32_t)hx_param_int("pivot");
+  const int32_t pivot = compact ? (int32_t)hx_param_int("pivot") : 0;
   if (nr < 0 || ns < 1) return;
   uint64_t seed = hx_seed();
   for (int i = 0; i < nr; i++) {
@@ -277,10 +256,14 @@ static void test_compact_shards(void) {
     for (int t = 0; t < ns; t++) {
       size_t n[MAX_RANKS];
       shard_sizes(sizes, ns, g, t, n);
-      if (check_compact(g, n, seed++, pivot, NULL)) return;
+      if (compact ? check_compact(g, n, seed++, pivot, NULL) : check_ranks_scan(fn, g, n, seed++, NULL)) return;
     }
   }
 }
+
+static void test_propagate_shards(void) { shards_test("scanShardsPropagate"); }
+static void test_rts_shards(void) { shards_test("scanShardsReduceThenScan"); }
+static void test_compact_shards(void) { shards_test("compactShards"); }
 
 /* ---- no call waits for the device ----------------------------------------------------------- */
 
