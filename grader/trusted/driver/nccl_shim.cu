@@ -163,22 +163,57 @@ void mgk_describe(const mgk_op *o, char *out, size_t cap) {
   }
 }
 
+/* Once every rank has either come to the collective the others wait in or returned without it,
+ * the failure names the lowest rank that returned and every rank that waits: decided only then,
+ * so the message is the same whatever order the threads ran in (g->m held). */
+static void settle_locked(mgk_group *g) {
+  if (g->failed || g->arrived == 0) return;
+  const unsigned long k = g->round;
+  int short_rank = -1, first_waiting = -1, waiting = 0;
+  char list[200] = "";
+  for (int r = 0, len = 0; r < g->size; r++) {
+    if (g->calls[r] > k) {
+      if (first_waiting < 0) first_waiting = r;
+      waiting++;
+      if (len < (int)sizeof list - 16) len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", len ? ", " : "", r);
+    } else if (!g->done[r]) {
+      return; /* still running: it may yet come */
+    } else if (short_rank < 0) {
+      short_rank = r;
+    }
+  }
+  if (short_rank < 0 || first_waiting < 0) return;
+  char what[200];
+  mgk_describe(&g->op[first_waiting], what, sizeof what);
+  fail_locked(g, "rank %d returned after %lu collective%s while %s %s %s in %s %s collective, %s: every rank must "
+                 "call the same collectives in the same order (an empty shard's rank too)",
+              short_rank, g->calls[short_rank], g->calls[short_rank] == 1 ? "" : "s", waiting == 1 ? "rank" : "ranks",
+              list, waiting == 1 ? "waits" : "wait", waiting == 1 ? "its" : "their", mgk_ordinal(k + 1), what);
+}
+
 void mgk_done(int size, int rank) {
   mgk_group *g = group(size);
   if (!g || rank < 0 || rank >= size) return;
   pthread_mutex_lock(&g->m);
   g->done[rank] = 1;
-  if (g->arrived > 0 && !g->failed) {
-    char what[200];
-    int waiting = -1;
-    for (int r = 0; r < size; r++)
-      if (g->calls[r] > g->round) waiting = r;
-    mgk_describe(&g->op[waiting < 0 ? 0 : waiting], what, sizeof what);
-    fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
-                   "call the same collectives in the same order (an empty shard's rank too)",
-                rank, g->calls[rank], g->calls[rank] == 1 ? "" : "s", waiting, mgk_ordinal(g->round + 1), what);
-  }
+  settle_locked(g);
+  pthread_cond_broadcast(&g->cv); /* a rank after it in turn (wait_turn_locked) */
   pthread_mutex_unlock(&g->m);
+}
+
+/* After a failure the ranks go on one at a time, in rank order: each returns from its collective
+ * once every lower rank has returned from the student's function, so what they print next comes
+ * in the same order however the threads ran (g->m held). A lower rank that does not finish within
+ * MGK_WAIT_S lets it go anyway: the call's own limit names that rank. */
+static void wait_turn_locked(mgk_group *g, int r) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += MGK_WAIT_S;
+  for (;;) {
+    int lower_running = 0;
+    for (int s = 0; s < r; s++) lower_running |= !g->done[s];
+    if (!lower_running || pthread_cond_timedwait(&g->cv, &g->m, &until) == ETIMEDOUT) return;
+  }
 }
 
 int mgk_waiting(int size, int rank) {
@@ -366,6 +401,7 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
   if (op.type < 0 || op.type >= ncclNumTypes) return ncclInvalidArgument;
   pthread_mutex_lock(&g->m);
   if (g->failed) {
+    wait_turn_locked(g, r);
     pthread_mutex_unlock(&g->m);
     return ncclInvalidUsage;
   }
@@ -387,10 +423,10 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     char whose[64];
     if (other >= 0) snprintf(whose, sizeof whose, "rank %d's memory", other);
     else snprintf(whose, sizeof whose, "no array of its own and not its scratch memory");
-    fail_locked(g, "rank %d's %s of %zu x %s: its %s buffer (%zu bytes at %p) is %s: a rank's collectives take its "
-                   "own arrays or ScanRank::scratch",
+    fail_locked(g, "rank %d's %s of %zu x %s: its %s buffer (%zu bytes) is %s: a rank's collectives take its own "
+                   "arrays or ScanRank::scratch",
                 r, mgk_kind[op.kind], op.count, mgk_type[op.type], send_bad ? "send" : "receive", send_bad ? sb : rb,
-                send_bad ? op.send : (const void *)op.recv, whose);
+                whose);
     pthread_mutex_unlock(&g->m);
     return ncclInvalidUsage;
   }
@@ -407,15 +443,8 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
     g->made_events = 1;
   }
   cudaEventRecord(g->ready[r], op.stream);
-  for (int s = 0; s < n; s++)
-    if (s != r && g->done[s]) {
-      char what[200];
-      mgk_describe(&op, what, sizeof what);
-      fail_locked(g, "rank %d returned after %lu collective%s while rank %d waits in its %s collective, %s: every rank must "
-                     "call the same collectives in the same order (an empty shard's rank too)",
-                  s, g->calls[s], g->calls[s] == 1 ? "" : "s", r, mgk_ordinal(k + 1), what);
-    }
-  if (!g->failed && ++g->arrived == n) {
+  if (!g->failed && ++g->arrived < n) settle_locked(g); /* a peer that returned without it: named now */
+  if (!g->failed && g->arrived == n) {
     for (int s = 0; s < n && !g->failed; s++)
       if (!mgk_same(&g->op[s], &g->op[0])) {
         char a[200], b[200];
@@ -445,6 +474,7 @@ static ncclResult_t collective(ncclComm_t comm, mgk_op op) {
       }
   }
   const int failed = g->failed;
+  if (failed) wait_turn_locked(g, r);
   pthread_mutex_unlock(&g->m);
   return failed ? ncclInvalidUsage : ncclSuccess;
 }
