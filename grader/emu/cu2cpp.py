@@ -878,6 +878,21 @@ class Rewriter:
         return None
 
 
+# The first line of a rewritten file whose code uses `volatile` (its own or an inlined header's,
+# not `asm volatile`): the builds add EMU_LOCKSTEP_FLAGS for it (emu.mk says why).
+LOCKSTEP_MARK = '/* scanlab-emu: volatile */'
+
+
+def uses_volatile(text):
+    """True when the code (comments, literals aside; a #define's body included) says volatile
+    other than as asm's qualifier."""
+    for body in (mask(text), mask_defines(text)):
+        for m in re.finditer(r'\b(?:volatile|__volatile__)\b', body):
+            if not re.search(r'\b(?:asm|__asm__|__asm)\s*(?:(?:inline|goto)\s*)*$', body[max(0, m.start() - 40):m.start()]):
+                return True
+    return False
+
+
 def main(argv):
     args = argv[1:]
     incs = []
@@ -908,6 +923,8 @@ def main(argv):
     rw = Rewriter(incs)
     rw.inlined.add(os.path.realpath(src_path))
     text = '#line 1 "%s"\n' % src_path + rw.rewrite(src_path, src)
+    if uses_volatile(text):
+        text = LOCKSTEP_MARK + '\n' + text
     if not text.endswith('\n'):
         text += '\n'
     d = os.path.dirname(out_path)

@@ -42,7 +42,14 @@ EMU_PROBE_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entr
   --param tsan-distinguish-volatile=1 -fno-tree-sra \
   -fno-tree-vectorize -fno-tree-slp-vectorize -fno-store-merging \
   --param max-inline-insns-auto=400 --param max-inline-insns-single=2000 \
-  -fno-schedule-insns2 -fno-thread-jumps --param sccvn-max-alias-queries-per-access=0
+  -fno-schedule-insns2 -fno-thread-jumps --param sccvn-max-alias-queries-per-access=0 \
+  -DSCANLAB_EMU_PROBED
+# added instead, without the probes, for a .cu file whose code uses `volatile` (cu2cpp.py marks
+# it on its first line): GCC's hooks before each access, which the runtime passes over but for
+# the volatile ones, where the lanes of a warp take their steps in turn, as a converged warp
+# runs on a GPU (pre-Volta warp-synchronous code gets a GPU's answer; README, "Lockstep warps")
+EMU_LOCKSTEP_FLAGS ?= -fsanitize=thread -Wno-tsan --param tsan-instrument-func-entry-exit=0 \
+  --param tsan-distinguish-volatile=1
 EMU_RT_BUILD := build/emu-rt
 EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a
 
@@ -80,13 +87,15 @@ emu-flags:
 	@echo 'EMU_LDLIBS=$(EMU_LDLIBS)'
 	@echo 'EMU_LIB=$(EMU_LIB)'
 	@echo 'EMU_PROBE_FLAGS=$(EMU_PROBE_FLAGS)'
+	@echo 'EMU_LOCKSTEP_FLAGS=$(EMU_LOCKSTEP_FLAGS)'
 
 emu-run: $(EMU_LIB) ## build one CUDA file for the emu and run it: make emu-run FILE=prog.cu [ARGS=...]
 	@test -n "$(FILE)" || { echo "usage: make emu-run FILE=path/prog.cu [ARGS=\"...\"]" >&2; exit 2; }
 	@mkdir -p $(EMU_RUN_DIR)
 	@$(EMU_REWRITE) $(FILE) $(EMU_RUN_BIN).cpp -I$(dir $(FILE)) >&2
 	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -I$(dir $(FILE)) $(EMU_RUN_FLAGS) \
-	  $(if $(filter 1,$(EMU_PROBE)),$(EMU_PROBE_FLAGS)) -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
+	  $(if $(filter 1,$(EMU_PROBE)),$(EMU_PROBE_FLAGS),$$(head -1 $(EMU_RUN_BIN).cpp | grep -q '^/\* scanlab-emu: volatile \*/' && echo '$(EMU_LOCKSTEP_FLAGS)')) \
+	  -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
 	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_RUN_BIN).o $(EMU_LIB) $(EMU_LDLIBS) -o $(EMU_RUN_BIN) >&2
 	@$(EMU_RUN_BIN) $(ARGS)
 
@@ -95,7 +104,8 @@ emu-test: $(EMU_LIB)
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
 	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
-	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_TEST_ARGS)
+	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" \
+	  --lockstep-flags="$(EMU_LOCKSTEP_FLAGS)" $(EMU_TEST_ARGS)
 
 # ---- emu-corpus: CUDA programs of several styles, built by their own Makefile or CMake ----
 # with grader/emu/bin/emu-nvcc as the CUDA compiler, each run and checked (grader/emu/corpus/);

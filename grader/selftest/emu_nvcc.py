@@ -241,13 +241,24 @@ def corpus_native():
 
 
 def corpus_table():
-    """grader/emu/corpus/README.md lists exactly the programs of programs.toml, in order."""
+    """Each table of grader/emu/corpus/README.md (the programs; the emu against a GPU) lists
+    exactly the programs of programs.toml, in order."""
     progs = [p["name"] for p in _load_corpus_runner().load_index()]
     text = open(os.path.join(CORPUS, "README.md"), encoding="utf-8").read()
-    rows = re.findall(r"^\| `([a-z0-9_]+)` \|", text, re.M)
-    if rows != progs:
-        missing = sorted(set(progs) - set(rows))
-        extra = sorted(set(rows) - set(progs))
-        raise CheckFailed(f"grader/emu/corpus/README.md's table and programs.toml differ: missing {missing}, "
-                          f"not in programs.toml {extra}" + ("" if missing or extra else " (the order differs)"))
-    return f"{len(rows)} programs, the same in both"
+    tables = 0
+    for section in re.split(r"^## ", text, flags=re.M):
+        rows = re.findall(r"^\| `([a-z0-9_]+)` \|", section, re.M)
+        if not rows:
+            continue
+        tables += 1
+        if rows != progs:
+            missing = sorted(set(progs) - set(rows))
+            extra = sorted(set(rows) - set(progs))
+            raise CheckFailed(f"grader/emu/corpus/README.md's table under '{section.splitlines()[0]}' and "
+                              f"programs.toml differ: missing {missing}, not in programs.toml {extra}" +
+                              ("" if missing or extra else " (the order differs)"))
+    if tables < 2:
+        raise CheckFailed(f"grader/emu/corpus/README.md: {tables} tables of the programs, expected 2 (the programs; "
+                          "the emu against a GPU)")
+    rows = progs
+    return f"{len(rows)} programs, the same in programs.toml and in both tables"

@@ -3,7 +3,9 @@
 
 For every kernel below, two verdicts on the same source, built twice:
 
-  - emu: built for the emu backend with the memory probes and run under the `forward` schedule;
+  - emu: built for the emu backend with the memory probes and run under the `forward` schedule,
+    as the grader runs it (SCANLAB_EMU_STRICT=1: a program's own run warns of warp-synchronous
+    code instead, its lanes in step);
     the verdict is the detector's first `emu: race on ...` line (both threads, both lines) or
     none;
   - racecheck: built with nvcc (`-lineinfo`) and run under
@@ -139,9 +141,9 @@ CASES = [
     program("probe_volatile", "emu test probe_race_volatile.cu, legacyWarpScanKernel",
             "emu test `probe_race_volatile.cu`, `legacyWarpScanKernel`", "grader/emu/tests/probe_race_volatile.cu",
             "legacyWarpScanKernel", True),
-    program("legacy_volatile", "emu test legacy_volatile.cu, legacyWarpScanKernel",
-            "emu test `legacy_volatile.cu`, `legacyWarpScanKernel`", "grader/emu/tests/legacy_volatile.cu",
-            "legacyWarpScanKernel", True),
+    program("legacy_volatile", "emu test legacy_volatile.cu, legacyKernel",
+            "emu test `legacy_volatile.cu`, `legacyKernel` (a warp's scan and a row sum, `volatile`, no `__syncwarp`)",
+            "grader/emu/tests/legacy_volatile.cu", "legacyKernel", True),
     program("race_reduce", "emu test race_reduce.cu, racyReduceKernel",
             "emu test `race_reduce.cu`, `racyReduceKernel` (no barrier in the loop)",
             "grader/emu/tests/race_reduce.cu", "racyReduceKernel", True),
@@ -279,7 +281,8 @@ def emu_program(case):
     with grade.KitLock():  # the emu's runtime library is the grader's too: one make at a time rebuilds it
         code, out = run(["make", "-s", "--no-print-directory", "-f", "grader/emu/emu.mk", "emu-run", f"FILE={src}",
                          "EMU_PROBE=1", f"EMU_RUN_FLAGS=-I{os.path.dirname(case['src'])}"],
-                        env={"SCANLAB_EMU_SCHEDULE": "forward", "SCANLAB_EMU_WATCHDOG_S": "30"})
+                        env={"SCANLAB_EMU_SCHEDULE": "forward", "SCANLAB_EMU_WATCHDOG_S": "30",
+                             "SCANLAB_EMU_STRICT": "1"})
     log = log_to(case, "emu", out)
     if not os.path.exists(binary):
         raise Unreadable(f"the emu build of {src} failed (see {log})")

@@ -72,5 +72,13 @@ __attribute__((used)) static void scanlab_emu_link_hint_() {
   ::scanlab_emu::this_object_needs_the_emulators_runtime_link_with_emu_nvcc_or_CUDA_PATH_set_to_build_emu_toolkit();
 }
 #endif
+#if defined(SCANLAB_EMU_PROBED) && defined(__cplusplus)
+/* a file built with the probes (EMU_PROBE_FLAGS): they are on in the program (a file built for
+ * lockstep only, EMU_LOCKSTEP_FLAGS, has GCC's hooks but not this) */
+namespace scanlab_emu {
+bool probes_built_in();
+}
+static const bool scanlab_emu_probed_ = ::scanlab_emu::probes_built_in();
+#endif
 /// @endcond
 #endif /* SCANLAB_EMU_H */

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -77,6 +78,7 @@ struct Fiber {
   int tid;
   ::uint3 tidx;
   uint8_t state;
+  uint8_t vol_last; /* its last volatile access: 0 none, 1 a load, 2 a store (lockstep_point) */
   bool fresh;       /* prepared for this block, not started yet */
   unsigned long long vclock; /* its clock64() */
   /* what it waits at */
@@ -142,6 +144,10 @@ struct Worker {
   std::condition_variable turn_cv; /* turns.cpp: woken when this worker's slot gets the turn */
   struct LaunchState *summoned = nullptr; /* a launch whose turn it got first (summon_worker) */
   void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
+  /* lockstep warps (lockstep_point), without the probes: each word of the block's volatile
+   * stores since its last barrier, by the thread that stored it and that thread's __syncwarp
+   * count then (tid << 32 | count) */
+  std::unordered_map<uintptr_t, uint64_t> vol_words;
 };
 
 /* The grid-wide barrier of a cooperative launch (grid_group::sync): one thread of each block
@@ -207,6 +213,7 @@ struct LaunchState {
   unsigned long long dispatch_seed = 1; /* the order blocks are handed out in (fixed a launch) */
   unsigned long long handoffs = 0;
   std::atomic<bool> any_point{false}; /* a publish or poll point happened (kernel_heard) */
+  std::atomic<bool> lockstep_said{false}; /* warp-synchronous code warned about (lockstep_point) */
 };
 
 /* turns (turns.cpp) */
@@ -285,6 +292,16 @@ bool launch_memory_end(const char *kernel, char *msg, size_t cap);
 
 /* memory probes (probe.cpp): active where .cu files were built with the probe flags */
 extern bool g_probe_on;
+/* A volatile access by the running CUDA thread (the probes' hooks call it, and so do the hooks
+ * of a file built for lockstep only): in a program's own run, the next lane takes its step
+ * (sched.cpp). */
+void lockstep_point(const volatile void *p, bool write);
+/* Lanes of one warp exchanged data through volatile memory with no __syncwarp, and the emu ran
+ * them in step, as a GPU runs a converged warp: lockstep_claim is true for the first such pair
+ * of a kernel (once a launch, once a kernel's name), whose lockstep_warn says so; `pair` names
+ * the two threads and what each did, where. */
+bool lockstep_claim(Worker *w);
+void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
 void probe_launch_begin(const LaunchInfo *in);
 void probe_worker_reset(Worker *w);

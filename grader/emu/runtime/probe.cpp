@@ -139,6 +139,7 @@ struct Who {       /* 24 bytes */
   uint16_t tid;
   uint8_t mask;    /* bytes of the 8-byte granule */
   uint8_t write;
+  uint8_t vol;     /* a volatile access (warp-synchronous code, lockstep_point) */
   uint32_t coll;   /* its count of warp collectives of every kind (Access::phase), for the message */
 };
 struct Cell {
@@ -537,6 +538,11 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
                                                   unsigned vol = 0) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) return;
+  /* a file built for lockstep only (no probes in the program): its volatile accesses alone */
+  if (__builtin_expect(!g_probe_on, 0)) {
+    if (vol & VOLATILE) lockstep_point(p, write);
+    return;
+  }
   const uintptr_t a = (uintptr_t)p;
   if (a - (uintptr_t)&tls < sizeof tls) return; /* threadIdx, blockIdx, ...: the emulator's own */
   if (a - (uintptr_t)f->stack.lo < (uintptr_t)(f->stack.hi - f->stack.lo)) return; /* its own stack */
@@ -547,12 +553,18 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
     if (sh) record_rare(p, size, write, ret, vol);
     return;
   }
-  /* a volatile access to global memory: a point where another block may take its turn
-   * (turns.cpp), before the access, so what it reads or writes is as of its turn; a volatile
-   * store publishes the block's plain stores before it (weak ordering, blocks taking turns) */
+  /* a volatile access: in a program's own run the warp's lanes take their steps in turn
+   * (lockstep_point, sched.cpp). To global memory, a point where another block may take its
+   * turn (turns.cpp), before the access, so what it reads or writes is as of its turn; a
+   * volatile store publishes the block's plain stores before it (weak ordering, blocks taking
+   * turns). Shared memory no other block sees: no such point (a kernel whose warps reduce
+   * through volatile shared memory is not one whose blocks wait for each other) */
   if (__builtin_expect(vol & VOLATILE, 0)) {
-    if (write && pr->weak_on) weak_publish((Worker *)tls.worker, pr, (uintptr_t)ret);
-    inter_point(write ? POINT_PUBLISH : POINT_POLL);
+    lockstep_point(p, write);
+    if (!sh) {
+      if (write && pr->weak_on) weak_publish((Worker *)tls.worker, pr, (uintptr_t)ret);
+      inter_point(write ? POINT_PUBLISH : POINT_POLL);
+    }
   }
   if (!sh && !write) {
     pr->counts[G_LD_BYTES] += size;
@@ -1356,7 +1368,7 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
           sl->cell = ncells;
           Cell &c = cells[ncells++];
           Who &o = x.write ? c.w[0] : c.r[0];
-          o = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
+          o = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, (uint8_t)(x.vol & VOLATILE), x.phase};
           c.nw = x.write;
           c.nr = !x.write;
           continue;
@@ -1365,7 +1377,7 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
         for (int i = 0; i < c->nw + (x.write ? c->nr : 0); i++) {
           const Who &o = i < c->nw ? c->w[i] : c->r[i - c->nw];
           if ((o.mask & mask) && !ordered(o, t, x.sync)) {
-            const Race here{o, Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase}, gaddr + __builtin_ctz(o.mask & mask),
+            const Race here{o, Who{x.pc, x.sync, (uint16_t)t, mask, x.write, (uint8_t)(x.vol & VOLATILE), x.phase}, gaddr + __builtin_ctz(o.mask & mask),
                             x.shared != 0};
             if ((o.tid >> 5) != (t >> 5)) { /* between warps: the barrier that fixes it fixes every pair */
               *race = here;
@@ -1382,7 +1394,7 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
         while (k < used && !(ws[k].tid == t && ws[k].phase == x.sync)) k++;
         if (k < used) ws[k].mask |= mask;
         else if (k < room) {
-          ws[k] = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, x.phase};
+          ws[k] = Who{x.pc, x.sync, (uint16_t)t, mask, x.write, (uint8_t)(x.vol & VOLATILE), x.phase};
           used++;
         }
       }
@@ -1582,8 +1594,29 @@ bool probe_epoch(Worker *w) {
   bool ok = true;
   Race r;
   if (g_race_on && check_races(w, pr, &r)) {
-    describe_race(w, pr, r);
-    ok = false;
+    if ((r.a.tid >> 5) == (r.b.tid >> 5) && (r.a.vol || r.b.vol) && r.a.coll == r.b.coll && !config().strict) {
+      /* two lanes of one warp, one access through a volatile pointer at least (the other may
+       * be the plain store that filled the array), in a program's own run: the lanes ran in
+       * step (lockstep_point), the answer is a GPU's; said once a kernel, not failed */
+      if (lockstep_claim(w)) {
+        const uint3 bd = tls.block_dim;
+        auto thread = [&](const Who &x) {
+          char b[64];
+          snprintf(b, sizeof b, "thread (%u,%u,%u)", x.tid % bd.x, (x.tid / bd.x) % bd.y, x.tid / (bd.x * bd.y));
+          return std::string(b);
+        };
+        auto did = [&](const Who &x) {
+          return std::string(x.write ? (x.vol ? "stores a word through a volatile pointer at " : "stores a word at ")
+                                     : "loads it at ") + where(x.pc);
+        };
+        const Who &first = r.a.write || !r.b.write ? r.a : r.b, &second = &first == &r.a ? r.b : r.a;
+        lockstep_warn(w, thread(first) + " " + did(first) + " and " + thread(second) + ", a lane of the same warp, " +
+                             did(second));
+      }
+    } else {
+      describe_race(w, pr, r);
+      ok = false;
+    }
   }
   next_gen(pr);
   pr->barriers++;
@@ -1808,9 +1841,19 @@ extern "C" void __tsan_func_entry(void *) {}
 extern "C" void __tsan_func_exit() {}
 extern "C" void __tsan_vptr_update(void *, void *) {}
 extern "C" void __tsan_vptr_read(void *) {}
+/* Called by every file built with the probes (scanlab_emu.h, SCANLAB_EMU_PROBED): the probes
+ * are on in the program. A file built for lockstep only calls __tsan_init too, but not this. */
+namespace scanlab_emu {
+bool probes_built_in() {
+  g_probe_on = true;
+  return true;
+}
+}  // namespace scanlab_emu
+
 extern "C" void __tsan_init() {
-  if (scanlab_emu::g_probe_on) return;
-  scanlab_emu::g_probe_on = true;
+  static bool done = false;
+  if (done) return;
+  done = true;
   const char *p = getenv("SCANLAB_EMU_PROFILE");
   if (p && *p) {
     /* %p: the process id, so that several processes can profile at once */

@@ -171,6 +171,7 @@ def add_compiler_options(ap):
     ap.add_argument('--build', default='build/emu-test')
     ap.add_argument('--cxx', default='g++')
     ap.add_argument('--probe-flags', default='')
+    ap.add_argument('--lockstep-flags', default='', help='for a plain build of a file that uses volatile')
     ap.add_argument('--cxxflags', default='-std=c++17 -O2 -g1 -pthread -Wno-unknown-pragmas')
     ap.add_argument('--cppflags', default='-Igrader/emu/include -include scanlab_emu.h')
     ap.add_argument('--lib', default='build/emu-rt/libscanlab_emu.a')

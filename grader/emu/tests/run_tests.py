@@ -89,9 +89,15 @@ def build(name, spec, opt):
     """Rewrites, compiles and links one test; returns (binary, error text)."""
     out = os.path.join(opt.build, name)
     src = os.path.join(HERE, name + '.cu')
-    cmds = [shlex.split(opt.rewrite) + [src, out + '.cpp'],
-            shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + ['-Wall', '-Wextra', '-Werror']
-            + (shlex.split(opt.probe_flags) if spec['probe'] else [])
+    rw = shlex.split(opt.rewrite) + [src, out + '.cpp']
+    r = subprocess.run(rw, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        return None, '$ ' + ' '.join(rw) + '\n' + r.stdout
+    with open(out + '.cpp', encoding='utf-8', errors='replace') as fh:
+        lockstep = fh.readline().startswith('/* scanlab-emu: volatile */')  # cu2cpp.LOCKSTEP_MARK
+    cmds = [shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + ['-Wall', '-Wextra', '-Werror']
+            + (shlex.split(opt.probe_flags) if spec['probe'] else
+               shlex.split(opt.lockstep_flags) if lockstep else [])
             + shlex.split(opt.cppflags) + ['-I' + HERE, '-c', out + '.cpp', '-o', out + '.o']]
     objs = [out + '.o']
     for extra in spec['extra']:
