@@ -85,7 +85,7 @@ check-gpu: ## on a GPU: solutions pass with timing, skeletons fail, sanitizers c
 	@grader/deps.sh grade
 	@$(PYTHON) grader/selftest/run.py --gpu
 
-deps: ## install what grading and the self-test need (Debian/Ubuntu, root or sudo)
+deps: ## install what grading needs, and in the full kit what make check needs (Debian/Ubuntu, root or sudo)
 	@if [ -d solutions ]; then grader/deps.sh check; else grader/deps.sh grade; fi
 
 docs: ## build the HTML docs (Doxygen) into build/docs/html

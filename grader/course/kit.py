@@ -68,15 +68,58 @@ def student_deck(text, name="deck"):
 
 def kit_bytes(rel):
     """A file as the student kit ships it: slide decks without their instructor blocks, and
-    Markdown without the `<!-- quote ... -->` notes that tell the kit's own check how to rerun
-    a quoted output (they name solutions/, which the student kit does not hold; the quoted
-    output itself stays)."""
+    Markdown as student_markdown() makes it."""
     data = open(os.path.join(ROOT, rel), "rb").read()
     if rel.startswith("slides/") and rel.endswith(".tex"):
         data = student_deck(data.decode(), rel).encode()
     elif rel.endswith(".md"):
-        data = re.sub(r"<!-- quote\n.*?-->\n\n?", "", data.decode(), flags=re.S).encode()
+        data = student_markdown(data.decode(), rel).encode()
     return data
+
+
+# Markdown passages about what only the full kit holds (its solutions, its self-test, the
+# instructors' side) lie between these two lines, and a passage that only the student kit
+# shows lies inside `<!-- student-kit` ... `-->` (hidden in the full kit's page).
+FULL_KIT_BEGIN = "<!-- full-kit -->"
+FULL_KIT_END = "<!-- /full-kit -->"
+STUDENT_KIT_ONLY = re.compile(r"<!-- student-kit\n(.*?)-->\n", re.S)
+
+
+def page_anchors():
+    """Doxygen's names of the kit's Markdown pages and sections ({#name} on a heading): the
+    file that holds each."""
+    out = {}
+    for rel in subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True,
+                              text=True).stdout.split():
+        with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                m = re.match(r"#+ .*\{#(\w+)\}\s*$", line)
+                if m:
+                    out[m.group(1)] = rel
+    return out
+
+
+def student_markdown(text, rel):
+    """Markdown as the student kit ships it, to be read as plain text as well as by Doxygen:
+    without the `<!-- quote ... -->` notes that tell the kit's own check how to rerun a quoted
+    output (they name solutions/; the quoted output itself stays), without the full kit's
+    passages, with the student kit's own, and with Doxygen's `@ref name "text"` as a Markdown
+    link to the file (a heading's `{#name}` stays: the headers' @ref to a page needs it)."""
+    text = re.sub(r"<!-- quote\n.*?-->\n\n?", "", text, flags=re.S)
+    text = re.sub(re.escape(FULL_KIT_BEGIN) + r"\n.*?" + re.escape(FULL_KIT_END) + r"\n", "", text, flags=re.S)
+    if FULL_KIT_BEGIN in text or FULL_KIT_END in text:
+        raise ValueError(f"{rel}: an unbalanced {FULL_KIT_BEGIN} or {FULL_KIT_END}")
+    text = STUDENT_KIT_ONLY.sub(lambda m: m.group(1), text)
+    anchors = page_anchors()
+
+    def link(m):
+        name, label = m.group(1), m.group(2) or m.group(1)
+        if name not in anchors:
+            raise ValueError(f"{rel}: @ref {name}: no page or section of that name")
+        if anchors[name] == rel:  # a section of this page
+            return f"[{label}](#{name})"
+        return f"[{label}]({os.path.relpath(anchors[name], os.path.dirname(rel) or '.')})"
+    return re.sub(r'@ref (\w+)(?: "([^"]*)")?', link, text)
 
 
 def student_name(given):

@@ -100,7 +100,8 @@ emu-run: $(EMU_LIB) ## build one CUDA file for the emu and run it: make emu-run 
 	@$(EMU_RUN_BIN) $(ARGS)
 
 # ---- emu-test: the emulator's own test suite ------------------------------------------
-emu-test: $(EMU_LIB)
+emu-test: $(if $(wildcard $(EMU_DIR)/tests),$(EMU_LIB))
+	@test -d $(EMU_DIR)/tests || { echo "make emu-test needs the full kit: the student kit leaves the emulator's tests out"; exit 2; }
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
 	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
@@ -119,7 +120,8 @@ emu-corpus: $(if $(wildcard $(EMU_DIR)/corpus),$(EMU_LIB)) ## build and run the 
 # EMU_COST_ARGS="--lab 05" also times that lab's graded tests (its solution, as make grade runs
 # them) both ways, "--rounds N" sets the rounds
 EMU_COST_ARGS ?=
-emu-probe-cost: $(EMU_LIB)
+emu-probe-cost: $(if $(wildcard $(EMU_DIR)/tests),$(EMU_LIB))
+	@test -d $(EMU_DIR)/tests || { echo "make emu-probe-cost needs the full kit: the student kit leaves the emulator's tests out"; exit 2; }
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/probe_cost.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" --lib="$(EMU_LIB)" \
 	  --ldlibs="$(EMU_LDLIBS)" --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_COST_ARGS)

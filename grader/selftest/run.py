@@ -652,7 +652,7 @@ def student_kit():
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
         # the full kit's targets say so and stop there, before installing anything (make check
         # once installed Doxygen, LaTeX, Slurm and Chromium as root, then called a missing self-test)
-        for target in ("check", "check-gpu", "bench", "student-kit", "emu-corpus"):
+        for target in ("check", "check-gpu", "bench", "student-kit", "emu-corpus", "emu-test", "emu-probe-cost"):
             code, out = sh(["make", "--no-print-directory", target], cwd=kit, env={"NO_COLOR": "1"})
             if code != 2 or "needs the full kit" not in out or "deps" in out.lower() and "install" in out.lower():
                 raise CheckFailed(f"`make {target}` in the student kit should stop at once, saying it needs the full "
@@ -660,7 +660,8 @@ def student_kit():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return (f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help, make ranks and autograder work; "
-            "check, check-gpu, bench, student-kit and emu-corpus stop, saying they need the full kit")
+            "check, check-gpu, bench, student-kit, emu-corpus, emu-test and emu-probe-cost stop, saying they need the full "
+            "kit")
 
 
 def gradescope_autograder():

@@ -4,9 +4,9 @@
  *        unpadded or padded, of random ints; it checks the answer and prints the bank conflicts
  *        the CPU replay predicts, so the measured counters can be set beside them.
  *
- * Usage: `blelloch_profile unpadded|padded [n] [block]` (defaults 2^24 and 512). Built by
- * grader/profile.py together with a submission's `blelloch.cu`; exits non-zero when the scan
- * is wrong.
+ * Usage: `blelloch_profile unpadded|padded [n] [block]` (defaults 2^24 and 512).
+ * Built by `make profile LAB=03` (grader/measure/profile_banks.py) together with a
+ * submission's `blelloch.cu`; exits non-zero when the scan is wrong.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>

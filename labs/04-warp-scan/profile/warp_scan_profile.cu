@@ -3,9 +3,9 @@
  * @brief The program `make profile LAB=04` runs under Nsight Compute: one batched warp scan
  *        of ints, with shuffles or through shared memory; it checks the answer.
  *
- * Usage: `warp_scan_profile shfl|smem [n] [block]` (defaults 2^24 and 256). Built by
- * grader/profile.py together with a submission's `warp_scan.cu`; exits non-zero when the
- * scan is wrong.
+ * Usage: `warp_scan_profile shfl|smem [n] [block]` (defaults 2^24 and 256).
+ * Built by `make profile LAB=04` (grader/measure/profile_banks.py) together with a
+ * submission's `warp_scan.cu`; exits non-zero when the scan is wrong.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
