@@ -458,7 +458,9 @@ def test_names():
 # URL, a system header <name.h>, a DOI); a file named bare (`tune_segscan.cu`) is one the kit
 # holds. And a source is cited by its authors and title, as each handout's "Further reading"
 # lists them, never by how the kit's authors filed it (`[000 fig 1.9]`, `seed 002`, "the
-# issue's figure") nor with a note meant for instructors.
+# issue's figure") nor with a note meant for instructors. A work cited must be one a student
+# can find: no course material without a public address, no post without one. The slides and
+# the scripts that draw the handouts' figures are read too (the scripts for citations only).
 
 def student_kit_files():
     import kit  # noqa: E402  (what the student kit ships)
@@ -466,7 +468,7 @@ def student_kit_files():
 
 
 READ_BY_STUDENTS = re.compile(r"^(labs/.*\.md|grader/trusted/include/.*\.h|skeletons/.*|labs/.*\.sh|grader/manifests/lab\d\d\.toml|"
-                              r"grader/trusted/tests/.*)$")
+                              r"grader/trusted/tests/.*|slides/[^/]+\.tex|labs/[^/]+/figures/[^/]+\.py)$")
 PATH_TOKEN = re.compile(r"(?<![\w/.<>:@-])((?:[\w.-]+/)+[\w.-]*)")
 BARE_FILE = re.compile(r"(?<![\w/.<>@-])([\w-]+\.(?:cu|cuh|c|h|cpp|py|sh|json|toml|md|svg|tex|pdf|csv|log))\b(?![\[(.]|->)")
 # Names of what lies outside the kit: the toolkit's headers and libraries, and system files.
@@ -479,6 +481,8 @@ CITATIONS = [  # (pattern, what is wrong)
      "cites a source by the kit's file number"),
     (re.compile(r"\b(?:the|two|these)\s+seeds\b|\bseeds'\s|\bseed's\b", re.I),
      "calls the sources 'seeds' (the kit's word for its source files)"),
+    (re.compile(r"\bseeds? \d{3}\b|\b00\d fig", re.I), "cites a source by the kit's file number"),
+    (re.compile(r"no public address|CS121|WangYu"), "cites a work a student cannot find (no public address)"),
     (re.compile(r"\bthe issue(?:'s)?\b|\bissue\s+\d+", re.I), "points to the kit's issue tracker"),
     (re.compile(r"\bhand this lab out\b|\binstructor's note\b", re.I), "holds a note meant for instructors"),
 ]
@@ -514,6 +518,10 @@ def kit_paths_and_citations(files=None, read=None):
                     problems.append(f"{rel}:{no}: {what}: '{m.group(0).strip()}' (cite the work by its authors and "
                                     "title, as the handouts' Further reading does)")
                     break
+            if rel.endswith(".py"):
+                continue  # a figure script: its citations only (its code names attributes like files)
+            if rel.endswith(".tex"):  # a slide: LaTeX's \_ is _, and a profiler's metric (l1tex__...ld/st.sum) is no path
+                line = re.sub(r"\b\w+__[\w/.]+", " ", line.replace("\\_", "_"))
             bare = re.sub(r"https?://\S+|doi:\[[^\]]*\]|\b10\.\d{4,}/\S+|<[\w./+-]+>", " ", line)
             for m in PATH_TOKEN.finditer(bare):
                 t = m.group(1).rstrip(".,;:")
@@ -537,15 +545,17 @@ def kit_references():
                                    "and tune_segscan.cu\nas in the issue's figure\nhand this lab out after lab 06",
            "labs/99-x/ok.md": "`figures/a.svg`, labs/99-x/README.md, 02-kogge-stone/kogge_stone.cu, build/grade/x.log, "
                               "<cuda_runtime.h>, doi:[10.1145/7902.7903], seed=42, the seed is printed, NVR-2016-002",
-           "labs/99-x/figures/a.svg": "", "skeletons/02-kogge-stone/kogge_stone.cu": ""}
+           "labs/99-x/figures/a.svg": "", "skeletons/02-kogge-stone/kogge_stone.cu": "",
+           "slides/99-x.tex": "\\item \\emph{CUDA 4: Prefix Sums}, lecture slides (2019; no public address)."}
     found, _ = kit_paths_and_citations(list(bad), lambda rel: bad[rel])
-    want = ["[000", "seed 002", "bench/run_tune.sh", "tune_segscan.cu", "the issue", "hand this lab out"]
+    want = ["[000", "seed 002", "bench/run_tune.sh", "tune_segscan.cu", "the issue", "hand this lab out",
+            "'no public address'"]
     missed = [w for w in want if not any(w in p for p in found)]
     wrong = [p for p in found if "ok.md" in p]
     if missed or wrong:
         raise CheckFailed("the rule itself is off: " + (f"it misses {missed}" if missed else "") +
                           (f"; it flags good text: {wrong}" if wrong else ""))
-    return f"{scanned} handouts, headers, skeletons and scripts of the student kit: every path in the kit, every " \
+    return f"{scanned} handouts, slides, headers, skeletons and scripts of the student kit: every path in the kit, every " \
            f"source cited by authors and title (and the rule finds all {len(want)} faults of a planted text)"
 
 

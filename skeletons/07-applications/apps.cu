@@ -412,8 +412,8 @@ void appScanExc(const uint32_t *d_in, uint32_t *d_out, size_t n) {
 static __global__ void compactFlagsKernel(const int32_t *in, uint32_t *flags, size_t n, int32_t pivot) {
   /* STUDENT-BEGIN(lab07) */
   /* TODO(lab07): a grid-stride loop (i from blockIdx.x * blockDim.x + threadIdx.x, step
-   * gridDim.x * blockDim.x) writing flags[i] = 1 when in[i] > pivot, else 0 (the filter of the
-   * lecture slides "CUDA 4: Prefix Sums", CS121 Parallel Computing).
+   * gridDim.x * blockDim.x) writing flags[i] = 1 when in[i] > pivot, else 0 (the filter,
+   * the first of compaction's three steps).
    * Until then: nothing is written. */
   (void)in, (void)flags, (void)n, (void)pivot;
   /* STUDENT-END(lab07) */
@@ -983,8 +983,8 @@ void spmvCsr(const int32_t *d_row_ptr, const int32_t *d_col, const float *d_val,
 
 __host__ __device__ int32_t FirstDiff::operator()(int32_t a, int32_t b) const {
   /* STUDENT-BEGIN(lab07) */
-  /* TODO(lab07): a decides unless it is 0; then b does (the lecture slides "CUDA 4: Prefix
-   * Sums" of CS121 Parallel Computing compact away the zeros and take the first).
+  /* TODO(lab07): a decides unless it is 0; then b does (the same as compacting away the
+   * zeros and taking the first).
    * Until then: 0, as if every position were equal. */
   (void)a, (void)b;
   return 0;

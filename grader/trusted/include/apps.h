@@ -10,30 +10,30 @@
  * regions): a block scan of APP_ITEMS values per thread for any associative operator, a
  * decoupled look-back that gives each tile the combination of every tile before it, and a
  * device-wide exclusive sum appScanExc(). Students write the maps, the operators and the
- * kernels that put them together. The applications come from the lecture slides *CUDA 4:
- * Prefix Sums* of CS121 Parallel Computing ("CS121"), M. Harris, S. Sengupta and J. D. Owens's
+ * kernels that put them together. The applications come from G. E. Blelloch's *Prefix Sums
+ * and Their Applications* ("Blelloch"), M. Harris, S. Sengupta and J. D. Owens's
  * *Parallel Prefix Sum (Scan) with CUDA* ("Harris et al.") and S. Sengupta, M. Harris,
  * M. Garland et al.'s *Efficient Parallel Scan Algorithms for Many-core GPUs* ("Sengupta et al."):
  *
- * 1. **Stream compaction** (CS121; Harris et al.): keep the elements greater than a pivot, in order.
+ * 1. **Stream compaction** (Blelloch; Harris et al.): keep the elements greater than a pivot, in order.
  *    (a) flags, an exclusive sum of the flags, a scatter: three passes (compactScan());
  *    (b) one pass: each tile counts its kept elements, looks back for the count before it, and
  *    stages its kept elements in shared memory so that the writes stay coalesced
  *    (compactSinglePass()). **Partition** (partitionStable()) puts the kept elements first and
  *    the others after them, both in their input order; partitionSinglePass() does it in one
  *    pass by writing the others from the end backwards, in reverse order, as CUB does.
- * 2. **Split and radix sort** (CS121; Harris et al.): the stable split by one bit, 32 of them as a sort,
+ * 2. **Split and radix sort** (Blelloch; Harris et al.): the stable split by one bit, 32 of them as a sort,
  *    and an LSD radix sort by 8-bit digits in one sweep a digit: one count of every digit, then
  *    per pass a look-back over each digit's counts and a stable scatter (radixSortKeys(),
  *    radixSortPairs()).
- * 3. **Line of sight** (CS121): from altitudes along a ray, each point's slope from the observer,
+ * 3. **Line of sight** (Blelloch): from altitudes along a ray, each point's slope from the observer,
  *    an exclusive max-scan of the slopes, and a point is visible when its slope is greater than
  *    every slope before it; one pass that reads the altitudes once and writes one byte per
  *    point (lineOfSight()).
  * 4. **Sparse matrix-vector product** (CSR; Blelloch's segmented sum, Sengupta et al. §1.9): the
  *    products, head flags where rows start, a segmented sum, each row's total at its last
  *    element; one pass that balances work by non-zeros, not by rows (spmvCsr()).
- * 5. **String comparison** (CS121): the lexicographic order of two byte strings from an
+ * 5. **String comparison** (Blelloch): the lexicographic order of two byte strings from an
  *    associative, non-commutative "first difference wins" operator (FirstDiff,
  *    strCompare()).
  *
@@ -224,7 +224,7 @@ size_t appSelectTail(const int32_t *d_in, int32_t *d_out, size_t start, size_t n
 #define APP_RADIX_DIGITS (1 << APP_RADIX_BITS)
 
 /**
- * The split of the CS121 slides and of Harris et al.: the keys whose bit @p bit is 0 first, then those where it is
+ * The split of Blelloch and of Harris et al.: the keys whose bit @p bit is 0 first, then those where it is
  * 1, both in input order (the partition kernels with BitClear). Returns the number of the
  * first group.
  */

@@ -568,8 +568,8 @@ static void test_operator(void) {
 /* ---- part 1 and 2: warp scans --------------------------------------------------------------- */
 
 /* The worked examples: [[3 1] [7 0 4] [1 6] [3]] (Sengupta, Harris, Garland et al., "Efficient
- * Parallel Scan Algorithms for Many-core GPUs", §1.3.2) and [[1 2 3 4] [6 5] [1 3 5]] (the
- * CS121 slides "CUDA 4: Prefix Sums", exclusive), on one warp, every warp and block variant, and
+ * Parallel Scan Algorithms for Many-core GPUs", §1.3.2) and [[1 2 3 4] [6 5] [1 3 5]]
+ * (exclusive), on one warp, every warp and block variant, and
  * through the single pass. */
 static void test_examples(void) {
   static const int32_t v1[8] = {3, 1, 7, 0, 4, 1, 6, 3};

@@ -121,7 +121,7 @@ static void test_compact_single(void) { sweep("compactSinglePass", run_select); 
 static void test_partition(void) { sweep("partitionStable", run_select); }
 static void test_partition_single(void) { sweep("partitionSinglePass", run_select); }
 
-/* The example of the CS121 slides "CUDA 4: Prefix Sums": keep the odd numbers of
+/* The example of the handout's compaction figure: keep the odd numbers of
  * {1 3 2 4 8 6 5 4 9 7 3}; here x > pivot
  * on the same values after x -> x odd ? x : -x, pivot 0, so the kept ones are {1 3 5 9 7 3}. */
 static void test_compact_example(void) {
@@ -648,7 +648,7 @@ static void test_strings(void) {
   long long sizes[MAX_LIST];
   const int ns = hx_param_int_list("sizes", sizes, MAX_LIST);
   if (hx_failures() || ns < 0) return;
-  /* the CS121 slides' example: parallax < parallel */
+  /* the handout's example: parallax < parallel */
   {
     hx_buf *ba = byte_buf(8), *bb = byte_buf(8);
     if (!ba || !bb) return;

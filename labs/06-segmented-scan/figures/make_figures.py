@@ -6,10 +6,10 @@
 Writes beside this script:
   lab06_segments.svg   values, head flags, segments, inclusive and exclusive results
   lab06_operator.svg   the segmented operator on (flag, value) pairs, and a scan of pairs
-  lab06_warp.svg       data movement of the direct warp scan on 8 lanes (000 fig 1.12 redrawn)
-  lab06_block.svg      a block scan from warp scans (000 fig 1.13 redrawn)
+  lab06_warp.svg       data movement of the direct warp scan on 8 lanes (Sengupta et al., figure 1.12, redrawn)
+  lab06_block.svg      a block scan from warp scans (Sengupta et al., figure 1.13, redrawn)
   lab06_lookback.svg   the look-back with flags: a tile with a head publishes its prefix at once
-  lab06_sweep.svg      the work-efficient up-sweep / down-sweep with flags (seed 002)
+  lab06_sweep.svg      the work-efficient up-sweep / down-sweep with flags
   lab06_bench.svg      H100 measurements, from ../bench/h100_tune.log
 and their slide variants lab06_*_slide.svg (the same data, larger text, shorter labels, no notes).
 
@@ -83,7 +83,7 @@ def direct_steps(x, f):
 
 
 def sweep_states(x, f):
-    """Seed 002's work-efficient segmented exclusive scan: the (values, flags) after each level."""
+    """The work-efficient segmented exclusive scan: the (values, flags) after each level."""
     n = len(x)
     x, fo, f = list(x), list(f), list(f)
     states = [("input", list(x), list(f), set())]

@@ -4,7 +4,7 @@
     python3 labs/07-applications/figures/make_figures.py
 
 Writes beside this script:
-  lab07_compact.svg   compaction of seed 002's example: values, flags, exclusive sums, output
+  lab07_compact.svg   compaction of the handout's example: values, flags, exclusive sums, output
   lab07_sight.svg     line of sight: altitudes, slopes, the exclusive max-scan, visibility
   lab07_spmv.svg      a CSR product as a segmented sum: products, heads, sums, row totals
 
@@ -42,7 +42,7 @@ def row(body, y, label, cells, x0=230, fills=None, color="black"):
 
 
 def compact():
-    a = [1, 3, 2, 4, 8, 6, 5, 4, 9, 7, 3]           # seed 002's example: keep the odd numbers
+    a = [1, 3, 2, 4, 8, 6, 5, 4, 9, 7, 3]           # the handout's example: keep the odd numbers
     flags = [x % 2 for x in a]
     sums, acc = [], 0
     for f in flags:
