@@ -652,16 +652,68 @@ def student_kit():
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
         # the full kit's targets say so and stop there, before installing anything (make check
         # once installed Doxygen, LaTeX, Slurm and Chromium as root, then called a missing self-test)
-        for target in ("check", "check-gpu", "bench", "student-kit", "emu-corpus", "emu-test", "emu-probe-cost"):
+        for target in KIT_FULL_ONLY:
             code, out = sh(["make", "--no-print-directory", target], cwd=kit, env={"NO_COLOR": "1"})
             if code != 2 or "needs the full kit" not in out or "deps" in out.lower() and "install" in out.lower():
                 raise CheckFailed(f"`make {target}` in the student kit should stop at once, saying it needs the full "
                                   f"kit (exit {code}):\n" + out[-800:])
+        # every make target the kit's pages, headers and scripts name, run there as a student would
+        # (the ones above and below), or left out for a reason said here
+        for args, want in KIT_RUNS:
+            code, out = sh(["make", "--no-print-directory"] + args, cwd=kit, env={"NO_COLOR": "1"})
+            if not re.search(want, out):
+                raise CheckFailed(f"`make {' '.join(args)}` in the student kit: expected /{want}/ (exit {code}):\n"
+                                  + out[-1200:])
+        named = kit_named_targets(kit)
+        unhandled = sorted(named - {a[0] for a, _ in KIT_RUNS} - set(KIT_FULL_ONLY) - set(KIT_NOT_RUN)
+                           - {"grade", "help", "ranks", "autograder"})
+        if unhandled:
+            raise CheckFailed(f"the student kit names make targets this check neither runs nor explains: {unhandled}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return (f"{len(names)} files, no solutions; grades (score 0 on the skeletons); help, make ranks and autograder work; "
-            "check, check-gpu, bench, student-kit, emu-corpus, emu-test and emu-probe-cost stop, saying they need the full "
-            "kit")
+    return (f"{len(names)} files, no solutions; {len(named)} make targets its pages name: grade, test, docs, handin, "
+            "emu-run, profile, ranks, autograder, help and clean run there (grade and test score 0 on the skeletons); "
+            f"{', '.join(KIT_FULL_ONLY)} stop, saying they need the full kit; not run: "
+            + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named))
+
+
+# The student kit's check: the full kit's targets, which stop there; the targets it runs there
+# (arguments, what the output must show), cleaning last; and the named targets it leaves alone.
+KIT_FULL_ONLY = ("check", "check-gpu", "bench", "student-kit", "emu-corpus", "emu-test", "emu-probe-cost")
+KIT_RUNS = [
+    (["test", "LAB=01", "T=inc_example"], r"inc_example: FAIL[\s\S]*Score: 0/"),
+    (["docs"], r"docs: build/docs/html/index.html"),
+    (["handin"], r"handin: \d+ files from .* in build/handin.tar.gz"),
+    (["emu-run", "FILE=labs/04-warp-scan/exhibit/legacy_volatile_scan.cu"],
+     r"legacy volatile scan: +all 32 lanes right[\s\S]*scan with __syncwarp\(\): +all 32 lanes right"),
+    (["profile", "LAB=03"], r"the unpadded scan is wrong on \d+ elements"),  # the skeleton's scan
+    (["clean"], r"rm -rf build"),
+]
+KIT_NOT_RUN = {
+    "slides": "LaTeX; the full kit's slides check builds these decks",
+    "deps": "it installs packages",
+    "grade-class": "an instructor's; the full kit's class checks run it",
+    "similarity": "an instructor's; the full kit's similarity check runs it",
+    "ranks-build": "make ranks runs it",
+}
+
+
+def kit_named_targets(kit):
+    """The make targets that the kit's pages, headers and scripts name (`make TARGET` where
+    TARGET is one of its Makefiles' targets)."""
+    defined = set()
+    for mk in ("Makefile", "grader/emu/emu.mk"):
+        with open(os.path.join(kit, mk)) as fh:
+            defined |= set(re.findall(r"^([a-z][a-z0-9-]*):", fh.read(), re.M))
+    named = set()
+    for dirpath, _, files in os.walk(kit):
+        if os.sep + "build" in dirpath[len(kit):]:
+            continue
+        for f in files:
+            if f.endswith((".md", ".cu", ".h", ".c", ".sh", ".sbatch", ".tex", ".py")):
+                with open(os.path.join(dirpath, f), errors="replace") as fh:
+                    named |= set(re.findall(r"\bmake ([a-z][a-z0-9-]*)", fh.read())) & defined
+    return named
 
 
 def gradescope_autograder():
@@ -974,7 +1026,7 @@ LANES = 2
 # With --deps TASK (make check) the tools `grader/deps.sh TASK` installs beyond grading's (Doxygen,
 # LaTeX, Chromium, Slurm, the similarity engine: a minute or two of downloads and unpacking on a
 # fresh machine) install beside the first checks; only these wait for them.
-NEEDS_DEPS = ("docs build clean", "slides build", "the docs render in a browser", "similarity ranks",
+NEEDS_DEPS = ("docs build clean", "student kit", "slides build", "the docs render in a browser", "similarity ranks",
               "the class report in a browser", "the class through a one-node Slurm cluster",
               "lab 08: ranks as processes through srun")
 
