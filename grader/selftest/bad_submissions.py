@@ -2149,6 +2149,17 @@ def case_lab04_lane0_twice():
                                  r"the wrong answer above is the fault"})
 
 
+def case_lab03_half_unloaded():
+    """Lab 03 on the emu: the upper half of each tile is never loaded into shared memory. The
+    scans read the emulator's fill of shared memory no thread wrote (0xCDCDCDCD, added to), and
+    the message says so; the padded scan, untouched, passes."""
+    sub = make_submission("lab03_half_unloaded", "03-blelloch/blelloch.cu",
+                          "  tile[t + half] = base + t + half < n ? in[base + t + half] : 0;\n", "")
+    return expect("lab03_half_unloaded", sub, "03", ("example", "padded_example"),
+                  {"example": r"expected 15, got -842150440 \(near 0xCDCDCDCD, -842150451: on the emu, shared memory "
+                              r"that no thread wrote before it was read, then added to\)"})
+
+
 def case_lab08_host_carry():
     """Lab 08 on the emu: reduce-then-scan sums the carry on the host (the totals copied down, the
     carry copied up with cudaMemcpyAsync). The answers are right; every test of reduce-then-scan
@@ -2241,6 +2252,8 @@ CASES = [
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
     ("lab 04: lane 0 takes its own value twice: emu_shared says the mismatch is the fault", case_lab04_lane0_twice),
+    ("lab 03: half of each tile never loaded: the message names the emu's fill of shared memory",
+     case_lab03_half_unloaded),
     ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
     ("lab 08: a reduce-then-scan that waits for its stream", case_lab08_host_sync),
     ("lab 08: a wait called by its per-thread-stream name", case_lab08_ptsz_sync),

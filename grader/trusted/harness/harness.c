@@ -271,7 +271,18 @@ const char *hx_poison_note(const void *p, size_t size, size_t index) {
     dead &= b[k] == (unsigned char)(0xDEADBEEFu >> (8 * (at % 4)));
     ef &= b[k] == 0xEFu;
   }
-  return dead || ef ? note : "";
+  if (dead || ef) return note;
+  /* 0xCDCDCDCD (-842150451), or near it: on the emu, shared memory no thread of the block
+   * wrote (the emulator fills it so), read and perhaps added to */
+  int32_t w = 0;
+  if (size == 4) memcpy(&w, p, 4);
+  const int64_t off = (int64_t)w - (int32_t)0xCDCDCDCDu;
+  if (size == 4 && off == 0)
+    return " (0xCDCDCDCD: on the emu, shared memory that no thread wrote before it was read)";
+  if (size == 4 && off > -(1 << 20) && off < (1 << 20))
+    return " (near 0xCDCDCDCD, -842150451: on the emu, shared memory that no thread wrote before it was read, then "
+           "added to)";
+  return "";
 }
 
 size_t hx_check_i32(const char *ctx, const int32_t *expected, const int32_t *got, size_t n) {

@@ -165,7 +165,9 @@ size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, si
 /**
  * @brief " (the poison value: never written)" when element @p index (of @p size bytes) of an
  * output, held at @p p, still holds what the harness filled the output with before the call
- * (0xDEADBEEF words, so each byte of the element at its place in them); "" otherwise.
+ * (0xDEADBEEF words, so each byte of the element at its place in them); for a 4-byte element
+ * from 0xCDCDCD00 to 0xCDCDCDFF, a note that on the emu that is shared memory no thread wrote
+ * before it was read (the emulator's fill, perhaps added to); "" otherwise.
  *
  * For a message about any element type: `HX_FAIL("... got %d%s", v, hx_poison_note(&v, 4, i))`.
  */

@@ -50,8 +50,7 @@ static size_t check_scan(const char *ctx, const int32_t *expect, const int32_t *
     }
   }
   if (!bad) return 0;
-  const uint32_t g = (uint32_t)got[first];
-  const char *poison = g == POISON || g == 0xEFEFEFEFu ? " (the poison value: never written)" : "";
+  const char *poison = hx_poison_note(&got[first], 4, first);
   if (tiles) {
     size_t ntiles = (n + (size_t)block - 1) / (size_t)block;
     HX_FAIL("%s: first mismatch at [%zu] (tile %zu, element %zu of the tile): expected %d, got %d%s "

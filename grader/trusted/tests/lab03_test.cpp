@@ -52,7 +52,7 @@ static size_t check_tiles(const char *ctx, const int32_t *expect, const int32_t 
     HX_FAIL("%s: first mismatch at [%zu] (tile %zu of %zu, position %zu): expected %d, got %d%s "
             "(%zu mismatch%s in %zu tile%s)",
             ctx, first, first / tile, tiles, first % tile, (int)expect[first], (int)got[first],
-            (uint32_t)got[first] == POISON ? " (the poison value: never written)" : "", bad,
+            hx_poison_note(&got[first], 4, first), bad,
             bad == 1 ? "" : "es", bad_tiles, bad_tiles == 1 ? "" : "s");
   }
   return bad;
