@@ -201,6 +201,22 @@ def case_endless_loop():
                   {t: r"scanExcSerial\(.*did not return within" for t in EXC_USERS}, max_timeout=2)
 
 
+def case_quadratic_scan():
+    """Lab 01: an inclusive scan that sums each prefix again from the start (n^2/2 steps). The
+    small tests pass; the large one is stopped at its time limit, and the message calls it too
+    slow, in a lab of host code, not a hung kernel or a barrier."""
+    old = ("  for (size_t i = 0; i < n; i++) {\n"
+           "    op(acc, acc, src + i * size);   /* running total on the left: order matters */\n")
+    sub = make_submission("quadratic_scan", LAB01_FILE, old,
+                          "  for (size_t i = 0; i < n; i++) {\n"
+                          "    memcpy(acc, identity, size);  /* each prefix summed again from the start */\n"
+                          "    for (size_t j = 0; j <= i; j++) op(acc, acc, src + j * size);\n")
+    return expect("quadratic_scan", sub, "01", ("inc_example", "inc_random"),
+                  {"inc_random": r"scanIncSerial\(.*did not return within the test's time limit: too slow, work that "
+                                 r"grows faster than the input \(a loop over the elements inside another: n = 2\^20 "
+                                 r"takes 2\^40 steps\), or an endless loop$"}, max_timeout=2)
+
+
 def case_write_past_end():
     sub = make_submission("write_past_end", LAB01_FILE, INC_LOOP_END,
                           INC_LOOP_END + "  if (n > 0) memcpy(dst + n * size, acc, size);\n")
@@ -2230,6 +2246,7 @@ CASES = [
     ("wrong answer", case_wrong_answer),
     ("segmentation fault", case_segfault),
     ("endless loop (the test stops it)", case_endless_loop),
+    ("lab 01: a quadratic scan is called too slow", case_quadratic_scan),
     ("write past the end", case_write_past_end),
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),
