@@ -19,7 +19,7 @@
    they would stop sources that build with nvcc. */
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-#if defined(__SANITIZE_THREAD__) && defined(__cplusplus) && defined(__x86_64__)
+#if defined(SCANLAB_EMU_PROBED) && defined(__cplusplus) && defined(__x86_64__)
 /* With the memory probes, a copy or fill the compiler leaves as a call (its size known only at
  * run time) goes to the probes' own memcpy, memmove and memset (probe.cpp), which count it as
  * the loads and stores it is; one of a known size the instrumentation already reads as a range.

@@ -122,10 +122,10 @@ long long clock_ns();
 long long device_clock();
 
 /* The loops of device code (cu2cpp.py wraps each in a block holding one of these): in a build
- * with the memory probes (GCC's -fsanitize=thread defines __SANITIZE_THREAD__), each iteration
+ * with the memory probes (EMU_PROBE_FLAGS define SCANLAB_EMU_PROBED), each iteration
  * sets the CUDA thread's loop context, a hash of the iteration numbers of the loops it is in,
  * which the probes keep with every access; elsewhere an empty object. */
-#ifdef __SANITIZE_THREAD__
+#ifdef SCANLAB_EMU_PROBED
 unsigned loop_ctx_enter();
 void loop_ctx_set(unsigned ctx);
 struct LoopCtx {

@@ -78,7 +78,8 @@ struct Fiber {
   int tid;
   ::uint3 tidx;
   uint8_t state;
-  uint8_t vol_last; /* its last volatile access: 0 none, 1 a load, 2 a store (lockstep_point) */
+  uint8_t vol_pending; /* the volatile access it waits to make: 0 none, 1 a load, 2 a store (lockstep_point) */
+  unsigned long long vol_since; /* the round in which it came to that access */
   bool fresh;       /* prepared for this block, not started yet */
   unsigned long long vclock; /* its clock64() */
   /* what it waits at */
@@ -94,6 +95,7 @@ struct Fiber {
 struct WarpState {
   unsigned arrived;  /* lanes waiting at a collective */
   unsigned gone;     /* lanes that exited or do not exist */
+  unsigned long long hold; /* the round in which its lanes' volatile loads wait for a store (lockstep_point) */
 };
 
 struct LaunchState;
@@ -114,6 +116,7 @@ struct Worker {
 #endif
   Fiber *cur;
   int pos;                      /* index in order of the fiber running now */
+  unsigned long long round = 0; /* the scheduler's rounds of the block's threads, from 1 */
   /* the block running now */
   LaunchState *launch;
   ::uint3 bidx;

@@ -1383,7 +1383,10 @@ bool check_races(Worker *w, Probe *pr, Race *race) {
               *race = here;
               return true;
             }
-            if (!found) *race = here; /* in one warp: reported unless a pair of two warps turns up */
+            /* in one warp: reported unless a pair of two warps turns up; a pair of plain
+             * accesses before one with a volatile access, which a program's own run only warns
+             * of (warp-synchronous code, lockstep_point) */
+            if (!found || ((race->a.vol || race->b.vol) && !o.vol && !x.vol)) *race = here;
             found = true;
           }
         }
