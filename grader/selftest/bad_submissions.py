@@ -217,6 +217,23 @@ def case_quadratic_scan():
                                  r"takes 2\^40 steps\), or an endless loop$"}, max_timeout=2)
 
 
+def case_lab01_noncommutative():
+    """Lab 01: the two faults that fail noncommutative alone, each named by its note: the inclusive
+    scan with the operator's operands swapped, and one whose offsets count 4-byte elements
+    (sizeof(int) where every offset is i * size: the affine maps are the tests' only 8-byte one)."""
+    old = "    op(acc, acc, src + i * size);   /* running total on the left: order matters */\n"
+    swapped = make_submission("lab01_swapped", LAB01_FILE, old,
+                              "    op(acc, src + i * size, acc);   /* the operands the other way round */\n")
+    expect("lab01_swapped", swapped, "01", ("noncommutative", "inc_random", "float_ops"),
+           {"noncommutative": r"these are the answers of the scan with the operator's operands swapped"})
+    stride = make_submission("lab01_int_stride", LAB01_FILE, old + "    memcpy(dst + i * size, acc, size);\n",
+                             "    op(acc, acc, src + i * sizeof(int));\n"
+                             "    memcpy(dst + i * sizeof(int), acc, size);\n")
+    return expect("lab01_int_stride", stride, "01", ("noncommutative", "inc_random", "float_ops"),
+                  {"noncommutative": r"not the answers of a scan with the operands swapped: with the tests' only "
+                                     r"8-byte element, look for an element size taken as 4 bytes"})
+
+
 def case_write_past_end():
     sub = make_submission("write_past_end", LAB01_FILE, INC_LOOP_END,
                           INC_LOOP_END + "  if (n > 0) memcpy(dst + n * size, acc, size);\n")
@@ -2247,6 +2264,7 @@ CASES = [
     ("segmentation fault", case_segfault),
     ("endless loop (the test stops it)", case_endless_loop),
     ("lab 01: a quadratic scan is called too slow", case_quadratic_scan),
+    ("lab 01: noncommutative failing alone names which of its two faults", case_lab01_noncommutative),
     ("write past the end", case_write_past_end),
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),

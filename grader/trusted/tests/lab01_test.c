@@ -189,8 +189,26 @@ static void test_noncommutative(void) {
     char ctx[256];
     snprintf(ctx, sizeof ctx, "%s(op=affine composition (not commutative), n=%zu, seed=%llu)",
              scan_name(inclusive), n, (unsigned long long)hx_seed());
-    if (call_scan(inclusive, in, out, n, sizeof(affine), OP_COMPOSE, &id, ctx) == 0)
-      hx_check_bytes(ctx, expect, hx_buf_data(out), n, sizeof(affine));
+    if (call_scan(inclusive, in, out, n, sizeof(affine), OP_COMPOSE, &id, ctx) == 0 &&
+        hx_check_bytes(ctx, expect, hx_buf_data(out), n, sizeof(affine))) {
+      /* which of the two faults that fail this test alone: the scan with its operands swapped,
+       * or another (an affine map is the tests' only element of 8 bytes) */
+      const affine *got = (const affine *)hx_buf_data(out);
+      affine sw = id;
+      size_t same = 0;
+      for (size_t i = 0; i < n; i++) {
+        if (inclusive) sw = compose(h_in[i], sw);
+        same += got[i].a == sw.a && got[i].b == sw.b;
+        if (!inclusive) sw = compose(h_in[i], sw);
+      }
+      if (same == n)
+        hx_note("these are the answers of the scan with the operator's operands swapped: op(x[i], acc) "
+                "where the running total goes on the left, op(acc, x[i])");
+      else
+        hx_note("not the answers of a scan with the operands swapped: with the tests' only 8-byte "
+                "element, look for an element size taken as 4 bytes (sizeof(int), or an int pointer, "
+                "where every offset is i * size)");
+    }
   }
 done:
   free(expect);
