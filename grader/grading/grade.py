@@ -1192,9 +1192,10 @@ def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sa
     end = ends[-1] if ends else None
     if timed_out:
         result.status = "fail"
-        result.reasons = fails + [f"timed out after {timeout:g} s: an endless loop, work that grows faster "
-                                  "than the input (a loop over the elements inside another), a hung kernel "
-                                  "or a barrier not all threads reach"]
+        result.reasons = fails + [f"timed out after {timeout:g} s: too slow, work that grows faster than the "
+                                  "input (a loop over the elements inside another), an endless loop"
+                                  + ("" if backend == "cpu" else ", a hung kernel or a barrier not all threads "
+                                     "reach")]
     elif end is None:
         result.status = "fail"
         why = f"the test ended with {describe_status(code)} before finishing (a bug in the kit: " \

@@ -2182,6 +2182,18 @@ def case_lab04_lane0_twice():
                                  r"the wrong answer above is the fault"})
 
 
+def case_lab02_db_race_graded():
+    """Lab 02 on the emu, as make grade builds it (-O2, where the kernel used to be inlined into
+    its launch and the race named the emulator's header): the double buffer without its barrier
+    between steps; the race names the student's line in kogge_stone.cu."""
+    sub = make_submission("lab02_db_race", "02-kogge-stone/kogge_stone.cu",
+                          "    __syncthreads();                              /* all of dst written, all of src read */\n",
+                          "")
+    return expect("lab02_db_race", sub, "02", ("tiles", "ks_example"),
+                  {"tiles": r"race on dynamic shared memory .* writes it at kogge_stone\.cu:\d+ and thread "
+                            r"\(1,0,0\) reads it at kogge_stone\.cu:\d+"})
+
+
 def case_lab03_half_unloaded():
     """Lab 03 on the emu: the upper half of each tile is never loaded into shared memory. The
     scans read the emulator's fill of shared memory no thread wrote (0xCDCDCDCD, added to), and
@@ -2287,6 +2299,7 @@ CASES = [
     ("lab 07: a radix ranking without __syncwarp, 32-bit offsets", case_lab07_missed),
     ("lab 07: a one-pass partition that forgets the earlier tiles' others", case_partition_single_forgets),
     ("lab 04: lane 0 takes its own value twice: emu_shared says the mismatch is the fault", case_lab04_lane0_twice),
+    ("lab 02: a double buffer's race under make grade names the student's line", case_lab02_db_race_graded),
     ("lab 03: half of each tile never loaded: the message names the emu's fill of shared memory",
      case_lab03_half_unloaded),
     ("lab 08: a single pass that drops the carry", case_lab08_no_carry),
