@@ -999,15 +999,20 @@ RUN_ALONE = ("lab 01 solutions pass", "the emu's probes cost", "grader survives:
              "a class graded with one command", "LMS files", "the class report in a browser",
              "the class through a one-node Slurm cluster", "the class through the Gradescope zip")
 # Of those, these go last, in two lanes side by side: the class (graded, its LMS files, its report,
-# then through Slurm, which waits mostly for its daemons and its array, then through the
-# Gradescope zip, a sample of its students), and the hang and the
-# endless build, which wait for the time limits they test (one core for the hang's 5 s, the
-# compiler's for the build's 8). The class's bound on its wall time leaves 15 s for such a
+# then through the Gradescope zip, a sample of its students), and the hang and the endless
+# build, which wait for the time limits they test (one core for the hang's 5 s, the compiler's
+# for the build's 8), then the class through Slurm, which waits mostly for its daemons and its
+# array. The class's bound on its wall time leaves 15 s for such a
 # neighbour. make test's edit-to-result runs before them, alone up to its first result (at most
 # 15 s: 6-8 s alone, 12.0 s beside the class through Slurm), and they start beside its rest.
 LAST_PAIRED = (("a class graded with one command", "LMS files", "the class report in a browser",
-                "the class through a one-node Slurm cluster", "the class through the Gradescope zip"),
-               ("grader survives: a look-back that never publishes", "grader survives: build that never ends"))
+                "the class through the Gradescope zip"),
+               ("grader survives: a look-back that never publishes", "grader survives: build that never ends",
+                "the class through a one-node Slurm cluster"))
+# A check that reads another's output waits for it, where both run: the class through Slurm
+# compares its gradebook with the class graded here (in the other lane, which it follows, so the
+# two lanes end together: the Slurm run was the last 18 s of the class's lane).
+AFTER = {"the class through a one-node Slurm cluster": "a class graded with one command"}
 # make test's edit-to-result is timed up to its first result: the paired lanes start then, beside
 # the rest of its run (its other tests and its graded build, and the unchanged run's first result,
 # at most 5 s).
@@ -1114,7 +1119,21 @@ def main():
     lock = threading.Lock()
     deps = Deps(args.deps) if args.deps else None
 
+    chosen_names = [n for n, _ in todo + [c for lane in lanes for c in lane] + pool + last]
+    finished = {n: threading.Event() for n in chosen_names}
+
     def run_check(name, fn):
+        try:
+            run_one(name, fn)
+        finally:
+            finished[name].set()
+
+    def run_one(name, fn):
+        for later, first in AFTER.items():
+            if name.startswith(later):
+                for n, ev in finished.items():
+                    if n.startswith(first):
+                        ev.wait()
         if deps and name.startswith(NEEDS_DEPS):
             why = deps.wait()
             if why:
