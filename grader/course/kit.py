@@ -88,15 +88,21 @@ STUDENT_KIT_ONLY = re.compile(r"<!-- student-kit\n(.*?)-->\n", re.S)
 def page_anchors():
     """Doxygen's names of the kit's Markdown pages and sections ({#name} on a heading): the
     file that holds each."""
+    global _ANCHORS
+    if _ANCHORS is not None:
+        return _ANCHORS
     out = {}
-    for rel in subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True,
-                              text=True).stdout.split():
+    for rel in [f for f in tracked_files() if f.endswith(".md")]:  # git's list, or the tree outside git
         with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 m = re.match(r"#+ .*\{#(\w+)\}\s*$", line)
                 if m:
                     out[m.group(1)] = rel
+    _ANCHORS = out
     return out
+
+
+_ANCHORS = None
 
 
 def student_markdown(text, rel):

@@ -661,9 +661,9 @@ def student_kit():
         # (the ones above and below), or left out for a reason said here
         for args, want in KIT_RUNS:
             code, out = sh(["make", "--no-print-directory"] + args, cwd=kit, env={"NO_COLOR": "1"})
-            if not re.search(want, out):
-                raise CheckFailed(f"`make {' '.join(args)}` in the student kit: expected /{want}/ (exit {code}):\n"
-                                  + out[-1200:])
+            if not re.search(want, out) or args == ["clean"] and os.path.exists(os.path.join(kit, "build")):
+                raise CheckFailed(f"`make {' '.join(args)}` in the student kit: expected /{want}/ (exit {code})"
+                                  + (", and build/ gone" if args == ["clean"] else "") + ":\n" + out[-1200:])
         named = kit_named_targets(kit)
         unhandled = sorted(named - {a[0] for a, _ in KIT_RUNS} - set(KIT_FULL_ONLY) - set(KIT_NOT_RUN)
                            - {"grade", "help", "ranks", "autograder"})
@@ -681,7 +681,8 @@ def student_kit():
 # (arguments, what the output must show), cleaning last; and the named targets it leaves alone.
 KIT_FULL_ONLY = ("check", "check-gpu", "bench", "student-kit", "emu-corpus", "emu-test", "emu-probe-cost")
 KIT_RUNS = [
-    (["test", "LAB=01", "T=inc_example"], r"inc_example: FAIL[\s\S]*Score: 0/"),
+    (["test", "LAB=01", "T=inc_example"],  # the skeleton builds, runs and leaves its output unwritten
+     r"inc_example: FAIL.*\n.*first mismatch at \[0\].*the poison value: never written[\s\S]*Score: 0/"),
     (["docs"], r"docs: build/docs/html/index.html"),
     (["handin"], r"handin: \d+ files from .* in build/handin.tar.gz"),
     (["emu-run", "FILE=labs/04-warp-scan/exhibit/legacy_volatile_scan.cu"],

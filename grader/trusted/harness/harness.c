@@ -262,6 +262,8 @@ const char *hx_ctx(const char *fmt, ...) {
   return buf;
 }
 
+int hx_emu_fill_notes = 0;
+
 const char *hx_poison_note(const void *p, size_t size, size_t index) {
   static const char note[] = " (the poison value: never written)";
   const unsigned char *b = (const unsigned char *)p;
@@ -272,14 +274,15 @@ const char *hx_poison_note(const void *p, size_t size, size_t index) {
     ef &= b[k] == 0xEFu;
   }
   if (dead || ef) return note;
-  /* 0xCDCDCDCD (-842150451), or near it: on the emu, shared memory no thread of the block
-   * wrote (the emulator fills it so), read and perhaps added to */
+  /* 0xCDCDCDCD (-842150451), or within 255 of it, on the emu: shared memory no thread of the
+   * block wrote (the emulator fills it so), read and perhaps added to a little */
   int32_t w = 0;
   if (size == 4) memcpy(&w, p, 4);
   const int64_t off = (int64_t)w - (int32_t)0xCDCDCDCDu;
+  if (!hx_emu_fill_notes) return "";
   if (size == 4 && off == 0)
     return " (0xCDCDCDCD: on the emu, shared memory that no thread wrote before it was read)";
-  if (size == 4 && off > -(1 << 20) && off < (1 << 20))
+  if (size == 4 && off > -256 && off < 256)
     return " (near 0xCDCDCDCD, -842150451: on the emu, shared memory that no thread wrote before it was read, then "
            "added to)";
   return "";

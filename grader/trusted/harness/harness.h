@@ -165,13 +165,15 @@ size_t hx_check_bytes(const char *ctx, const void *expected, const void *got, si
 /**
  * @brief " (the poison value: never written)" when element @p index (of @p size bytes) of an
  * output, held at @p p, still holds what the harness filled the output with before the call
- * (0xDEADBEEF words, so each byte of the element at its place in them); for a 4-byte element
- * from 0xCDCDCD00 to 0xCDCDCDFF, a note that on the emu that is shared memory no thread wrote
- * before it was read (the emulator's fill, perhaps added to); "" otherwise.
+ * (0xDEADBEEF words, so each byte of the element at its place in them); on the emu backend
+ * (hx_emu_fill_notes), for a 4-byte element within 255 of 0xCDCDCDCD, a note that it is shared
+ * memory no thread wrote before it was read (the emulator's fill, perhaps added to); "" otherwise.
  *
  * For a message about any element type: `HX_FAIL("... got %d%s", v, hx_poison_note(&v, 4, i))`.
  */
 const char *hx_poison_note(const void *p, size_t size, size_t index);
+/** Nonzero on the emu backend (set by the harness): hx_poison_note names the emulator's fill. */
+extern int hx_emu_fill_notes;
 /** Formats a context string into a static buffer (for hx_check_* calls). */
 const char *hx_ctx(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -69,6 +69,7 @@ void hx_internal_configure(const char *driver, const char *clean_driver, const c
   cfg.clean_driver = clean_driver;
   cfg.sandbox = sandbox;
   if (backend) cfg.backend = backend;
+  hx_emu_fill_notes = strcmp(cfg.backend, "emu") == 0;
   /* Leave the grader a second to hear the verdict before its own timeout strikes. */
   cfg.deadline = timeout_s > 0 ? hx_now() + (timeout_s > 3 ? timeout_s - 1.0 : timeout_s * 0.8) : 0;
 }
