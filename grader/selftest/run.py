@@ -665,14 +665,16 @@ def student_kit():
                 raise CheckFailed(f"`make {' '.join(args)}` in the student kit: expected /{want}/ (exit {code})"
                                   + (", and build/ gone" if args == ["clean"] else "") + ":\n" + out[-1200:])
         named = kit_named_targets(kit)
-        unhandled = sorted(named - {a[0] for a, _ in KIT_RUNS} - set(KIT_FULL_ONLY) - set(KIT_NOT_RUN)
+        ran = {next(x for x in args if re.fullmatch(r"[a-z][a-z0-9-]*", x)) for args, _ in KIT_RUNS}
+        unhandled = sorted(named - ran - set(KIT_FULL_ONLY) - set(KIT_NOT_RUN)
                            - {"grade", "help", "ranks", "autograder"})
         if unhandled:
             raise CheckFailed(f"the student kit names make targets this check neither runs nor explains: {unhandled}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return (f"{len(names)} files, no solutions; {len(named)} make targets its pages name: grade, test, docs, handin, "
-            "emu-run, profile, ranks, autograder, help and clean run there (grade and test score 0 on the skeletons); "
+            "emu-run, emu-flags, emu-lib, profile, ranks, autograder, help and clean run there (grade and test score 0 "
+            "on the skeletons); "
             f"{', '.join(KIT_FULL_ONLY)} stop, saying they need the full kit; not run: "
             + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named))
 
@@ -688,6 +690,8 @@ KIT_RUNS = [
     (["emu-run", "FILE=labs/04-warp-scan/exhibit/legacy_volatile_scan.cu"],
      r"legacy volatile scan: +all 32 lanes right[\s\S]*scan with __syncwarp\(\): +all 32 lanes right"),
     (["profile", "LAB=03"], r"the unpadded scan is wrong on \d+ elements"),  # the skeleton's scan
+    (["-f", "grader/emu/emu.mk", "emu-flags"], r"EMU_CXX=.*\n(.*\n)*EMU_PROBE_FLAGS=.*-fsanitize=thread"),
+    (["-f", "grader/emu/emu.mk", "emu-lib"], r"Nothing to be done for .emu-lib.|compiling"),  # emu-run built it
     (["clean"], r"rm -rf build"),
 ]
 KIT_NOT_RUN = {
@@ -713,7 +717,7 @@ def kit_named_targets(kit):
         for f in files:
             if f.endswith((".md", ".cu", ".h", ".c", ".sh", ".sbatch", ".tex", ".py")):
                 with open(os.path.join(dirpath, f), errors="replace") as fh:
-                    named |= set(re.findall(r"\bmake ([a-z][a-z0-9-]*)", fh.read())) & defined
+                    named |= set(re.findall(r"\bmake (?:-f \S+ |-C \S+ )?([a-z][a-z0-9-]*)", fh.read())) & defined
     return named
 
 
