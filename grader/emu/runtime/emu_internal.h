@@ -96,6 +96,11 @@ struct WarpState {
   unsigned arrived;  /* lanes waiting at a collective */
   unsigned gone;     /* lanes that exited or do not exist */
   unsigned long long hold; /* the round in which its lanes' volatile loads wait for a store (lockstep_point) */
+  /* the collective and mask of the lanes waiting (arrived), while they all agree: a lane that
+   * arrives with the same two needs no check against each waiting lane (collective) */
+  int sig_kind;
+  unsigned sig_mask;
+  bool sig_mixed;
 };
 
 struct LaunchState;

@@ -648,7 +648,15 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
   /* lanes of the same mask must call the same collective with the same mask; a lane waiting
    * with a mask that leaves this lane out (a tile's collective inside a larger one) waits for
    * other lanes, not for this one */
-  for (unsigned m = mask & ws.arrived; m; m &= m - 1) {
+  if (!ws.arrived) {
+    ws.sig_kind = kind;
+    ws.sig_mask = mask;
+    ws.sig_mixed = false;
+  } else if (!ws.sig_mixed && (ws.sig_kind != kind || ws.sig_mask != mask)) {
+    ws.sig_mixed = true;
+  }
+  /* every waiting lane called this collective with this mask: nothing to compare */
+  for (unsigned m = ws.sig_mixed ? mask & ws.arrived : 0u; m; m &= m - 1) {
     const Fiber *g = &w->fibers[(size_t)warp * 32 + __builtin_ctz(m)];
     if ((g->kind != kind || g->mask != mask) && (g->mask & bit)) {
       Buf b;
@@ -1075,7 +1083,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     fiber_prepare(w, f, fiber_entry);
   }
   const int nw = (n + 31) / 32;
-  w->warps.assign((size_t)nw, WarpState{0, 0, 0});
+  w->warps.assign((size_t)nw, WarpState{0, 0, 0, 0, 0, false});
   if (n % 32) w->warps[(size_t)nw - 1].gone = ~((1u << (n % 32)) - 1u);
   w->nthreads = n;
   w->live = n;
