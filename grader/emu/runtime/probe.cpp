@@ -1746,18 +1746,28 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
      * first read of a sector, and its reads again of data no one wrote (a second pass over the
      * input), are data traffic like any other, so volatile hides no pass */
     std::vector<std::pair<uintptr_t, unsigned long long>> all;
-    std::vector<uintptr_t> wrote;
     for (Worker *w : workers)
       if (w->probe) {
         const Probe *pr = (const Probe *)w->probe;
         all.insert(all.end(), pr->vol.begin(), pr->vol.end());
-        wrote.insert(wrote.end(), pr->wrote.begin(), pr->wrote.end());
       }
     merge_reads(all);
-    std::sort(wrote.begin(), wrote.end());
-    unsigned long long polled = 0;
+    /* the sectors read more than once (few, in sector order), then which of them were written:
+     * each written sector looked up among those, not the written sectors sorted */
+    std::vector<std::pair<uintptr_t, unsigned long long>> again;
     for (const auto &r : all)
-      if (r.second > 1 && std::binary_search(wrote.begin(), wrote.end(), r.first)) polled += r.second - 1;
+      if (r.second > 1) again.push_back(r);
+    std::vector<char> written(again.size(), 0);
+    if (!again.empty())
+      for (Worker *w : workers)
+        if (w->probe)
+          for (uintptr_t q : ((const Probe *)w->probe)->wrote) {
+            auto it = std::lower_bound(again.begin(), again.end(), std::make_pair(q, 0ull));
+            if (it != again.end() && it->first == q) written[(size_t)(it - again.begin())] = 1;
+          }
+    unsigned long long polled = 0;
+    for (size_t i = 0; i < again.size(); i++)
+      if (written[i]) polled += again[i].second - 1;
     c[G_LD_VOL_REREAD] = polled;
   }
   for (int i = 0; i < N_COUNTS; i++) g_totals[i] += c[i];
