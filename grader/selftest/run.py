@@ -1167,7 +1167,7 @@ def main():
         run_check(name, fn)
     if len(lanes) > 1 and not args.gpu:
         # what both lanes would otherwise build at once: the emu's runtime library
-        code, out = sh(["make", "--no-print-directory", "emu-lib"])
+        code, out = sh(["make", "--no-print-directory", f"-j{os.cpu_count()}", "emu-lib"])
         if code:
             counts["failed"] += 1
             print("the emu's runtime library does not build:\n" + out[-1500:], flush=True)
