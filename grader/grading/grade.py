@@ -76,7 +76,7 @@ TOP_KEYS = {
     "student_files": ((list,), True), "test_source": ((str,), True), "calls_source": ((str,), True),
     "backend": ((str,), False), "timeout": ((int, float), False), "params": ((dict,), False),
     "test": ((list,), True), "limits": ((dict,), False), "forbid": ((list,), False),
-    "given_calls": ((list,), False), "allow": ((list,), False),
+    "given_calls": ((list,), False), "allow": ((list,), False), "race_note": ((str,), False),
 }
 TEST_KEYS = {
     "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),
@@ -1124,6 +1124,20 @@ EVENTS_MAX = 1 << 20
 WRAP_SLOWDOWN = 6
 
 
+def add_race_note(result, manifest):
+    """The lab's word on the emulator's race report (the manifest's race_note), after the report:
+    the emulator names the barrier that orders the two threads it caught; the lab knows which
+    barrier its kernels' data needs (lab 02's array is the whole block's, so a race its first
+    step shows between two lanes of one warp is fixed by __syncthreads, not __syncwarp)."""
+    note = manifest.get("race_note")
+    if result.status != "fail" or not note:
+        return
+    for i, line in enumerate(result.reasons):
+        if "emu: race on " in line:
+            result.reasons.insert(i + 1, f"note: {note}")
+            return
+
+
 def run_test(binary, driver, clean_driver, result, timeout, params, log_path, sandbox_opts, backend,
              host_copy_bytes, wrap=()):
     r_fd, w_fd = os.pipe()
@@ -1692,6 +1706,7 @@ def main(argv=None):
                 opts = sandbox_options(m, lb, timeout, hide_kit=not args.wrap)
                 run_test(binary, driver, clean_driver, r, timeout, params, log, opts, lb,
                          m["limits"]["host_copy_bytes"], wrap=args.wrap.split() if args.wrap else [])
+                add_race_note(r, m)
 
             # Each test is a process of its own, so on a GPU the tests that time nothing run
             # several at once (the device has room; the host's checks are the slow part). A timing

@@ -985,15 +985,17 @@ def checks():
     return out
 
 
-# `make check` on a machine of two cores or more: two lanes run side by side. The side lane
+# `make check` on a machine of two cores or more: three lanes run side by side. The side lane
 # starts with the checks that build in a folder of their own (build/emu-test, the corpus's, the
 # profiles', the docs', the slides') and grade no submission; the docs' render follows the docs'
 # build in that lane. The main lane starts with the rest, in order (the solutions' grades share
-# build/grade/emu/solutions). Then both take the known-bad submissions (POOLED) from one queue,
-# the costliest first: each grades a folder of its own under build/selftest/bad, so any two run
-# side by side, and the lanes end close together. (A third lane on two cores kept the CPU
-# busier, but the checks bound by wall time then ran late: an emu test's 1 s limit took 1.7 s,
-# a lab 01 solution's CPU timing fell to 0.028 of memcpy.) Those that time themselves (lab 01's
+# build/grade/emu/solutions). The third starts on the known-bad submissions (POOLED), which the
+# other two take from the same queue when done with their own, the costliest first: each grades
+# a folder of its own under build/selftest/bad, so any two run side by side, and the lanes end
+# close together. Three lanes on two cores keep both cores busy while a lane waits (a package
+# install, a browser, a test's time limit, a sandbox's end); a third lane once made the checks
+# that time themselves run late (an emu test's 1 s limit took 1.7 s, a lab 01 solution's CPU
+# timing fell to 0.028 of memcpy), and those now run alone, after the lanes. Those that time themselves (lab 01's
 # solutions, timed on the CPU) or bound a wait (a build's time limit, a hang named within
 # seconds, make test's first result, a class graded in parallel and its files) run last, alone,
 # as on a quiet machine (but LAST_PAIRED); the other checks that grade lab 01 use
@@ -1032,7 +1034,7 @@ POOL_COST = {"one verdict with": 63, "lab 06: a block scan's temp reused": 42, "
              "reads its input again through atomics": 22, "single pass with uncoalesced loads": 19,
              "stores bytes one by one": 16, "radix ranking without __syncwarp": 16, "scatters from registers": 15,
              "conflicts drowned in requests": 14, "forgets the earlier tiles' others": 13}
-LANES = 2
+LANES = 3
 # With --deps TASK (make check) the tools `grader/deps.sh TASK` installs beyond grading's (Doxygen,
 # LaTeX, Chromium, Slurm, the similarity engine: a minute or two of downloads and unpacking on a
 # fresh machine) install beside the first checks; only these wait for them.
