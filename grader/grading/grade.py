@@ -77,6 +77,7 @@ TOP_KEYS = {
     "backend": ((str,), False), "timeout": ((int, float), False), "params": ((dict,), False),
     "test": ((list,), True), "limits": ((dict,), False), "forbid": ((list,), False),
     "given_calls": ((list,), False), "allow": ((list,), False), "race_note": ((str,), False),
+    "emu_seconds": ((int, float), False),
 }
 TEST_KEYS = {
     "name": ((str,), True), "title": ((str,), False), "points": ((int,), True),

@@ -165,6 +165,15 @@ def solutions_pass(lab, schedule, backend="emu"):
         bad.append(f"the solution builds with warnings (see {os.path.relpath(log, ROOT)})")
     if max_problem(data, [lab], backend):
         bad.append(max_problem(data, [lab], backend))
+    if backend == "emu" and not small and manifest.get("emu_seconds"):
+        # the manifest's figure for its slowest test on the emu (its header cites it): a run here,
+        # beside make check's other lanes (a core, where the emu alone takes two), may take up to
+        # three times as long, never more (a figure off by a factor of 8 to 20 was once printed)
+        took = [(float(x), n) for n, x in re.findall(r"^  (\w+): OK \(([\d.]+)s\)", out, re.M)]
+        if took and max(took)[0] > 3 * manifest["emu_seconds"]:
+            bad.append(f"{max(took)[1]} took {max(took)[0]:.1f} s on the emu, more than 3 x emu_seconds = "
+                       f"{manifest['emu_seconds']:g} in grader/manifests/lab{lab}.toml: measure it again "
+                       f"(make grade LAB={lab} SUBMISSION=solutions BACKEND=emu, one test at a time) and update it")
     if backend == "cuda":
         # a GPU's times are steady: a solution's test that needs more than half its time limit
         # leaves a correct but slower student's code, or a busier GPU, a timeout
@@ -985,17 +994,17 @@ def checks():
     return out
 
 
-# `make check` on a machine of two cores or more: three lanes run side by side. The side lane
+# `make check` on a machine of two cores or more: two lanes run side by side. The side lane
 # starts with the checks that build in a folder of their own (build/emu-test, the corpus's, the
 # profiles', the docs', the slides') and grade no submission; the docs' render follows the docs'
 # build in that lane. The main lane starts with the rest, in order (the solutions' grades share
-# build/grade/emu/solutions). The third starts on the known-bad submissions (POOLED), which the
-# other two take from the same queue when done with their own, the costliest first: each grades
-# a folder of its own under build/selftest/bad, so any two run side by side, and the lanes end
-# close together. Three lanes on two cores keep both cores busy while a lane waits (a package
-# install, a browser, a test's time limit, a sandbox's end); a third lane once made the checks
-# that time themselves run late (an emu test's 1 s limit took 1.7 s, a lab 01 solution's CPU
-# timing fell to 0.028 of memcpy), and those now run alone, after the lanes. Those that time themselves (lab 01's
+# build/grade/emu/solutions). Then both take the known-bad submissions (POOLED) from one queue,
+# the costliest first: each grades a folder of its own under build/selftest/bad, so any two run
+# side by side, and the lanes end close together. (A third lane on two cores made the checks
+# that time themselves run late, when they ran in the lanes: an emu test's 1 s limit took
+# 1.7 s, a lab 01 solution's CPU timing fell to 0.028 of memcpy. With those run alone after the
+# lanes, a third lane still cost time: a fresh clone's make check took 11 min 22 s against
+# 10 min 34 s with two, its CPU seconds up by a tenth.) Those that time themselves (lab 01's
 # solutions, timed on the CPU) or bound a wait (a build's time limit, a hang named within
 # seconds, make test's first result, a class graded in parallel and its files) run last, alone,
 # as on a quiet machine (but LAST_PAIRED); the other checks that grade lab 01 use
@@ -1034,7 +1043,7 @@ POOL_COST = {"one verdict with": 63, "lab 06: a block scan's temp reused": 42, "
              "reads its input again through atomics": 22, "single pass with uncoalesced loads": 19,
              "stores bytes one by one": 16, "radix ranking without __syncwarp": 16, "scatters from registers": 15,
              "conflicts drowned in requests": 14, "forgets the earlier tiles' others": 13}
-LANES = 3
+LANES = 2
 # With --deps TASK (make check) the tools `grader/deps.sh TASK` installs beyond grading's (Doxygen,
 # LaTeX, Chromium, Slurm, the similarity engine: a minute or two of downloads and unpacking on a
 # fresh machine) install beside the first checks; only these wait for them.
