@@ -679,13 +679,23 @@ def student_kit():
                            - {"grade", "help", "ranks", "autograder"})
         if unhandled:
             raise CheckFailed(f"the student kit names make targets this check neither runs nor explains: {unhandled}")
+        commands = kit_named_commands(kit)
+        unexplained = sorted(c for c, why in commands.items() if why is None)
+        if unexplained:
+            raise CheckFailed("the student kit's pages show commands this check neither runs nor explains: "
+                              + "; ".join(unexplained[:6]))
+        skipped = {}
+        for key, why in commands.values():
+            skipped.setdefault(why, []).append(key)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return (f"{len(names)} files, no solutions; {len(named)} make targets its pages name: grade, test, docs, handin, "
             "emu-run, emu-flags, emu-lib, profile, ranks, autograder, help and clean run there (grade and test score 0 "
             "on the skeletons); "
             f"{', '.join(KIT_FULL_ONLY)} stop, saying they need the full kit; not run: "
-            + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named))
+            + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named)
+            + "; other commands its pages show, not run: "
+            + "; ".join(f"{', '.join(sorted(set(cs)))} ({why})" for why, cs in skipped.items()))
 
 
 # The student kit's check: the full kit's targets, which stop there; the targets it runs there
@@ -710,6 +720,47 @@ KIT_NOT_RUN = {
     "similarity": "an instructor's; the full kit's similarity check runs it",
     "ranks-build": "make ranks runs it",
 }
+
+
+# The commands other than make that the student kit's pages show in their code blocks, by the
+# program they start, and why the kit's check does not run them there.
+KIT_COMMANDS_NOT_RUN = {
+    "nvcc": "needs a GPU", "compute-sanitizer": "needs a GPU", "ncu": "needs a GPU",
+    "./build/": "needs a GPU (the nvcc build above it)",
+    "cmake": "an example for the reader's own CMake project (/path/to/kit)",
+    "mkdir": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
+    "unzip": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
+    "cp": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
+    "bash": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
+    "python3 -m json.tool": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
+    "python3 grader/measure/profile_banks.py": "needs a GPU (--no-emu: ncu's counts; make profile, run here, "
+                                               "is the emu's side)",
+}
+KIT_PROGRAMS = ("nvcc", "compute-sanitizer", "ncu", "cmake", "python3", "mkdir", "unzip", "cp", "bash", "./",
+                "sudo", "git", "tar", "sh", "srun", "sbatch", "gcc", "g++", "clang")
+
+
+def kit_named_commands(kit):
+    """The commands other than make in the code blocks (lines indented four spaces or more) of
+    the kit's Markdown pages: {command: (its key in KIT_COMMANDS_NOT_RUN, the reason it is not
+    run)}; a command no key covers maps to None."""
+    found = {}
+    for dirpath, _, files in os.walk(kit):
+        if os.sep + "build" in dirpath[len(kit):]:
+            continue
+        for f in files:
+            if not f.endswith(".md"):
+                continue
+            for line in open(os.path.join(dirpath, f), errors="replace"):
+                if not line.startswith("    "):
+                    continue
+                cmd = re.sub(r"^(\$ )?(\s*[A-Z_]+=\S+\s+)*", "", line.strip())  # a prompt, VAR=value
+                first = cmd.split(" ")[0] if cmd else ""
+                if not any(first == p or p == "./" and first.startswith("./") for p in KIT_PROGRAMS):
+                    continue
+                key = next((k for k in KIT_COMMANDS_NOT_RUN if cmd.startswith(k)), None)
+                found[cmd.rstrip(" \\")] = (key, KIT_COMMANDS_NOT_RUN[key]) if key else None
+    return found
 
 
 def kit_named_targets(kit):
