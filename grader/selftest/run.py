@@ -679,6 +679,13 @@ def student_kit():
                            - {"grade", "help", "ranks", "autograder"})
         if unhandled:
             raise CheckFailed(f"the student kit names make targets this check neither runs nor explains: {unhandled}")
+        # the rule first finds a planted page's command that no reason covers, then the kit's
+        plant = os.path.join(work, "plant")
+        os.makedirs(plant)
+        with open(os.path.join(plant, "README.md"), "w") as fh:
+            fh.write("A page.\n\n    $ SCANLAB_EMU_SCHEDULE=reverse gcc -o scan scan.c\n    nvcc -o scan scan.cu\n")
+        if kit_named_commands(plant) != {"gcc -o scan scan.c": None, "nvcc -o scan scan.cu": ("nvcc", "needs a GPU")}:
+            raise CheckFailed(f"the commands a planted page shows, as the rule reads them: {kit_named_commands(plant)}")
         commands = kit_named_commands(kit)
         unexplained = sorted(c for c, why in commands.items() if why is None)
         if unexplained:
