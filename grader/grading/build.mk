@@ -171,7 +171,7 @@ endef
 # The tests' own device side, loaded by the harness on this backend. No fast math: the checks'
 # float arithmetic must round as the host's does.
 TRUSTED_LIB := $(KITB)/libscanlab-trusted.so
-$(TRUSTED_LIB): grader/trusted/harness/hx_dev.cu grader/trusted/harness/hx_dev.h grader/trusted/harness/hx_verify.h grader/trusted/harness/hx_proto.h
+$(TRUSTED_LIB): grader/trusted/harness/hx_dev.cu grader/trusted/harness/hx_dev.h grader/trusted/harness/hx_verify.h grader/trusted/harness/hx_proto.h | $(KITB)/driver
 	$(NVCC) -O2 -std=c++17 -arch=sm_$(SM) -shared -Xcompiler -fPIC,-Wall,-Wextra -Werror all-warnings \
 	  -Igrader/trusted/harness $< -o $@ -lcuda
 endif

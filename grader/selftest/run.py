@@ -683,8 +683,15 @@ def student_kit():
         plant = os.path.join(work, "plant")
         os.makedirs(plant)
         with open(os.path.join(plant, "README.md"), "w") as fh:
-            fh.write("A page.\n\n    $ SCANLAB_EMU_SCHEDULE=reverse gcc -o scan scan.c\n    nvcc -o scan scan.cu\n")
-        if kit_named_commands(plant) != {"gcc -o scan scan.c": None, "nvcc -o scan scan.cu": ("nvcc", "needs a GPU")}:
+            fh.write("A page.\n\n    $ SCANLAB_EMU_SCHEDULE=reverse gcc -o scan scan.c\n    nvcc -o scan scan.cu\n"
+                     "    build/kit/tests/lab02_tests --list\n    $ cut -c1-60 other.jsonl\n"
+                     "    python3 grader/measure/profile_banks.py --lab 03\n")
+        if kit_named_commands(plant) != {"gcc -o scan scan.c": None, "nvcc -o scan scan.cu": ("nvcc ", "needs a GPU"),
+                                         "build/kit/tests/lab02_tests --list": (
+                                             r"build/kit/tests/lab\d\d_tests ", KIT_COMMANDS_NOT_RUN[
+                                                 r"build/kit/tests/lab\d\d_tests "]),
+                                         "cut -c1-60 other.jsonl": None,
+                                         "python3 grader/measure/profile_banks.py --lab 03": None}:
             raise CheckFailed(f"the commands a planted page shows, as the rule reads them: {kit_named_commands(plant)}")
         commands = kit_named_commands(kit)
         unexplained = sorted(c for c, why in commands.items() if why is None)
@@ -692,8 +699,9 @@ def student_kit():
             raise CheckFailed("the student kit's pages show commands this check neither runs nor explains: "
                               + "; ".join(unexplained[:6]))
         skipped = {}
-        for key, why in commands.values():
-            skipped.setdefault(why, []).append(key)
+        for c, (key, why) in commands.items():
+            skipped.setdefault(why, []).append(c.split(" ")[0] if c.split(" ")[0] != "python3" else
+                                               " ".join(c.split(" ")[:3]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return (f"{len(names)} files, no solutions; {len(named)} make targets its pages name: grade, test, docs, handin, "
@@ -729,28 +737,33 @@ KIT_NOT_RUN = {
 }
 
 
-# The commands other than make that the student kit's pages show in their code blocks, by the
-# program they start, and why the kit's check does not run them there.
+# The commands other than make that the student kit's pages show in their code blocks, each
+# matched by a pattern (from its start), and why the kit's check does not run it there. A line
+# is a command where it follows a `$ ` prompt, or starts (after VAR=value words) with one of
+# KIT_PROGRAMS or with a path to a program (`./`, `build/`, `grader/`).
+TRIAL = "the autograder's trial run (the full kit's Gradescope checks run its steps)"
 KIT_COMMANDS_NOT_RUN = {
-    "nvcc": "needs a GPU", "compute-sanitizer": "needs a GPU", "ncu": "needs a GPU",
-    "./build/": "needs a GPU (the nvcc build above it)",
-    "cmake": "an example for the reader's own CMake project (/path/to/kit)",
-    "mkdir": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
-    "unzip": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
-    "cp": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
-    "bash": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
-    "python3 -m json.tool": "the autograder's trial run (the full kit's Gradescope checks run its steps)",
-    "python3 grader/measure/profile_banks.py": "needs a GPU (--no-emu: ncu's counts; make profile, run here, "
-                                               "is the emu's side)",
+    r"nvcc ": "needs a GPU", r"compute-sanitizer ": "needs a GPU", r"ncu ": "needs a GPU",
+    r"\./build/legacy_volatile_scan": "needs a GPU (the nvcc build above it)",
+    r"python3 grader/measure/profile_banks\.py .*--no-emu": "needs a GPU (--no-emu: ncu's counts; make profile, "
+                                                         "run here, is the emu's side)",
+    r"cmake -D\S*=/path/to/kit/": "an example for the reader's own CMake project (/path/to/kit)",
+    r"mkdir -p /tmp/ag/": TRIAL, r"unzip -q build/autograder\.zip -d /tmp/ag/": TRIAL,
+    r"cp \S+ /tmp/ag/submission/": TRIAL, r"bash /tmp/ag/source/run_autograder": TRIAL,
+    r"python3 -m json\.tool /tmp/ag/": TRIAL,
+    r"build/kit/tests/lab\d\d_tests ": "a test binary that make grade builds and runs (make grade runs here)",
+    r"\./app\b|cut -c1-60 p\.jsonl": "the emu page's worked example, a program of the reader's (the full kit's "
+                                     "emu-nvcc check builds and runs it)",
 }
-KIT_PROGRAMS = ("nvcc", "compute-sanitizer", "ncu", "cmake", "python3", "mkdir", "unzip", "cp", "bash", "./",
-                "sudo", "git", "tar", "sh", "srun", "sbatch", "gcc", "g++", "clang")
+KIT_PROGRAMS = ("nvcc", "compute-sanitizer", "ncu", "cmake", "python3", "python", "mkdir", "unzip", "cp", "bash",
+                "sudo", "git", "tar", "sh", "srun", "sbatch", "gcc", "g++", "clang", "cd", "pip", "apt-get",
+                "cut", "cat", "ls", "export")
 
 
 def kit_named_commands(kit):
     """The commands other than make in the code blocks (lines indented four spaces or more) of
-    the kit's Markdown pages: {command: (its key in KIT_COMMANDS_NOT_RUN, the reason it is not
-    run)}; a command no key covers maps to None."""
+    the kit's Markdown pages: {command: (its pattern in KIT_COMMANDS_NOT_RUN, the reason it is
+    not run)}; a command no pattern covers maps to None."""
     found = {}
     for dirpath, _, files in os.walk(kit):
         if os.sep + "build" in dirpath[len(kit):]:
@@ -761,11 +774,13 @@ def kit_named_commands(kit):
             for line in open(os.path.join(dirpath, f), errors="replace"):
                 if not line.startswith("    "):
                     continue
+                prompt = line.strip().startswith("$ ")
                 cmd = re.sub(r"^(\$ )?(\s*[A-Z_]+=\S+\s+)*", "", line.strip())  # a prompt, VAR=value
                 first = cmd.split(" ")[0] if cmd else ""
-                if not any(first == p or p == "./" and first.startswith("./") for p in KIT_PROGRAMS):
+                if first == "make" or not (prompt or first in KIT_PROGRAMS or
+                                           first.startswith(("./", "build/", "grader/")) and not first.endswith("/")):
                     continue
-                key = next((k for k in KIT_COMMANDS_NOT_RUN if cmd.startswith(k)), None)
+                key = next((k for k in KIT_COMMANDS_NOT_RUN if re.match(k, cmd)), None)
                 found[cmd.rstrip(" \\")] = (key, KIT_COMMANDS_NOT_RUN[key]) if key else None
     return found
 
