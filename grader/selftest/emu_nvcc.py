@@ -192,6 +192,93 @@ def driver():
             "on CUDA the emulator lacks")
 
 
+# a .cu file for the precompiled header's check: a comparison of signed and unsigned (the
+# warning scanlab_emu.h's pragma turns off), a copy of a size known at run time (the probes'
+# memcpy, by `#pragma redefine_extname`), a kernel with a barrier
+PCH_CU = r"""
+__global__ void scale(float *x, int n, float a) {
+  __shared__ float s[128];
+  s[threadIdx.x] = threadIdx.x < n ? x[threadIdx.x] : 0.0f;
+  __syncthreads();
+  if (threadIdx.x < n) x[threadIdx.x] = a * s[(threadIdx.x + 1) % blockDim.x];
+}
+void copy(void *d, const void *s, unsigned long n) { memcpy(d, s, n); }
+int count(unsigned n, int k) { return n < k ? 1 : 0; }
+"""
+
+
+def _object_text(obj):
+    """An object's machine code and symbols, as text to compare."""
+    code, dis = sh(["objdump", "-d", "--no-show-raw-insn", obj])
+    code2, syms = sh(["nm", obj])
+    if code or code2:
+        raise CheckFailed(f"objdump or nm cannot read {os.path.relpath(obj, ROOT)}:\n{dis[-400:]}{syms[-400:]}")
+    return "\n".join(dis.splitlines()[3:]) + syms
+
+
+def precompiled():
+    """grader/emu/pch.py: a compile with the emulator's headers precompiled gives the object the
+    header's text gives (plain, with the probes, and for lockstep warps), with the header's
+    warnings off under -Wall -Wextra -Werror; a .gch the compiler refuses (a damaged one) and a
+    program folder with a file named as a standard header fall back to the text."""
+    sys.path.insert(0, os.path.join(ROOT, "grader", "emu"))
+    import pch  # noqa: E402  (grader/emu/pch.py)
+    work = os.path.join(BUILD, "emu-pch-check")
+    shutil.rmtree(work, ignore_errors=True)
+    cache = os.path.join(work, "cache")
+    os.makedirs(os.path.join(work, "shadow"))
+    src = os.path.join(work, "k.cpp")
+    code, out = sh([sys.executable, os.path.join(ROOT, "grader", "emu", "cu2cpp.py"), os.path.join(work, "k.cu"), src]
+                   ) if _write(os.path.join(work, "k.cu"), PCH_CU) else (1, "")
+    if code:
+        raise CheckFailed("cu2cpp.py cannot rewrite the check's file:\n" + out[-800:])
+    _write(os.path.join(work, "shadow", "stdio.h"), "#include_next <stdio.h>\n")
+    cfg = dict(line.split("=", 1) for line in sh(["make", "--no-print-directory", "-s", "-f", "grader/emu/emu.mk",
+                                                   "emu-flags"])[1].splitlines() if "=" in line)
+    base = ["g++"] + cfg["EMU_CXXFLAGS"].split() + ["-Wall", "-Wextra", "-Werror", "-I" + os.path.join(ROOT, "grader", "emu", "include"),
+                                                    "-include", "scanlab_emu.h"]
+    said = []
+    for kind, extra in (("plain", []), ("probes", cfg["EMU_PROBE_FLAGS"].split()),
+                        ("lockstep", cfg["EMU_LOCKSTEP_FLAGS"].split())):
+        plain_obj, pch_obj = os.path.join(work, kind + "-text.o"), os.path.join(work, kind + "-pch.o")
+        cmd = base + extra + ["-c", src, "-o", plain_obj]
+        code, out = sh(cmd)
+        if code:
+            raise CheckFailed(f"{kind}: the header's text does not compile:\n" + out[-800:])
+        cmd = pch.command(base + extra + ["-c", src, "-o", pch_obj], src, pch_obj, cache)
+        used = [c for c in cmd if c.startswith(cache)]
+        if not used:
+            raise CheckFailed(f"{kind}: pch.command made no .gch under {os.path.relpath(cache, ROOT)}: " + " ".join(cmd))
+        code, out = sh(cmd + ["-H", "-Winvalid-pch"])
+        if code or "! " + used[0] + ".gch" not in out:
+            raise CheckFailed(f"{kind}: the compile did not read {used[0]}.gch (-H says):\n" + out[-800:])
+        if _object_text(plain_obj) != _object_text(pch_obj):
+            raise CheckFailed(f"{kind}: the object with the .gch differs from the one with the header's text")
+        said.append(kind)
+    # a damaged .gch: GCC refuses it and reads the header's text; the same object all the same
+    gch = used[0] + ".gch"
+    with open(gch, "r+b") as fh:
+        fh.seek(0)
+        fh.write(b"damaged!")
+    code, out = sh(cmd)
+    if code or _object_text(os.path.join(work, "lockstep-text.o")) != _object_text(os.path.join(work, "lockstep-pch.o")):
+        raise CheckFailed("a damaged .gch should leave the compile to the header's text, the same object:\n" + out[-800:])
+    # a program folder with a stdio.h of its own: no .gch (the standard headers would find it)
+    obj = os.path.join(work, "shadow.o")
+    cmd = pch.command(base + ["-I" + os.path.join(work, "shadow"), "-c", src, "-o", obj], src, obj, cache)
+    if any(c.startswith(cache) for c in cmd):
+        raise CheckFailed("a folder of the program's own with a stdio.h should leave the compile to the header's "
+                          "text: " + " ".join(cmd))
+    return (f"the same object with the .gch and the header's text ({', '.join(said)}; -Wall -Wextra -Werror); "
+            f"a damaged .gch and a program's own stdio.h fall back to the text")
+
+
+def _write(path, text):
+    with open(path, "w") as fh:
+        fh.write(text)
+    return True
+
+
 def _corpus(args, expect_passed=None):
     code, out = sh([sys.executable, os.path.join(CORPUS, "run.py")] + args, timeout=3000)
     last = out.strip().splitlines()[-1] if out.strip() else ""

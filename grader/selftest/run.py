@@ -1038,6 +1038,7 @@ def checks():
         out.append(("the emu's probes cost and its speed under their limits (bench_scan3, alone)", lambda: emu_tests("only")))
         import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
         out.append(("emu-nvcc: nvcc's options, its refusals, the probes through it", emu_nvcc.driver))
+        out.append(("emu-nvcc: the emulator's headers precompiled, the same objects", emu_nvcc.precompiled))
         out.append(("emu corpus: every program builds with emu-nvcc and passes", emu_nvcc.corpus_emu))
         out.append(("emu corpus: every program passes with the memory probes",
                     lambda: emu_nvcc.corpus_emu(probe=True)))
