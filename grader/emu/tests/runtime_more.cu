@@ -114,7 +114,7 @@ int main() {
   FILE *f = fopen(dot, "r");
   char text[512] = {0};
   if (f) {
-    fread(text, 1, sizeof text - 1, f);
+    if (fread(text, 1, sizeof text - 1, f) == 0) printf("DOT file %s is empty\n", dot), bad++;
     fclose(f);
     remove(dot);
   }
