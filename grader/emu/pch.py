@@ -10,12 +10,20 @@ of KEY, or the command unchanged where none can be made (another process is maki
 folder cannot be written, the compiler refuses). Either way the object is the one the plain
 command makes:
 
-- KEY is a digest of the compiler, every option of the command (its -D and -U, -std, -O, -f,
-  -g, the probes' flags) but the source, its object and its include folders, and the text of
-  every file under grader/emu/include.
+- Only GCC's g++ (the compiler's real name ends in g++ or g++-N): clang stops at a .gch that
+  does not fit where GCC reads the text, and a wrapper (ccache) is not known to be either.
+- KEY is a digest of the compiler (its path, size and time, so an update makes a new one),
+  every option of the command (its -D and -U, -std, -O, -f, -g, the probes' flags) but the
+  source, its object, its include folders and its warnings, and the text of every file under
+  grader/emu/include (a folder of its own: folders of other texts an hour old are removed).
 - GCC checks a .gch against the compile and, where it does not fit (a macro the header reads
   defined differently, another -O's __OPTIMIZE__), reads the header's text instead: the folder
   holds a scanlab_emu.h that includes the real one.
+- Left unchanged: a command with another file included by option (-include, -imacros: a .gch
+  made with it would hold it before the header), -Wp, options, dependency output, -E; and one
+  with warnings beyond -Wall and -Wextra (or -pedantic): the emulator's headers are clean under
+  those two (this file's check in make check compiles them with -Werror), not under every
+  warning, and a .gch reports none of its own, so the text must decide.
 - A program's own include folders come after the emulator's, so they change only what the
   standard headers would find there: where one holds a file of the name of a header the .gch
   was made from (stdio.h, bits/stl_pair.h), the command is left unchanged.
@@ -23,6 +31,8 @@ command makes:
   off that way (-Wsign-compare, -Wunused-parameter: host warnings nvcc never shows for device
   code) are turned off by options at the end of the command instead, which a program's own
   -W options before them cannot turn back on, as with the pragma.
+- A .gch GCC cannot make (a failed run) leaves a `failed` mark: that key's compiles read the
+  text from then on, without trying again.
 
 Python 3 standard library only.
 """
@@ -31,15 +41,15 @@ import hashlib
 import os
 import re
 import subprocess
+import time
 
 EMU_DIR = os.path.dirname(os.path.abspath(__file__))
 INC = os.path.join(EMU_DIR, "include")
 HEADER = "scanlab_emu.h"
-# options that name a folder to search, and the ones that take their value as the next word
-DIR_OPTS = ("-I", "-iquote", "-idirafter")
-# -W options other than these pass-throughs (-Wp, to the preprocessor) shape no header: a .gch
-# is made without them (and -v, -pedantic) and serves every set of warnings
-WPASS = ("-Wp,", "-Wa,", "-Wl,")
+# options that name a folder to search (after the emulator's: they can only shadow what the
+# standard headers include), and the warnings a .gch may be used with
+DIR_OPTS = ("-I", "-iquote", "-idirafter", "-isystem")
+CLEAN_UNDER = ("-Wall", "-Wextra", "-Werror", "-w")
 _digest = None
 
 
@@ -67,9 +77,8 @@ def headers_digest():
 
 
 def split(cmd, src, obj):
-    """(compiler and the options that shape the header, the include folders given) of a command;
-    its warning options are left out (a .gch keeps no warning state, and -Werror would fail one
-    made from a header that warns where the pragmas are not yet read)."""
+    """(compiler and the options that shape the header, the include folders given) of a command,
+    or None where a .gch must not serve it (the module's text says which)."""
     keep, dirs, k = [], [], 0
     while k < len(cmd):
         a = cmd[k]
@@ -79,6 +88,11 @@ def split(cmd, src, obj):
         if a == "-include" and k + 1 < len(cmd) and cmd[k + 1] == HEADER:
             k += 2
             continue
+        if a.startswith(("-include", "--include", "-imacros", "-Wp,", "-E", "-M", "-fsyntax-only", "-save-temps",
+                         "-H", "-pedantic", "-Wpedantic")):
+            return None
+        if a.startswith("-W") and not (a in CLEAN_UNDER or a.startswith(("-Wno-", "-Werror=", "-Wa,", "-Wl,"))):
+            return None
         for opt in DIR_OPTS:
             if a == opt and k + 1 < len(cmd):
                 dirs.append(cmd[k + 1])
@@ -89,7 +103,7 @@ def split(cmd, src, obj):
                 k += 1
                 break
         else:
-            if not (a in ("-v", "-pedantic", "-pedantic-errors") or (a.startswith("-W") and a[:4] not in WPASS)):
+            if not (a == "-v" or a.startswith("-W") or a == "-w"):
                 keep.append(a)
             k += 1
     return keep, dirs
@@ -109,24 +123,40 @@ def shadows(folder, deps):
     return False
 
 
+def compiler_id(prog):
+    """The compiler's real path, size and time where it is GCC's g++; None otherwise."""
+    path = os.path.realpath(_which(prog))
+    if not re.search(r"g\+\+(-[0-9.]+)?$", os.path.basename(path)):
+        return None
+    st = os.stat(path)
+    return "%s %d %d" % (path, st.st_size, st.st_mtime_ns)
+
+
 def command(cmd, src, obj, cache):
     """The compile command cmd (which has `-include scanlab_emu.h`) reading a .gch made for it
     under the folder cache; cmd itself where none can be had."""
-    if "-include" not in cmd or HEADER not in cmd or os.environ.get("SCANLAB_EMU_NO_PCH"):
+    if "-include" not in cmd or HEADER not in cmd or os.environ.get("SCANLAB_EMU_NO_PCH") == "1":
         return cmd
-    keep, dirs = split(cmd, src, obj)
-    if any(a in ("-E", "-M", "-MM", "-MD", "-MMD", "-fsyntax-only", "-save-temps", "-H") for a in keep):
+    parts = split(cmd, src, obj)
+    if parts is None:
         return cmd
+    keep, dirs = parts
     try:
-        h = hashlib.sha256()
-        for a in [os.path.realpath(_which(keep[0]))] + keep + [headers_digest()]:
-            h.update(a.encode() + b"\0")
-        folder = os.path.join(cache, h.hexdigest()[:24])
-        gch = os.path.join(folder, HEADER + ".gch")
-        if not os.path.isfile(gch) and not make(keep, folder, gch):
+        cid = compiler_id(keep[0])
+        if cid is None:
             return cmd
+        h = hashlib.sha256()
+        for a in [cid] + keep:
+            h.update(a.encode() + b"\0")
+        texts = os.path.join(cache, headers_digest()[:16])
+        folder = os.path.join(texts, h.hexdigest()[:24])
+        gch = os.path.join(folder, HEADER + ".gch")
+        if not os.path.isfile(gch):
+            if os.path.exists(os.path.join(folder, "failed")) or not make(keep, folder, gch):
+                return cmd
+            prune(cache, texts)
         with open(os.path.join(folder, "deps"), encoding="utf-8") as fh:
-            deps = [line.strip() for line in fh if line.strip()]
+            deps = [line.rstrip("\n") for line in fh if line.strip()]
     except OSError:
         return cmd
     inc = os.path.realpath(INC)
@@ -143,6 +173,16 @@ def command(cmd, src, obj, cache):
     return out + pragma_flags()
 
 
+def prune(cache, keep):
+    """Removes the .gch folders of other texts of the headers (an edit of one makes a new set)
+    not used for an hour."""
+    import shutil
+    for name in os.listdir(cache):
+        path = os.path.join(cache, name)
+        if path != keep and os.path.isdir(path) and time.time() - os.path.getmtime(path) > 3600:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def _which(prog):
     if os.sep in prog:
         return prog
@@ -155,7 +195,7 @@ def _which(prog):
 
 def make(keep, folder, gch):
     """Makes folder/scanlab_emu.h.gch with the options keep; False where another process is
-    making it or the compiler refuses."""
+    making it or the compiler refuses (which leaves a `failed` mark)."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "lock"), "w") as lock:
         try:
@@ -170,19 +210,21 @@ def make(keep, folder, gch):
                      "#include \"%s\"\n" % os.path.relpath(os.path.join(INC, HEADER), folder))
         os.replace(stub + ".tmp", stub)
         tmp, deps = gch + ".%d.tmp" % os.getpid(), os.path.join(folder, "deps.tmp")
-        r = subprocess.run(keep + ["-I" + INC, "-x", "c++-header", os.path.join(INC, HEADER), "-o", tmp,
-                                   "-MD", "-MF", deps], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if r.returncode or not os.path.isfile(tmp):
+        try:
+            r = subprocess.run(keep + ["-I" + INC, "-x", "c++-header", os.path.join(INC, HEADER), "-o", tmp,
+                                       "-MD", "-MF", deps], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r.returncode or not os.path.isfile(tmp) or not os.path.isfile(deps):
+                open(os.path.join(folder, "failed"), "w").close()
+                return False
+            with open(deps, encoding="utf-8") as fh:
+                words = fh.read().replace("\\\n", " ").split()
+            with open(os.path.join(folder, "deps"), "w", encoding="utf-8") as fh:
+                fh.write("\n".join(w for w in words[1:] if not w.endswith(":")) + "\n")
+            with open(os.path.join(folder, "options"), "w", encoding="utf-8") as fh:
+                fh.write(" ".join(keep) + "\n")
+            os.replace(tmp, gch)
+        finally:
             for f in (tmp, deps):
                 if os.path.exists(f):
                     os.unlink(f)
-            return False
-        with open(deps, encoding="utf-8") as fh:
-            words = fh.read().replace("\\\n", " ").split()
-        with open(os.path.join(folder, "deps"), "w", encoding="utf-8") as fh:
-            fh.write("\n".join(w for w in words[1:] if not w.endswith(":")) + "\n")
-        os.unlink(deps)
-        with open(os.path.join(folder, "options"), "w", encoding="utf-8") as fh:
-            fh.write(" ".join(keep) + "\n")
-        os.replace(tmp, gch)
     return True

@@ -192,8 +192,8 @@ def driver():
             "on CUDA the emulator lacks")
 
 
-# a .cu file for the precompiled header's check: a comparison of signed and unsigned (the
-# warning scanlab_emu.h's pragma turns off), a copy of a size known at run time (the probes'
+# a .cu file for the precompiled header's check: a comparison of signed and unsigned and an
+# unused parameter (the warnings scanlab_emu.h's pragmas turn off), a copy of a size known at run time (the probes'
 # memcpy, by `#pragma redefine_extname`), a kernel with a barrier
 PCH_CU = r"""
 __global__ void scale(float *x, int n, float a) {
@@ -203,7 +203,7 @@ __global__ void scale(float *x, int n, float a) {
   if (threadIdx.x < n) x[threadIdx.x] = a * s[(threadIdx.x + 1) % blockDim.x];
 }
 void copy(void *d, const void *s, unsigned long n) { memcpy(d, s, n); }
-int count(unsigned n, int k) { return n < k ? 1 : 0; }
+int count(unsigned n, int k, int unused) { return n < k ? 1 : 0; }
 """
 
 
@@ -235,7 +235,7 @@ def precompiled():
     _write(os.path.join(work, "shadow", "stdio.h"), "#include_next <stdio.h>\n")
     cfg = dict(line.split("=", 1) for line in sh(["make", "--no-print-directory", "-s", "-f", "grader/emu/emu.mk",
                                                    "emu-flags"])[1].splitlines() if "=" in line)
-    base = ["g++"] + cfg["EMU_CXXFLAGS"].split() + ["-Wall", "-Wextra", "-Werror", "-I" + os.path.join(ROOT, "grader", "emu", "include"),
+    base = cfg["EMU_CXX"].split() + cfg["EMU_CXXFLAGS"].split() + ["-Wall", "-Wextra", "-Werror", "-I" + os.path.join(ROOT, "grader", "emu", "include"),
                                                     "-include", "scanlab_emu.h"]
     said = []
     for kind, extra in (("plain", []), ("probes", cfg["EMU_PROBE_FLAGS"].split()),
@@ -269,8 +269,24 @@ def precompiled():
     if any(c.startswith(cache) for c in cmd):
         raise CheckFailed("a folder of the program's own with a stdio.h should leave the compile to the header's "
                           "text: " + " ".join(cmd))
+    # where the text must decide: a file included by option (a .gch would hold it first), a
+    # warning the emulator's headers are not clean under, a wrapper that is not g++ itself
+    _write(os.path.join(work, "mine.h"), "#ifdef __CUDACC__\nstatic const int in_cuda = 1;\n#endif\n")
+    for why, cmd in (("-include of the program's own", base + ["-include", os.path.join(work, "mine.h")]),
+                     ("-Wold-style-cast", base + ["-Wold-style-cast"]),
+                     ("a compiler wrapper", ["env"] + base)):
+        cmd = pch.command(cmd + ["-c", src, "-o", obj], src, obj, cache)
+        if any(c.startswith(cache) for c in cmd):
+            raise CheckFailed(f"{why}: the compile should read the header's text, not a .gch: " + " ".join(cmd))
+    # every diagnostic pragma of the header is one pch.py (and emu.mk) turns into an option
+    with open(os.path.join(ROOT, "grader", "emu", "include", "scanlab_emu.h"), encoding="utf-8") as fh:
+        pragmas = re.findall(r"^\s*#\s*pragma\s+GCC\s+diagnostic\b.*$", fh.read(), re.M)
+    if len(pragmas) != len(pch.pragma_flags()):
+        raise CheckFailed(f"scanlab_emu.h's diagnostic pragmas {pragmas} are not all read by pch.py "
+                          f"({pch.pragma_flags()}): a .gch drops them")
     return (f"the same object with the .gch and the header's text ({', '.join(said)}; -Wall -Wextra -Werror); "
-            f"a damaged .gch and a program's own stdio.h fall back to the text")
+            f"a damaged .gch and a program's own stdio.h fall back to the text, and so do an -include of its "
+            f"own, -Wold-style-cast and a compiler wrapper")
 
 
 def _write(path, text):
