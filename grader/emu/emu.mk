@@ -92,6 +92,7 @@ emu-flags:
 	@echo 'EMU_LIB=$(EMU_LIB)'
 	@echo 'EMU_PROBE_FLAGS=$(EMU_PROBE_FLAGS)'
 	@echo 'EMU_LOCKSTEP_FLAGS=$(EMU_LOCKSTEP_FLAGS)'
+	@echo 'EMU_PRAGMA_FLAGS=$(EMU_PRAGMA_FLAGS)'
 
 emu-run: $(EMU_LIB) ## build one CUDA file for the emu and run it: make emu-run FILE=prog.cu [ARGS=...]
 	@test -n "$(FILE)" || { echo "usage: make emu-run FILE=path/prog.cu [ARGS=\"...\"]" >&2; exit 2; }

@@ -284,6 +284,9 @@ def precompiled():
     if len(pragmas) != len(pch.pragma_flags()):
         raise CheckFailed(f"scanlab_emu.h's diagnostic pragmas {pragmas} are not all read by pch.py "
                           f"({pch.pragma_flags()}): a .gch drops them")
+    if cfg.get("EMU_PRAGMA_FLAGS", "").split() != pch.pragma_flags():
+        raise CheckFailed(f"emu.mk's EMU_PRAGMA_FLAGS ({cfg.get('EMU_PRAGMA_FLAGS')}), which the grader's student "
+                          f"builds end with, differ from what pch.py reads ({pch.pragma_flags()})")
     return (f"the same object with the .gch and the header's text ({', '.join(said)}; -Wall -Wextra -Werror); "
             f"a damaged .gch and a program's own stdio.h fall back to the text, and so do an -include of its "
             f"own, -Wold-style-cast and a compiler wrapper")
