@@ -656,6 +656,7 @@ def student_kit():
         if not re.search(r"lab08_ranks: 2 ranks as processes: 0 passed, 1 failed", out):
             raise CheckFailed("`make ranks RANKS=2 BACKEND=emu` in the student kit should build and run the "
                               "skeleton's 2 ranks:\n" + out[-1500:])
+        cached = rt_cache_note(kit, out)
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
@@ -704,13 +705,47 @@ def student_kit():
                                                " ".join(c.split(" ")[:3]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return (f"{len(names)} files, no solutions; {len(named)} make targets its pages name: grade, test, docs, handin, "
-            "emu-run, emu-flags, emu-lib, profile, ranks, autograder, help and clean run there (grade and test score 0 "
-            "on the skeletons); "
+    return (f"{len(names)} files, no solutions; {cached}; {len(named)} make targets its pages name: grade, test, docs, "
+            "handin, emu-run, emu-flags, emu-lib, profile, ranks, autograder, help and clean run there (grade and test "
+            "score 0 on the skeletons); "
             f"{', '.join(KIT_FULL_ONLY)} stop, saying they need the full kit; not run: "
             + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named)
             + "; other commands its pages show, not run: "
             + "; ".join(f"{', '.join(sorted(set(cs)))} ({why})" for why, cs in skipped.items()))
+
+
+def rt_cache_note(kit, ranks_out):
+    """The student kit's emu runtime library, as its `make ranks` got it (ranks_out, its output):
+    from EMU_RT_CACHE, where this kit's build left the library of the same text (no object
+    compiled in the student kit's build/emu-rt), unless the cache is off. Its key must be this kit's, and must change with a header's text (checked on a copy)."""
+    def key(d):
+        code, out = sh(["make", "--no-print-directory", "-s", "-f", "grader/emu/emu.mk", "emu-rt-key"], cwd=d)
+        if code or not re.fullmatch(r"[0-9a-f]{24}", out.strip()):
+            raise CheckFailed(f"`make -f grader/emu/emu.mk emu-rt-key` in {d}: (exit {code}) {out[-400:]}")
+        return out.strip()
+    mine, theirs = key(ROOT), key(kit)
+    if mine != theirs:
+        raise CheckFailed(f"the student kit's emu runtime has another key ({theirs}) than this kit's ({mine}): "
+                          "its sources, headers or options differ")
+    edited = tempfile.mkdtemp(prefix="scanlab-rtkey-")
+    try:
+        shutil.copytree(os.path.join(kit, "grader", "emu"), os.path.join(edited, "grader", "emu"))
+        with open(os.path.join(edited, "grader", "emu", "runtime", "emu_internal.h"), "a") as f:
+            f.write("\n")
+        if key(edited) == mine:
+            raise CheckFailed("the emu runtime's key stayed the same after an edit of emu_internal.h")
+    finally:
+        shutil.rmtree(edited, ignore_errors=True)
+    cache = os.environ.get("EMU_RT_CACHE", os.path.join(os.environ.get("SCANLAB_TOOLS") or
+                                                        os.path.expanduser("~/.cache/scanlab"), "emu-rt"))
+    if not cache:
+        return "its emu runtime built anew (EMU_RT_CACHE is empty)"
+    rt = os.path.join(kit, "build", "emu-rt")
+    objs = sorted(f for f in os.listdir(rt) if f.endswith(".o")) if os.path.isdir(rt) else []
+    if objs or not os.path.exists(os.path.join(rt, "libscanlab_emu.a")):
+        raise CheckFailed(f"the student kit's make ranks compiled the emu runtime again ({', '.join(objs[:4])}), where "
+                          f"{cache} holds this kit's library of the same text (key {mine}):\n" + ranks_out[-1200:])
+    return f"its emu runtime library from {cache} (key {mine}, the same text as this kit's; an edit changes it)"
 
 
 # The student kit's check: the full kit's targets, which stop there; the targets it runs there
