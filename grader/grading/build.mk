@@ -187,15 +187,23 @@ $(CLEAN_DRIVER): $(DRIVER_OBJS) $(KITB)/clean_calls.o
 
 # What a student's build needs, and nothing else (grader/grading/student.mk says how it is used).
 STUDENT_KIT := $(KITB)/student
-$(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) grader/grading/student.mk grader/grading/build.mk \
-    $(wildcard grader/trusted/include/*.h grader/emu/include/*.h) grader/emu/cu2cpp.py
+# On emu, the precompiled header every lab's student kit holds, made once for all of them (in a
+# folder of its own laid out as a student kit's, then moved: a kit build of another lab may be
+# making it too).
+STUDENT_PCH := $(if $(filter emu,$(BACKEND)),$(STUDENT_KIT)/scanlab_emu.h.gch)
+$(STUDENT_KIT)/scanlab_emu.h.gch: $(wildcard grader/emu/include/*.h) grader/grading/build.mk grader/emu/emu.mk
+	mkdir -p $(@D) && d=$$(mktemp -d $(@D)/pch.XXXXXX) && mkdir -p $$d/emu && cp -r grader/emu/include $$d/emu/ && \
+	  (cd $$d && $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $(EMU_PROBE_FLAGS) -Iemu/include \
+	    -x c++-header emu/include/scanlab_emu.h -o emu/include/scanlab_emu.h.gch) && \
+	  mv $$d/emu/include/scanlab_emu.h.gch $@; s=$$?; rm -rf $$d; exit $$s
+$(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) $(STUDENT_PCH) grader/grading/student.mk \
+    grader/grading/build.mk $(wildcard grader/trusted/include/*.h grader/emu/include/*.h) grader/emu/cu2cpp.py
 	rm -rf $(@D) && mkdir -p $(@D)/kit $(@D)/include
 	cp $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) $(@D)/kit/
 	cp grader/trusted/include/*.h $(@D)/include/
 	cp grader/grading/student.mk $(@D)/
 	$(if $(filter emu,$(BACKEND)),mkdir -p $(@D)/emu && cp -r grader/emu/include grader/emu/cu2cpp.py $(@D)/emu/)
-	$(if $(filter emu,$(BACKEND)),cd $(@D) && $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $(EMU_PROBE_FLAGS) -Iemu/include \
-	  -x c++-header emu/include/scanlab_emu.h -o emu/include/scanlab_emu.h.gch)
+	$(if $(STUDENT_PCH),cp $(STUDENT_PCH) $(@D)/emu/include/)
 	printf '%s\n' "$$FLAGS" > $(@D)/flags.mk
 	$(if $(LAB_LINK),printf 'LAB_LIBS = %s\n' '$(LAB_LINK)' >> $(@D)/flags.mk)
 	touch $@
