@@ -652,27 +652,27 @@ def case_pasted_name():
 
 def case_local_named_as_forbidden():
     """A variable that shares its name with a forbidden call is no call: a lab 04 local named
-    ref_y (the kit's reference functions are ref_*) and a lab 06 local `bool open` compile and
-    pass (the forbid list refused both, by name: 0 for correct code). Calling the forbidden
-    function beside such a local, in the same region, is still refused, by the object's
-    undefined symbols."""
+    ref_y (the kit's reference functions are ref_*) and a local `bool open` (first met in lab 06;
+    here in lab 02, whose file builds in a second, where lab 06's takes ten) compile and pass
+    (the forbid list refused both, by name: 0 for correct code). Calling the forbidden function
+    beside such a local, in the same region, is still refused, by the object's undefined
+    symbols."""
     ok04 = make_submission("local_ref_y", "04-warp-scan/warp_scan.cu", edits=[
         ("  T before = shflUpAny(mask, inc, 1);  /* lane i gets lane i-1's inclusive value */\n"
          "  return threadIdx.x % WARP_SIZE == 0 ? identity : before;\n",
          "  T ref_y = shflUpAny(mask, inc, 1);  /* lane i gets lane i-1's inclusive value */\n"
          "  return threadIdx.x % WARP_SIZE == 0 ? identity : ref_y;\n")])
     what = "lab 04 ref_y: " + expect("local_ref_y", ok04, "04", ("inc_ops", "exc_ops", "exc_partial_warps"), {})
-    ok06 = make_submission("local_open", "06-segmented-scan/seg_scan.cu", edits=[
-        ("  c.value = b.flag ? b.value : op(a.value, b.value); /* b's own segment, or a's extended */\n",
-         "  const bool open = !b.flag;                       /* a's segment goes on into b */\n"
-         "  c.value = open ? op(a.value, b.value) : b.value;\n")])
-    what += "; lab 06 bool open: " + expect("local_open", ok06, "06", ("operator", "examples", "warp_op_inc"), {})
-    called = make_submission("local_open_called", "06-segmented-scan/seg_scan.cu", edits=[
-        ("  c.value = b.flag ? b.value : op(a.value, b.value); /* b's own segment, or a's extended */\n",
-         "  { int open = 0; (void)open; }\n"
-         "  c.value = b.flag ? b.value : op(a.value, b.value);\n"
-         "  if (c.flag == 77u) { extern int open(const char *, int, ...); c.flag = (unsigned)(open)(\"x\", 0); }\n")])
-    what += "; a call beside such a local: " + all_fail("local_open_called", called, "06", ("operator",),
+    load = "  s[t] = i < n ? in[i] : 0;                       /* past n: the identity, and stay */\n"
+    ok02 = make_submission("local_open", "02-kogge-stone/kogge_stone.cu", edits=[
+        (load, "  const bool open = i < n;                        /* an element of the input */\n"
+               "  s[t] = open ? in[i] : 0;\n")])
+    what += "; lab 02 bool open: " + expect("local_open", ok02, "02", ("ks_example", "ks_edge_sizes", "db_example"), {})
+    launch = "  scanIncKoggeStoneDBKernel<<<1, blockSize, 2 * blockSize * sizeof(int)>>>(d_in, d_out, n);\n"
+    called = make_submission("local_open_called", "02-kogge-stone/kogge_stone.cu", edits=[
+        (launch, "  { int open = 0; (void)open; }\n" + launch +
+                 "  if (n == 77u) { extern int open(const char *, int, ...); (void)(open)(\"x\", 0); }\n")])
+    what += "; a call beside such a local: " + all_fail("local_open_called", called, "02", ("db_example",),
                                                          r"(?s)does not build.*\bopen\b.*not allowed")
     return what
 
