@@ -61,7 +61,7 @@ __global__ void carryBlocks(int *out, const int *flags, const int *carry, int n)
 }
 
 int main() {
-  const int n = 1 << 20, blocks = (n + BLOCK - 1) / BLOCK;
+  const int n = 1 << 18, blocks = (n + BLOCK - 1) / BLOCK;
   std::vector<int> in(n), flags(n), ref(n), got(n);
   unsigned s = 12345;
   for (int i = 0; i < n; i++) {

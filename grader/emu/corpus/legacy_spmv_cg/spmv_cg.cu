@@ -80,7 +80,7 @@ __global__ void updateP(int n, const float *rrNew, const float *rr, const float 
 }
 
 int main() {
-  const int g = 32, n = g * g, systems = 20;
+  const int g = 16, n = g * g, systems = 20;
   std::vector<int> rowPtr(1, 0), cols;
   std::vector<float> vals;
   for (int i = 0; i < g; i++)
