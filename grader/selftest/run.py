@@ -706,7 +706,7 @@ def student_kit():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return (f"{len(names)} files, no solutions; {cached}; {len(named)} make targets its pages name: grade, test, docs, "
-            "handin, emu-run, emu-flags, emu-lib, profile, ranks, autograder, help and clean run there (grade and test "
+            "handin, emu-run, emu-flags, emu-lib, emu-rt-key, profile, ranks, autograder, help and clean run there (grade and test "
             "score 0 on the skeletons); "
             f"{', '.join(KIT_FULL_ONLY)} stop, saying they need the full kit; not run: "
             + "; ".join(f"{t} ({why})" for t, why in KIT_NOT_RUN.items() if t in named)
@@ -761,6 +761,7 @@ KIT_RUNS = [
     (["profile", "LAB=03"], r"the unpadded scan is wrong on \d+ elements"),  # the skeleton's scan
     (["-f", "grader/emu/emu.mk", "emu-flags"], r"EMU_CXX=.*\n(.*\n)*EMU_PROBE_FLAGS=.*-fsanitize=thread"),
     (["-f", "grader/emu/emu.mk", "emu-lib"], r"Nothing to be done for .emu-lib.|compiling"),  # emu-run built it
+    (["-s", "-f", "grader/emu/emu.mk", "emu-rt-key"], r"^[0-9a-f]{24}\n?$"),  # rt_cache_note: this kit's key
     (["clean"], r"rm -rf build"),
 ]
 KIT_NOT_RUN = {
