@@ -62,33 +62,10 @@ EMU_RT_OBJS    := $(patsubst $(EMU_DIR)/runtime/%.cpp,$(EMU_RT_BUILD)/%.o,$(EMU_
 EMU_RT_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/runtime/*.h)
 EMU_RT_CXXFLAGS ?= -std=c++17 -O2 -g -pthread -Wall -Wextra
 
-# The runtime is built once for a given text: the library of another copy of the kit (the
-# student kit, a course's Gradescope image, a class's clone on the same machine) built from
-# the same sources and headers with the same compiler, C library and options is copied from
-# EMU_RT_CACHE, where the first build left it (named by EMU_RT_KEY, a digest of all of them;
-# the newest four kept). EMU_RT_CACHE= (empty) builds every time. A miss builds the objects
-# as before (emu-objs: only those whose files changed), then stores the library.
-EMU_RT_CACHE ?= $(if $(SCANLAB_TOOLS),$(SCANLAB_TOOLS),$(HOME)/.cache/scanlab)/emu-rt
-EMU_RT_KEY = { $(EMU_CXX) --version; $(EMU_CXX) -dumpmachine; getconf GNU_LIBC_VERSION; echo '$(EMU_RT_CXXFLAGS)'; \
-  for f in $(EMU_RT_SRCS) $(EMU_RT_HEADERS); do echo "$${f\#\#*/}"; cat "$$f"; done; } | sha256sum | cut -c1-24
-
-$(EMU_LIB): $(EMU_RT_SRCS) $(EMU_RT_HEADERS) $(EMU_DIR)/emu.mk
+$(EMU_LIB): $(EMU_RT_OBJS)
 	@mkdir -p $(@D)
-	@key=$$($(EMU_RT_KEY)) && c='$(EMU_RT_CACHE)' && rm -f $@.tmp && \
-	if [ -n "$$c" ] && [ -f "$$c/$$key.a" ] && cp "$$c/$$key.a" $@.tmp; then \
-	  echo "emu: runtime library $$key from $$c" >&2; \
-	else \
-	  $(MAKE) --no-print-directory -f $(EMU_DIR)/emu.mk emu-objs && ar rcs $@.tmp $(EMU_RT_OBJS) >&2 && \
-	  { [ -z "$$c" ] || { mkdir -p "$$c" && cp $@.tmp "$$c/$$key.a.$$$$" && mv "$$c/$$key.a.$$$$" "$$c/$$key.a" && \
-	    ls -t "$$c"/*.a | tail -n +5 | xargs rm -f; } 2>/dev/null || rm -f "$$c/$$key.a.$$$$"; }; \
-	fi && mv $@.tmp $@
-
-# the digest that names the runtime library in EMU_RT_CACHE
-emu-rt-key:
-	@$(EMU_RT_KEY)
-
-emu-objs: $(EMU_RT_OBJS)
-	@:
+	@rm -f $@
+	@ar rcs $@ $^ >&2
 
 $(EMU_RT_OBJS): $(EMU_RT_BUILD)/%.o: $(EMU_DIR)/runtime/%.cpp $(EMU_RT_HEADERS)
 	@mkdir -p $(@D)
@@ -104,7 +81,7 @@ EMU_RUN_BIN   = $(EMU_RUN_DIR)/$(EMU_RUN_NAME)
 EMU_RUN_FLAGS ?=
 EMU_PROBE ?=
 
-.PHONY: emu-run emu-test emu-probe-cost emu-corpus emu-lib emu-flags emu-clean emu-objs emu-rt-key
+.PHONY: emu-run emu-test emu-probe-cost emu-corpus emu-lib emu-flags emu-clean
 emu-lib: $(EMU_LIB)
 
 # what grader/emu/bin/emu-nvcc builds with (one variable a line), so the flags live here only

@@ -192,10 +192,11 @@ STUDENT_KIT := $(KITB)/student
 # making it too).
 STUDENT_PCH := $(if $(filter emu,$(BACKEND)),$(STUDENT_KIT)/scanlab_emu.h.gch)
 $(STUDENT_KIT)/scanlab_emu.h.gch: $(wildcard grader/emu/include/*.h) grader/grading/build.mk grader/emu/emu.mk
-	mkdir -p $(@D) && d=$$(mktemp -d $(@D)/pch.XXXXXX) && mkdir -p $$d/emu && cp -r grader/emu/include $$d/emu/ && \
+	mkdir -p $(@D) && d=$$(mktemp -d $(@D)/pch.XXXXXX) && trap 'rm -rf "$$d"' EXIT INT TERM && \
+	  mkdir -p $$d/emu && cp -r grader/emu/include $$d/emu/ && \
 	  (cd $$d && $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $(EMU_PROBE_FLAGS) -Iemu/include \
 	    -x c++-header emu/include/scanlab_emu.h -o emu/include/scanlab_emu.h.gch) && \
-	  mv $$d/emu/include/scanlab_emu.h.gch $@; s=$$?; rm -rf $$d; exit $$s
+	  mv $$d/emu/include/scanlab_emu.h.gch $@
 $(STUDENT_KIT)/lab$(LAB)/.ready: $(CALLS_OBJ) $(DRIVER_OBJS) $(STUDENT_LIBS) $(STUDENT_PCH) grader/grading/student.mk \
     grader/grading/build.mk $(wildcard grader/trusted/include/*.h grader/emu/include/*.h) grader/emu/cu2cpp.py
 	rm -rf $(@D) && mkdir -p $(@D)/kit $(@D)/include

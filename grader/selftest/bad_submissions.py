@@ -655,8 +655,8 @@ def case_local_named_as_forbidden():
     ref_y (the kit's reference functions are ref_*) and a local `bool open` (first met in lab 06;
     here in lab 02, whose file builds in a second, where lab 06's takes ten) compile and pass
     (the forbid list refused both, by name: 0 for correct code). Calling the forbidden function
-    beside such a local, in the same region, is still refused, by the object's undefined
-    symbols."""
+    beside such a local, in the same region, is still refused: the source check reads the call
+    (`(open)(`) and its declaration, and the build stops there, naming the line."""
     ok04 = make_submission("local_ref_y", "04-warp-scan/warp_scan.cu", edits=[
         ("  T before = shflUpAny(mask, inc, 1);  /* lane i gets lane i-1's inclusive value */\n"
          "  return threadIdx.x % WARP_SIZE == 0 ? identity : before;\n",
