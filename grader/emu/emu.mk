@@ -60,7 +60,10 @@ EMU_LIB      := $(EMU_RT_BUILD)/libscanlab_emu.a
 EMU_RT_SRCS    := $(wildcard $(EMU_DIR)/runtime/*.cpp)
 EMU_RT_OBJS    := $(patsubst $(EMU_DIR)/runtime/%.cpp,$(EMU_RT_BUILD)/%.o,$(EMU_RT_SRCS))
 EMU_RT_HEADERS := $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/runtime/*.h)
-EMU_RT_CXXFLAGS ?= -std=c++17 -O2 -g -pthread -Wall -Wextra
+# -g1: line tables and functions, what a backtrace or addr2line needs; the same machine code as
+# -g (compared file by file), a library a fifth the size (2.2 MB against 9.4), each link of it
+# 0.04 s shorter (make check links it about 450 times). EMU_RT_CXXFLAGS="... -g" for a debugger.
+EMU_RT_CXXFLAGS ?= -std=c++17 -O2 -g1 -pthread -Wall -Wextra
 
 $(EMU_LIB): $(EMU_RT_OBJS)
 	@mkdir -p $(@D)
