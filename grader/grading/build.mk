@@ -192,7 +192,7 @@ STUDENT_KIT := $(KITB)/student
 # making it too).
 STUDENT_PCH := $(if $(filter emu,$(BACKEND)),$(STUDENT_KIT)/scanlab_emu.h.gch)
 $(STUDENT_KIT)/scanlab_emu.h.gch: $(wildcard grader/emu/include/*.h) grader/grading/build.mk grader/emu/emu.mk
-	mkdir -p $(@D) && d=$$(mktemp -d $(@D)/pch.XXXXXX) && trap 'rm -rf "$$d"' EXIT INT TERM && \
+	mkdir -p $(@D) && d=$$(mktemp -d $(@D)/pch.XXXXXX) && trap 'rm -rf "$$d"' EXIT && trap 'exit 1' INT TERM && \
 	  mkdir -p $$d/emu && cp -r grader/emu/include $$d/emu/ && \
 	  (cd $$d && $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $(EMU_PROBE_FLAGS) -Iemu/include \
 	    -x c++-header emu/include/scanlab_emu.h -o emu/include/scanlab_emu.h.gch) && \

@@ -824,7 +824,8 @@ def build_kit(manifest, backend, sm, log_path):
 def kit_fingerprint(manifest, backend):
     """What a student's driver is built from and checked against besides the student's code."""
     h = hashlib.sha256()
-    paths = ["grader/grading/build.mk", "grader/grading/student.mk", "grader/grading/codecheck.py", manifest["calls_source"]]
+    paths = ["grader/grading/build.mk", "grader/grading/student.mk", "grader/grading/codecheck.py", "grader/emu/emu.mk",
+             manifest["calls_source"]]
     for d in ("grader/trusted/driver", "grader/trusted/include", "grader/trusted/harness", "grader/emu/include", "grader/emu/runtime"):
         paths += sorted(os.path.join(d, f) for f in os.listdir(os.path.join(ROOT, d)))
     paths.append("grader/emu/cu2cpp.py")

@@ -651,12 +651,13 @@ def student_kit():
             raise CheckFailed("the student kit's `make help` should list only what works there:\n" + out)
         # lab 08's make ranks, as its handout names it: builds the kit's skeleton and runs 2 ranks
         # (the skeleton's answers are wrong: the run says so and fails, but it runs)
-        cached = seed_emu_runtime(kit)
+        seeded = seed_emu_runtime(kit)
         code, out = sh(["make", "--no-print-directory", "ranks", "RANKS=2", "BACKEND=emu"], cwd=kit,
                        env={"NO_COLOR": "1"})
         if not re.search(r"lab08_ranks: 2 ranks as processes: 0 passed, 1 failed", out):
             raise CheckFailed("`make ranks RANKS=2 BACKEND=emu` in the student kit should build and run the "
                               "skeleton's 2 ranks:\n" + out[-1500:])
+        cached = runtime_was_seeded(kit, seeded)
         code, out = sh(["make", "--no-print-directory", "autograder", "LAB=01"], cwd=kit)
         if code or not os.path.exists(os.path.join(kit, "build", "autograder.zip")):
             raise CheckFailed("`make autograder LAB=01` in the student kit failed:\n" + out[-1500:])
@@ -718,13 +719,13 @@ EMU_RT_TEXT = ("grader/emu/emu.mk", "grader/emu/runtime", "grader/emu/include")
 
 
 def seed_emu_runtime(kit):
-    """The student kit's emu runtime, taken from this kit's build where its text is this kit's,
-    byte for byte (the emu's make file, the runtime's sources and the headers): the objects and
-    the library copied into the student kit's build/emu-rt, newer than its sources, so its make
-    builds the rest (lab 08's ranks) against them and compiles no runtime file again (18 s of
-    CPU). The runtime's own build is this kit's, checked by every emu check; what the student
-    kit adds is its make file's wiring and its ranks, which still build there. Returns what was
-    done, for the check's line."""
+    """The student kit's emu runtime objects, taken from this kit's build where the text they are
+    made of is this kit's, byte for byte (the emu's make file, the runtime's sources and the
+    headers): copied into the student kit's build/emu-rt, as new as its sources, so that its
+    `make ranks` compiles no runtime file again (18 s of CPU). The library is left out: emu-nvcc
+    there must still find it missing, have the emu's make file archive it and link against it,
+    as on a student's machine (runtime_was_seeded checks that after the run). Returns the
+    objects copied (none where the text differs: the student kit then compiles its own)."""
     def files(base):
         out = {}
         for rel in EMU_RT_TEXT:
@@ -737,25 +738,38 @@ def seed_emu_runtime(kit):
                     out[os.path.relpath(full, base)] = full
         return out
     mine, theirs = files(ROOT), files(kit)
-    lib = os.path.join(ROOT, "build", "emu-rt", "libscanlab_emu.a")
     code, out = sh(["make", "--no-print-directory", "-f", "grader/emu/emu.mk", "emu-lib"])
-    if code or not os.path.exists(lib):
-        return "its emu runtime compiled there (this kit's does not build)"
-    differ = sorted(r for r in set(mine) | set(theirs)
-                    if r not in mine or r not in theirs or open(mine[r], "rb").read() != open(theirs[r], "rb").read())
+    if code:
+        return {}
+    differ = [r for r in set(mine) | set(theirs)
+              if r not in mine or r not in theirs or open(mine[r], "rb").read() != open(theirs[r], "rb").read()]
     if differ:
-        return f"its emu runtime compiled there ({differ[0]} differs from this kit's)"
-    src, dst = os.path.dirname(lib), os.path.join(kit, "build", "emu-rt")
+        return {}
+    src, dst = os.path.join(ROOT, "build", "emu-rt"), os.path.join(kit, "build", "emu-rt")
     os.makedirs(dst, exist_ok=True)
-    objs = sorted(f for f in os.listdir(src) if f.endswith(".o"))
     now = time.time()
-    for f in objs + ["libscanlab_emu.a"]:  # the objects, then the library: each newer than what it is made of
+    seeded = {}
+    for f in sorted(f for f in os.listdir(src) if f.endswith(".o")):
         shutil.copyfile(os.path.join(src, f), os.path.join(dst, f))
-        os.utime(os.path.join(dst, f), (now, now + (1 if f.endswith(".a") else 0)))
-    code, out = sh(["make", "--no-print-directory", "-q", "-f", "grader/emu/emu.mk", "emu-lib"], cwd=kit)
-    if code:  # a source dated later than now (a clock set back): its make compiles what it must
-        return f"its emu runtime compiled there in part (make -q: exit {code} after this kit's objects were copied in)"
-    return f"its emu runtime this kit's ({len(objs)} objects, the same text byte for byte), not compiled again"
+        os.utime(os.path.join(dst, f), (now, now))
+        seeded[f] = os.stat(os.path.join(dst, f)).st_mtime_ns
+    return seeded
+
+
+def runtime_was_seeded(kit, seeded):
+    """After the student kit's `make ranks`: its runtime library exists (emu-nvcc had it archived),
+    and the objects seed_emu_runtime copied in are the ones it holds (none compiled again, unless
+    a source was dated later than the copy). The check's words for its line."""
+    rt = os.path.join(kit, "build", "emu-rt")
+    if not os.path.exists(os.path.join(rt, "libscanlab_emu.a")):
+        raise CheckFailed("the student kit's make ranks left no emu runtime library in build/emu-rt")
+    if not seeded:
+        return "its emu runtime compiled there (its text differs from this kit's, or this kit's does not build)"
+    again = [f for f, t in seeded.items() if os.stat(os.path.join(rt, f)).st_mtime_ns != t]
+    if again:
+        return f"its emu runtime archived there, {len(again)} of its objects compiled again ({again[0]} first)"
+    return (f"its emu runtime archived there from this kit's {len(seeded)} objects (the same text byte for byte), "
+            "none compiled again")
 
 
 # The student kit's check: the full kit's targets, which stop there; the targets it runs there
