@@ -287,9 +287,41 @@ def precompiled():
     if cfg.get("EMU_PRAGMA_FLAGS", "").split() != pch.pragma_flags():
         raise CheckFailed(f"emu.mk's EMU_PRAGMA_FLAGS ({cfg.get('EMU_PRAGMA_FLAGS')}), which the grader's student "
                           f"builds end with, differ from what pch.py reads ({pch.pragma_flags()})")
+    kit = student_kit_pch(work)
     return (f"the same object with the .gch and the header's text ({', '.join(said)}; -Wall -Wextra -Werror); "
             f"a damaged .gch and a program's own stdio.h fall back to the text, and so do an -include of its "
-            f"own, -Wold-style-cast and a compiler wrapper")
+            f"own, -Wold-style-cast and a compiler wrapper; {kit}")
+
+
+def student_kit_pch(work):
+    """The grader's student kit on emu (build.mk) makes its .gch with its own copy of the student
+    compile's options: a student's file compiled as student.mk compiles it, at -O2 and at make
+    test's -O1, must read that .gch (GCC would read the header's text, slower, where the options
+    drifted apart, and nothing else would notice)."""
+    code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "02", "--submission", "solutions",
+                    "--backend", "emu", "--test", "ks_example"])
+    kit = os.path.join(ROOT, "build", "kit", "emu", "student", "lab02")
+    if code or not os.path.exists(os.path.join(kit, "emu", "include", "scanlab_emu.h.gch")):
+        raise CheckFailed("lab 02's student kit on emu holds no scanlab_emu.h.gch after a grade:\n" + out[-800:])
+    stage = os.path.join(work, "student-kit")
+    shutil.copytree(kit, stage)
+    os.makedirs(os.path.join(stage, "out"))
+    cpp = os.path.join("out", "kogge_stone.cu.o.cpp")
+    code, out = sh([sys.executable, "emu/cu2cpp.py", os.path.join(ROOT, "solutions", "02-kogge-stone", "kogge_stone.cu"),
+                    cpp], cwd=stage)
+    flags = open(os.path.join(stage, "flags.mk")).read()
+    cxx = re.search(r"^STUDENT_CXX = (.*)$", flags, re.M)
+    if code or not cxx:
+        raise CheckFailed("lab 02's student kit: no rewrite or no STUDENT_CXX in flags.mk:\n" + out[-800:])
+    for opt in ("", "-O1"):  # grade.py's full build, and make test's quick one (QUICK_OPT)
+        cmd = cxx.group(1).replace("$(STUDENT_OPT)", opt).split() + ["-H", "-Winvalid-pch", "-c", cpp, "-o",
+                                                                      os.path.join("out", "k.o")]
+        code, out = sh(cmd, cwd=stage)
+        if code or "! emu/include/scanlab_emu.h.gch" not in out:
+            raise CheckFailed(f"a student's file compiled as the grader's student kit compiles it{' at ' + opt if opt else ''} "
+                              "did not read the kit's scanlab_emu.h.gch (its options and build.mk's drifted apart?):\n"
+                              + "\n".join(out.splitlines()[:12]))
+    return "the grader's student kit reads its own .gch at -O2 and -O1"
 
 
 def _write(path, text):
