@@ -298,7 +298,9 @@ def student_kit_pch(work):
     compile's options: a student's file compiled as student.mk compiles it, at -O2 and at make
     test's -O1, must read that .gch (GCC would read the header's text, slower, where the options
     drifted apart, and nothing else would notice)."""
-    code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "02", "--submission", "solutions",
+    sub = os.path.join(work, "submission")  # a copy: the other lane grades solutions/ into its own folder
+    shutil.copytree(os.path.join(ROOT, "solutions", "02-kogge-stone"), os.path.join(sub, "02-kogge-stone"))
+    code, out = sh([sys.executable, "grader/grading/grade.py", "--lab", "02", "--submission", sub,
                     "--backend", "emu", "--test", "ks_example"])
     kit = os.path.join(ROOT, "build", "kit", "emu", "student", "lab02")
     if code or not os.path.exists(os.path.join(kit, "emu", "include", "scanlab_emu.h.gch")):
