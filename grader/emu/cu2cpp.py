@@ -575,6 +575,12 @@ class Rewriter:
                     launcher = 'launch_dyn'
                 else:
                     kaddr = 'nullptr'
+            if typed:
+                # A literal 0 (older code's null pointer) would be forwarded as an `int`, which no
+                # pointer parameter takes; nvcc converts it for the parameter it meets. Where the
+                # parameter types are known, it becomes a Zero, which converts as the literal does.
+                args = ','.join(re.sub(r'^(\s*)(?:0[xX]0*|0+)[uUlL]*(\s*)$', r'\1::scanlab_emu::Zero()\2', q)
+                                for q in split_top(args))
             gap = nl * src[end_cfg + 3:p].count('\n')
             caller = '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }' % expr
             if typed:  # the kernel itself beside the call as written (default arguments)

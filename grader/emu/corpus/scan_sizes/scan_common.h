@@ -1,0 +1,24 @@
+// The scan's interface, in the CUDA samples' way: the device side in scan.cu, the serial
+// reference in scan_host.cpp, the test loop in main.cpp.
+#ifndef SCAN_COMMON_H
+#define SCAN_COMMON_H
+
+#include <stddef.h>
+
+// 256 threads a block, 4 elements a thread: a block scans 1024 elements.
+#define THREADS 256
+#define BLOCK_ELEMS (4 * THREADS)
+#define MIN_SHORT 4
+#define MAX_SHORT BLOCK_ELEMS
+#define MIN_LARGE (2 * BLOCK_ELEMS)
+#define MAX_LARGE (16 * BLOCK_ELEMS)
+
+void initScan();
+void closeScan();
+// Exclusive sums of `batch` arrays of `length` elements each, one after another in memory;
+// both return the number of launches they made.
+int scanExclusiveShort(unsigned *dDst, const unsigned *dSrc, unsigned batch, unsigned length);
+int scanExclusiveLarge(unsigned *dDst, const unsigned *dSrc, unsigned batch, unsigned length);
+void scanExclusiveHost(unsigned *dst, const unsigned *src, unsigned batch, unsigned length);
+
+#endif
