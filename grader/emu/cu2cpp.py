@@ -315,6 +315,66 @@ def split_top(s):
     return parts
 
 
+TYPE_WORDS = {'int', 'char', 'short', 'long', 'float', 'double', 'bool', 'void', 'unsigned', 'signed', 'const',
+              'volatile', '__restrict__', '__restrict', 'restrict', 'struct', 'class', 'enum', 'union', 'auto'}
+
+
+def param_types(params):
+    """A kernel's parameter list as a tuple of its types, the names and defaults left out (a
+    name: the last word of a parameter of more than one word that is not a type's word), or
+    None where the list is not that simple (function pointers, arrays, packs)."""
+    out = []
+    for q in split_top(params):
+        q = q.split('=')[0].strip()
+        if not q or q == 'void' and len(split_top(params)) == 1:
+            continue
+        if re.search(r'[()\[\]]|\.\.\.', q):
+            return None
+        words = re.findall(r'[A-Za-z_]\w*|::|[*&<>,]', q)
+        if len(words) > 1 and re.fullmatch(r'[A-Za-z_]\w*', words[-1]) and words[-1] not in TYPE_WORDS \
+                and words[-2] != '::':
+            words = words[:-1]
+        out.append(' '.join(words))
+    return tuple(out)
+
+
+ZERO = '::scanlab_emu::scanlab_emu_zero()'  # scanlab_emu_device.h; a name no student file may use
+ZERO_LITERAL = re.compile(r'\s*(0(?:[xX]0+|0*)(?:[uU](?:ll|LL|[lL])?|(?:ll|LL|[lL])[uU]?)?)\s*')
+
+
+def zero_args(masked):
+    """(start, end) of each argument of a launch that is an integer literal 0 alone, in the
+    arguments' masked text (comments and literals blank). Commas split at the top level of
+    parentheses, brackets and braces; an argument after an unmatched `<` or `>` (a template's
+    argument list, or a comparison: not told apart) is left alone, as are `->`, shifts and
+    `<=`/`>=`, which bracket nothing."""
+    spans, depth, angle, start, i, n = [], 0, 0, 0, 0, len(masked)
+
+    def close(end):
+        mt = ZERO_LITERAL.fullmatch(masked, start, end)
+        if mt and angle_at_start == 0:
+            spans.append((mt.start(1), mt.end(1)))
+    angle_at_start = 0
+    while i < n:
+        c = masked[i]
+        if c in '([{':
+            depth += 1
+        elif c in ')]}':
+            depth -= 1
+        elif depth == 0 and c in '<>':
+            if masked[i:i + 2] in ('<<', '>>', '<=', '>='):
+                i += 2
+                continue
+            if not (c == '>' and i and masked[i - 1] == '-'):
+                angle += 1 if c == '<' else -1
+        elif depth == 0 and c == ',':
+            close(i)
+            start, angle_at_start = i + 1, angle
+        i += 1
+    close(n)
+    return spans
+
+
 def pragma_before(src, p):
     """The `#pragma` line right before the statement at p (blank lines between allowed), or
     None: where p does not start its line, or the line before is something else."""
@@ -479,7 +539,7 @@ class Rewriter:
 
     def kernels(self, m):
         """Names of __global__ functions: (set of template names, dict name -> count)."""
-        templates, defs = set(), {}
+        templates, defs, seen = set(), {}, {}
         self.kernel_bodies = []  # (name as written, end of body) of each kernel defined, not a template
         self.template_entries = []  # where each kernel template's body starts
         self.template_required = {}  # kernel template -> template arguments a launch must name
@@ -506,8 +566,14 @@ class Rewriter:
                 params = [q.strip() for q in split_top(head[tm.end():close_t])] if close_t > 0 else []
                 need = 1 << 30 if any('...' in q for q in params) else sum(1 for q in params if q)
                 self.template_required[name] = max(need, self.template_required.get(name, need))
-            defs[name] = defs.get(name, 0) + 1
             close = match_forward(m, p, '(', ')')
+            # a declaration and the definition of one kernel count once: the same parameter
+            # types (names left out) in the same scope; anything else counts apart
+            sig = (re.sub(r'\s+', ' ', head).strip(), param_types(m[p + 1:close]) if close > 0 else None)
+            if sig[1] is None or sig not in seen.setdefault(name, set()):
+                defs[name] = defs.get(name, 0) + 1
+            if sig[1] is not None:
+                seen[name].add(sig)
             k = close + 1 if close >= 0 else -1
             while 0 <= k < len(m) and m[k] not in '{;':
                 k += 1
@@ -547,10 +613,6 @@ class Rewriter:
             expr = ' '.join(src[start:i].replace('\\\n', ' ').split())
             cfg = src[i + 3:end_cfg]
             args = src[p + 1:close]
-            # NULL as an argument: g++ defines it as an integer (__null), which the launcher's
-            # forwarding turns into a `long` that no pointer parameter accepts; nvcc passes it
-            # as a null pointer. An argument that is NULL alone becomes nullptr.
-            args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
             base = re.sub(r'<.*', '', expr).split('::')[-1].strip()
             named = re.match(r'^(::)?\s*[A-Za-z_][\w\s:]*(<.*>)?$', expr, re.S) is not None
             launcher, typed = 'launch', False
@@ -576,11 +638,16 @@ class Rewriter:
                 else:
                     kaddr = 'nullptr'
             if typed:
-                # A literal 0 (older code's null pointer) would be forwarded as an `int`, which no
-                # pointer parameter takes; nvcc converts it for the parameter it meets. Where the
-                # parameter types are known, it becomes a Zero, which converts as the literal does.
-                args = ','.join(re.sub(r'^(\s*)(?:0[xX]0*|0+)[uUlL]*(\s*)$', r'\1::scanlab_emu::Zero()\2', q)
-                                for q in split_top(args))
+                # A literal 0 alone (older code's null pointer): nvcc converts it for the parameter
+                # it meets, where the launcher's forwarding made it an `int` that no pointer
+                # parameter takes. Where the parameter types are known it becomes ZERO, which
+                # converts as the literal does (a comment beside it stays).
+                for a, b in reversed(zero_args(m[p + 1:close])):
+                    args = args[:a] + ZERO + args[b:]
+            # NULL as an argument: g++ defines it as an integer (__null), which the launcher's
+            # forwarding turns into a `long` that no pointer parameter accepts; nvcc passes it
+            # as a null pointer. An argument that is NULL alone becomes nullptr.
+            args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
             gap = nl * src[end_cfg + 3:p].count('\n')
             caller = '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }' % expr
             if typed:  # the kernel itself beside the call as written (default arguments)

@@ -271,17 +271,16 @@ struct KernelRef {
 template <class K, class L>
 inline KernelRef<K, L> kernel_ref(K fn, L call) { return KernelRef<K, L>{fn, call}; }
 
-/* A launch's argument written as a literal 0 (the rewrite's, where the kernel's parameter types
- * are known): what nvcc makes of the literal for the parameter it meets, a null pointer, a zero,
- * or a value of class type built from 0. */
-struct Zero {
-  template <class T>
-  static constexpr bool null_v = std::is_pointer<T>::value || std::is_member_pointer<T>::value ||
-                                 std::is_null_pointer<T>::value;
-  template <class T, typename std::enable_if<null_v<T>, int>::type = 0>
-  constexpr operator T() const { return nullptr; }
-  template <class T, typename std::enable_if<!null_v<T> && std::is_constructible<T, int>::value, int>::type = 0>
-  constexpr operator T() const { return T(0); }
+/* A launch's argument written as a literal 0 alone (the rewrite's, where the kernel's parameter
+ * types are known): it converts to a parameter type exactly where the literal does, since
+ * zero_param<T>(0) is the literal copy-initialising a T (a null pointer, a zero, a class
+ * through a constructor from an integer or a pointer that is not explicit), and returns the
+ * literal. (Named so that no student file may name it: a student's macro cannot rename it.) */
+template <class T>
+void zero_param(T);
+struct scanlab_emu_zero {
+  template <class T, class = decltype(zero_param<T>(0))>
+  operator T() const { return 0; }
 };
 
 /* What `k<<<g, b, s, st>>>(args)` becomes: launch(...)(caller, args). */
