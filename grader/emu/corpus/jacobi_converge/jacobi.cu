@@ -4,7 +4,7 @@
 // that also finds the largest change, reduced with warp shuffles, then across the block's warps
 // in shared memory, then across blocks with an atomicMax on the float's bits (changes are never
 // negative, so their bits order as the floats do). The host copies that change back and stops
-// below the tolerance, or after MAX_SWEEPS. Thousands of small launches. Written for the emu's
+// below the tolerance, or after MAX_SWEEPS. About 1600 small launches. Written for the emu's
 // corpus; it runs the same sweeps on the host, compares every point, and prints PASSED.
 #include <cmath>
 #include <cstdio>
