@@ -567,8 +567,9 @@ class Rewriter:
                 need = 1 << 30 if any('...' in q for q in params) else sum(1 for q in params if q)
                 self.template_required[name] = max(need, self.template_required.get(name, need))
             close = match_forward(m, p, '(', ')')
-            # a declaration and the definition of one kernel count once: the same parameter
-            # types (names left out) in the same scope; anything else counts apart
+            # a declaration and the definition of one kernel count once: the same words before
+            # __global__ and the same parameter types (names left out); anything else counts
+            # apart (two such in different namespaces count once: a launch names one of them)
             sig = (re.sub(r'\s+', ' ', head).strip(), param_types(m[p + 1:close]) if close > 0 else None)
             if sig[1] is None or sig not in seen.setdefault(name, set()):
                 defs[name] = defs.get(name, 0) + 1
