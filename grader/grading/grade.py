@@ -1069,10 +1069,11 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
 
 
 # make test's quick build (emu): the student's file at -O1, for a first result in seconds (lab 06:
-# 6.2 s of compile against 11.0 s at -O2, remeasured with the probe options of today), with the race detector and every check on. The tests
-# that read the memory counters (emu_* and the timing tests' figures) need the graded build: at
-# -O1 GCC keeps loads nvcc drops (lab 05's reduceRangesKernel: 400 shared wavefronts against
-# ncu's 365), so they run on the -O2 build make grade makes, compiled meanwhile.
+# 6.2 s of compile against 11.0 s at -O2, with today's probe options), with the race detector and
+# every check on. The tests that read the memory counters (emu_* and the timing tests' figures)
+# need the graded build: at -O1 GCC keeps loads nvcc drops (lab 05's reduceRangesKernel: 400
+# shared wavefronts against ncu's 365), so they run on the -O2 build make grade makes, compiled
+# meanwhile.
 QUICK_OPT = "-O1"
 
 
