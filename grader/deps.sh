@@ -81,8 +81,8 @@ fi
 # scripts, tree-sitter's own bindings are built, and the parsers package is built with its C and
 # C++ grammars only (its index.js, which loads every grammar, written anew to load those two and
 # convert them as it does). compare.mjs --check then parses C and C++ through Dolos.
-# tree-sitter's Node binding is C++ glue over node-addon-api's headers: at node-gyp's -O3 it took
-# 28 s of CPU, at -O0 19 s (tree-sitter's own C library, which does the parsing, keeps -O3).
+# tree-sitter's Node bindings are C++ glue over node-addon-api's headers: at node-gyp's -O3 they
+# took 30 s of CPU, at -O0 20 s (tree-sitter's own C library, which does the parsing, keeps -O3).
 dolos_npm() {
   local p=node_modules/@dodona/dolos-parsers q="--no-audit --no-fund --loglevel=error"
   JOBS=max npm ci --ignore-scripts $q &&
