@@ -4,7 +4,8 @@
 // freeing its mutex while other blocks spun on it. Also: a thread's changes to its parameter
 // stay its own; a default argument, a conversion (int to size_t, a derived class to its base),
 // a template's instance, a reference parameter beside a class one, and a noexcept kernel still
-// launch.
+// launch. A kernel declared before its definition (its prototype above main) is passed the same
+// way (it was not: a copy and a destructor for each of its threads).
 // emu-test: expect pass
 #include <cstdio>
 
@@ -51,6 +52,7 @@ template <int K>
 __global__ void scaleKernel(int *out) { out[threadIdx.x] = K * (int)threadIdx.x; }
 __global__ void refKernel(const int &n, Lock lock, int *out) { out[threadIdx.x] = n + (lock.mutex != nullptr); }
 __global__ void noexceptKernel(int *out) noexcept { out[threadIdx.x] = 11; }
+__global__ void countLaterKernel(Counted c, int *out);  // defined after main
 
 int main() {
   int *sum, *out, h[64];
@@ -78,6 +80,17 @@ int main() {
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   for (int i = 0; i < 64; i++)
     if (h[i] != 7 + i) printf("countKernel [%d] = %d, not %d: threads share a copy\n", i, h[i], 7 + i), bad++, i = 64;
+  {
+    Counted c(2);
+    const int copies = g_copies, dtors = g_dtors;
+    countLaterKernel<<<1, 64>>>(c, out);
+    cudaDeviceSynchronize();
+    if (g_copies - copies > 1 || g_dtors - dtors > 1)
+      printf("a kernel declared before its definition: one launch ran %d copies and %d destructors\n",
+             g_copies - copies, g_dtors - dtors), bad++;
+    cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
+    if (h[63] != 2 * 63) printf("countLaterKernel [63] = %d, not %d\n", h[63], 2 * 63), bad++;
+  }
   defaultKernel<<<1, 64>>>(out);
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   if (h[63] != 5) printf("a default argument: %d\n", h[63]), bad++;
@@ -105,4 +118,9 @@ int main() {
   if (h[10] != 30) printf("a template's instance: %d\n", h[10]), bad++;
   printf("%s\n", bad ? "FAILED" : "ok");
   return bad ? 1 : 0;
+}
+
+__global__ void countLaterKernel(Counted c, int *out) {
+  c.v *= (int)threadIdx.x; /* this thread's copy */
+  out[threadIdx.x] = c.v;
 }
