@@ -340,21 +340,23 @@ def param_types(params):
 
 ZERO = '::scanlab_emu::scanlab_emu_zero()'  # scanlab_emu_device.h; a name no student file may use
 ZERO_LITERAL = re.compile(r'\s*(0(?:[xX]0+|0*)(?:[uU](?:ll|LL|[lL])?|(?:ll|LL|[lL])[uU]?)?)\s*')
+NULL_WORD = re.compile(r'\s*(NULL)\s*')
 
 
-def zero_args(masked):
-    """(start, end) of each argument of a launch that is an integer literal 0 alone, in the
-    arguments' masked text (comments and literals blank). Commas split at the top level of
-    parentheses, brackets and braces; an argument after an unmatched `<` or `>` (a template's
-    argument list, or a comparison: not told apart) is left alone, as are `->`, shifts and
-    `<=`/`>=`, which bracket nothing."""
+def lone_args(masked, alone, closed_angles=True):
+    """(start, end) of group 1 of `alone` in each argument of a launch that it matches whole, in
+    the arguments' masked text (comments and literals blank). Commas split at the top level of
+    parentheses, brackets and braces: an argument of a call among the arguments is evaluated where
+    it stands, as nvcc does. With `closed_angles`, an argument after an unmatched `<` or `>` (a
+    template's argument list, or a comparison: not told apart) is left alone; `->`, shifts and
+    `<=`/`>=` bracket nothing."""
     spans, depth, angle, start, i, n = [], 0, 0, 0, 0, len(masked)
+    angle_at_start = 0
 
     def close(end):
-        mt = ZERO_LITERAL.fullmatch(masked, start, end)
-        if mt and angle_at_start == 0:
+        mt = alone.fullmatch(masked, start, end)
+        if mt and (angle_at_start == 0 or not closed_angles):
             spans.append((mt.start(1), mt.end(1)))
-    angle_at_start = 0
     while i < n:
         c = masked[i]
         if c in '([{':
@@ -638,17 +640,18 @@ class Rewriter:
                     launcher = 'launch_dyn'
                 else:
                     kaddr = 'nullptr'
+            # The launcher forwards each argument, so a null pointer written as a literal loses
+            # what made it one: g++'s NULL (__null) becomes a `long`, a literal 0 an `int`, and
+            # no pointer parameter takes either; nvcc converts both for the parameter they meet.
+            # An argument that is NULL alone becomes nullptr; where the parameter types are
+            # known, a literal 0 alone becomes ZERO, which converts as the literal does (a
+            # comment beside either stays). Arguments of calls among them are left as written.
+            masked = m[p + 1:close]
+            subs = [(a, b, 'nullptr') for a, b in lone_args(masked, NULL_WORD, closed_angles=False)]
             if typed:
-                # A literal 0 alone (older code's null pointer): nvcc converts it for the parameter
-                # it meets, where the launcher's forwarding made it an `int` that no pointer
-                # parameter takes. Where the parameter types are known it becomes ZERO, which
-                # converts as the literal does (a comment beside it stays).
-                for a, b in reversed(zero_args(m[p + 1:close])):
-                    args = args[:a] + ZERO + args[b:]
-            # NULL as an argument: g++ defines it as an integer (__null), which the launcher's
-            # forwarding turns into a `long` that no pointer parameter accepts; nvcc passes it
-            # as a null pointer. An argument that is NULL alone becomes nullptr.
-            args = re.sub(r'(^|[,(])(\s*)NULL(\s*)(?=[,)]|$)', r'\1\2nullptr\3', args)
+                subs += [(a, b, ZERO) for a, b in lone_args(masked, ZERO_LITERAL)]
+            for a, b, text in sorted(subs, reverse=True):
+                args = args[:a] + text + args[b:]
             gap = nl * src[end_cfg + 3:p].count('\n')
             caller = '[&](auto &&...scanlab_emu_a) { %s(scanlab_emu_a...); }' % expr
             if typed:  # the kernel itself beside the call as written (default arguments)
