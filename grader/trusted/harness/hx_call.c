@@ -875,7 +875,10 @@ hx_buf *hx_buf_new_on(int device, size_t n, size_t elem) {
     free(b);
     return NULL;
   }
-  b->map = (unsigned char *)mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
+  /* MAP_POPULATE: every page is written next (the poison) and read by the driver, so the
+   * pages are made in one call rather than one fault each: a fault on a fresh page cost 12 us
+   * on a virtual machine where the lab 06 grade took 675,000 of them (README, "make check") */
+  b->map = (unsigned char *)mmap(NULL, b->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, b->fd, 0);
   if (b->map == MAP_FAILED) {
     hx_fail_at(__FILE__, __LINE__, "out of memory mapping a shared buffer of %zu bytes", b->bytes);
     close(b->fd);
