@@ -19,6 +19,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -157,7 +158,10 @@ def main(argv=None):
             code, out, t_build = builds[p["name"]].result()
             res = {"build_s": round(t_build, 2)}
             if code:
-                res.update(status="build failed", output=out[-3000:])
+                # the lines that say what failed (a linker's own line comes long before the end
+                # of CMake's output), kept beside the output's end
+                said = [x for x in out.splitlines() if re.search(r"error|undefined reference|cannot find", x, re.I)]
+                res.update(status="build failed", output=out[-3000:], errors=said[:8])
             else:
                 cmd = p["run"].split()
                 d = os.path.join(work, p["name"])
@@ -171,7 +175,8 @@ def main(argv=None):
                 print("%s: OK (build %.1fs, run %.3fs)" % (p["name"], res["build_s"], res["run_s"]), flush=True)
             else:
                 failed += 1
-                tail = "\n    ".join(res["output"].strip().splitlines()[-15:])
+                said = res.get("errors", [])
+                tail = "\n    ".join(said + (["..."] if said else []) + res["output"].strip().splitlines()[-15:])
                 print("%s: FAIL: %s\n    %s" % (p["name"], res["status"], tail), flush=True)
     summary = {"variant": variant, "nvcc": nvcc, "programs": results, "seconds": round(time.monotonic() - t_all, 1)}
     with open(os.path.join(work, "results.json"), "w") as fh:
