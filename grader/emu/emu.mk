@@ -23,11 +23,13 @@ EMU_CXX      ?= g++
 EMU_CXXFLAGS ?= -std=c++17 -O2 -g1 -pthread -Wno-unknown-pragmas
 EMU_CPPFLAGS ?= -I$(EMU_DIR)/include -include scanlab_emu.h
 EMU_CFLAGS_C ?= -I$(EMU_DIR)/include
-# GNU gold, where binutils has it, links a program with the runtime below in half the time of
-# the default ld.bfd (0.11 s against 0.23 s for a graded lab 05 driver; make check links about
-# 450 of them); its absence only costs that time
+EMU_LDLIBS   ?= -pthread
+# GNU gold, where binutils has it, links the kit's own programs with the runtime below (the
+# graded drivers, the emu's tests, emu-run) in half the time of the default ld.bfd (0.11 s
+# against 0.23 s for a graded lab 05 driver; make check links about 450 of them); its absence
+# only costs that time. Not emu-nvcc's links: a program's own build (CMake 4.4's compiler
+# check on the GPU machine) failed to link through it with gold, and passes with the default
 EMU_FAST_LD  := $(if $(shell command -v ld.gold 2>/dev/null),-fuse-ld=gold)
-EMU_LDLIBS   ?= -pthread $(EMU_FAST_LD)
 EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
 # added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
 # GCC's ThreadSanitizer instrumentation, whose entry points the runtime defines (no libtsan),
@@ -109,7 +111,7 @@ emu-run: $(EMU_LIB) ## build one CUDA file for the emu and run it: make emu-run 
 	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_CPPFLAGS) -I$(dir $(FILE)) $(EMU_RUN_FLAGS) \
 	  $(if $(filter 1,$(EMU_PROBE)),$(EMU_PROBE_FLAGS),$$(head -1 $(EMU_RUN_BIN).cpp | grep -q '^/\* scanlab-emu: volatile \*/' && echo '$(EMU_LOCKSTEP_FLAGS)')) \
 	  -c $(EMU_RUN_BIN).cpp -o $(EMU_RUN_BIN).o >&2
-	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_RUN_BIN).o $(EMU_LIB) $(EMU_LDLIBS) -o $(EMU_RUN_BIN) >&2
+	@$(EMU_CXX) $(EMU_CXXFLAGS) $(EMU_RUN_BIN).o $(EMU_LIB) $(EMU_LDLIBS) $(EMU_FAST_LD) -o $(EMU_RUN_BIN) >&2
 	@$(EMU_RUN_BIN) $(ARGS)
 
 # ---- emu-test: the emulator's own test suite ------------------------------------------
@@ -117,7 +119,7 @@ emu-test: $(if $(wildcard $(EMU_DIR)/tests),$(EMU_LIB))
 	@test -d $(EMU_DIR)/tests || { echo "make emu-test needs the full kit: the student kit leaves the emulator's tests out"; exit 2; }
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/run_tests.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" \
-	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS)" \
+	  --cflags="$(EMU_CFLAGS_C)" --lib="$(EMU_LIB)" --ldlibs="$(EMU_LDLIBS) $(EMU_FAST_LD)" \
 	  --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" \
 	  --lockstep-flags="$(EMU_LOCKSTEP_FLAGS)" $(EMU_TEST_ARGS)
 
@@ -137,7 +139,7 @@ emu-probe-cost: $(if $(wildcard $(EMU_DIR)/tests),$(EMU_LIB))
 	@test -d $(EMU_DIR)/tests || { echo "make emu-probe-cost needs the full kit: the student kit leaves the emulator's tests out"; exit 2; }
 	@$(EMU_PYTHON) $(EMU_DIR)/tests/probe_cost.py --build=build/emu-test \
 	  --cxx="$(EMU_CXX)" --cxxflags="$(EMU_CXXFLAGS)" --cppflags="$(EMU_CPPFLAGS)" --lib="$(EMU_LIB)" \
-	  --ldlibs="$(EMU_LDLIBS)" --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_COST_ARGS)
+	  --ldlibs="$(EMU_LDLIBS) $(EMU_FAST_LD)" --rewrite="$(EMU_REWRITE)" --probe-flags="$(EMU_PROBE_FLAGS)" $(EMU_COST_ARGS)
 
 emu-clean:
 	rm -rf $(EMU_RT_BUILD) $(EMU_RUN_DIR) build/emu-test

@@ -132,7 +132,7 @@ $(KITB)/%_calls.o: grader/trusted/tests/%_calls.cu $(DRIVER_HDRS) $(EMU_LIB) gra
 NCCL_HDRS := grader/trusted/driver/nccl_shim.h grader/trusted/driver/nccl_shim_internal.h
 $(KITB)/driver/nccl_%.o: grader/trusted/driver/nccl_%.cu $(NCCL_HDRS) $(EMU_LIB) | $(KITB)/driver
 	$(EMU_REWRITE) $< $@.cpp && $(EMU_COMPILE) $(KIT_WARN) $(DRIVER_INC) -c $@.cpp -o $@
-LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) -lm
+LINK = $(EMU_CXX) $(EMU_CXXFLAGS) -o $@ $^ $(EMU_LIB) $(EMU_LDLIBS) $(EMU_FAST_LD) -lm
 STUDENT_LIBS := $(EMU_LIB)
 # A student's file is built for the student's loop, edit to result in seconds: line tables only
 # (-g1: what the race detector's and the hang detector's file:line need; full debug information
@@ -148,7 +148,7 @@ define FLAGS
 STUDENT_REWRITE = $(EMU_PYTHON) emu/cu2cpp.py
 STUDENT_CXX = $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $$(STUDENT_OPT) $(EMU_PROBE_FLAGS) -Iemu/include -include scanlab_emu.h $(STUDENT_WARN) -Iinclude $(EMU_PRAGMA_FLAGS)
 DRIVER_LINK = $(EMU_CXX) $(EMU_CXXFLAGS)
-DRIVER_LIBS = kit/$(notdir $(EMU_LIB)) $(EMU_LDLIBS) -lm
+DRIVER_LIBS = kit/$(notdir $(EMU_LIB)) $(EMU_LDLIBS) $(EMU_FAST_LD) -lm
 DEVCHECK = $(if $(shell command -v $(NVCC)),$(NVCC) -G -std=c++17 -arch=sm_$(SM) -Iinclude --ptx)
 endef
 endif
