@@ -68,26 +68,25 @@ int main() {
   int s = 0;
   cudaMemcpy(&s, sum, sizeof(int), cudaMemcpyDeviceToHost);
   if (s != 8) printf("the lock's sum is %d, not 8\n", s), bad++;
-  {
-    Counted c(7);
+  // at most one copy and one destructor of a by-value argument a launch (the host's copy)
+  auto oneCopy = [&](const char *kernel, auto launch) {
     const int copies = g_copies, dtors = g_dtors;
-    countKernel<<<1, 64>>>(c, out);
+    launch();
     cudaDeviceSynchronize();
     if (g_copies - copies > 1 || g_dtors - dtors > 1)
-      printf("one launch ran %d copies and %d destructors: at most one of each (the host's copy)\n",
+      printf("%s: one launch ran %d copies and %d destructors: at most one of each (the host's copy)\n", kernel,
              g_copies - copies, g_dtors - dtors), bad++;
+  };
+  {
+    Counted c(7);
+    oneCopy("countKernel", [&] { countKernel<<<1, 64>>>(c, out); });
   }
   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
   for (int i = 0; i < 64; i++)
     if (h[i] != 7 + i) printf("countKernel [%d] = %d, not %d: threads share a copy\n", i, h[i], 7 + i), bad++, i = 64;
   {
     Counted c(2);
-    const int copies = g_copies, dtors = g_dtors;
-    countLaterKernel<<<1, 64>>>(c, out);
-    cudaDeviceSynchronize();
-    if (g_copies - copies > 1 || g_dtors - dtors > 1)
-      printf("a kernel declared before its definition: one launch ran %d copies and %d destructors\n",
-             g_copies - copies, g_dtors - dtors), bad++;
+    oneCopy("countLaterKernel (declared before its definition)", [&] { countLaterKernel<<<1, 64>>>(c, out); });
     cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
     if (h[63] != 2 * 63) printf("countLaterKernel [63] = %d, not %d\n", h[63], 2 * 63), bad++;
   }
