@@ -316,9 +316,11 @@ struct Launch {
   void operator()(const KernelRef<void (*)(P...), L> &k, const A &...args) const {
     typed<P...>(k.fn, k.call, args...);
   }
+  /* nvcc refuses a noexcept kernel; so does the emu, where it is launched */
   template <class... P, class L, class... A>
-  void operator()(const KernelRef<void (*)(P...) noexcept, L> &k, const A &...args) const {
-    typed<P...>(k.fn, k.call, args...);
+  void operator()(const KernelRef<void (*)(P...) noexcept, L> &, const A &...) const {
+    static_assert(sizeof(L) == 0, "an exception specification (noexcept) is not allowed on a __global__ function "
+                                  "(nvcc refuses it)");
   }
   template <class K, class L, class... A>
   void operator()(const KernelRef<K, L> &k, const A &...args) const { /* any other kernel type: as written */
