@@ -7,9 +7,11 @@
  * `tiled_partition(parent, n)`) with their shuffles, votes, matches and `sync()`, coalesced
  * groups (`coalesced_threads()`, `labeled_partition`, `binary_partition`), grid groups
  * (`this_grid()`, whose `sync()` needs a launch by `cudaLaunchCooperativeKernel`),
- * `cg::reduce`, `cg::inclusive_scan`, `cg::exclusive_scan` with `cg::plus`, `cg::less`,
- * `cg::greater`, `cg::bit_and`, `cg::bit_or`, `cg::bit_xor`, and `cg::memcpy_async` with
- * `cg::wait`. Each collective reports its misuse as the warp intrinsic under it does, at the
+ * and, as in the toolkit, each from its own header: `cg::reduce` (cooperative_groups/reduce.h),
+ * `cg::inclusive_scan` and `cg::exclusive_scan` (cooperative_groups/scan.h), both with
+ * `cg::plus`, `cg::less`, `cg::greater`, `cg::bit_and`, `cg::bit_or` and `cg::bit_xor`, and
+ * `cg::memcpy_async` with `cg::wait` (cooperative_groups/memcpy_async.h): a program that uses
+ * one without its header fails to build here as it does with nvcc. Each collective reports its misuse as the warp intrinsic under it does, at the
  * line of the call. What is not emulated (multi-grid and cluster groups, tiles larger than a
  * warp made at compile time) does not compile, and the message names it. See @ref emu.
  */
@@ -301,98 +303,6 @@ inline coalesced_group binary_partition(const G &g, bool pred, SCANLAB_EMU_SITE)
 
 template <class G>
 inline void sync(const G &g, SCANLAB_EMU_SITE) {
-  g.sync(SCANLAB_EMU_AT);
-}
-
-/* ---- operators for reduce and scan ---- */
-template <class T>
-struct plus {
-  T operator()(const T &a, const T &b) const { return a + b; }
-};
-template <class T>
-struct less {
-  T operator()(const T &a, const T &b) const { return b < a ? b : a; }
-};
-template <class T>
-struct greater {
-  T operator()(const T &a, const T &b) const { return a < b ? b : a; }
-};
-template <class T>
-struct bit_and {
-  T operator()(const T &a, const T &b) const { return a & b; }
-};
-template <class T>
-struct bit_or {
-  T operator()(const T &a, const T &b) const { return a | b; }
-};
-template <class T>
-struct bit_xor {
-  T operator()(const T &a, const T &b) const { return a ^ b; }
-};
-
-/* cg::reduce over a tile or a coalesced group: every thread gets the result. */
-template <class G, class T, class Op>
-inline T reduce(const G &g, T val, Op op, SCANLAB_EMU_SITE) {
-  static_assert(std::is_base_of<details::warp_group, G>::value,
-                "cg::reduce takes a thread_block_tile or a coalesced_group");
-  const unsigned n = (unsigned)g.num_threads(), r = g.thread_rank();
-  for (unsigned d = 1; d < n; d <<= 1) {
-    T other = g.shfl_down(val, d, SCANLAB_EMU_AT);
-    if (r + d < n) val = op(val, other);
-  }
-  return g.shfl(val, 0, SCANLAB_EMU_AT);
-}
-
-/* cg::inclusive_scan and cg::exclusive_scan over a tile or a coalesced group (by rank). */
-template <class G, class T, class Op>
-inline T inclusive_scan(const G &g, T val, Op op, SCANLAB_EMU_SITE) {
-  static_assert(std::is_base_of<details::warp_group, G>::value,
-                "cg::inclusive_scan takes a thread_block_tile or a coalesced_group");
-  const unsigned n = (unsigned)g.num_threads(), r = g.thread_rank();
-  for (unsigned d = 1; d < n; d <<= 1) {
-    T other = g.shfl_up(val, d, SCANLAB_EMU_AT);
-    if (r >= d) val = op(other, val);
-  }
-  return val;
-}
-template <class G, class T>
-inline T inclusive_scan(const G &g, T val, SCANLAB_EMU_SITE) {
-  return inclusive_scan(g, val, plus<T>(), SCANLAB_EMU_AT);
-}
-template <class G, class T, class Op>
-inline T exclusive_scan(const G &g, T val, Op op, SCANLAB_EMU_SITE) {
-  T inc = inclusive_scan(g, val, op, SCANLAB_EMU_AT);
-  T prev = g.shfl_up(inc, 1, SCANLAB_EMU_AT);
-  return g.thread_rank() == 0 ? T() : prev;
-}
-template <class G, class T>
-inline T exclusive_scan(const G &g, T val, SCANLAB_EMU_SITE) {
-  return exclusive_scan(g, val, plus<T>(), SCANLAB_EMU_AT);
-}
-
-/* cg::memcpy_async: the group's threads copy together; cg::wait makes the copy visible. */
-template <class G>
-inline void memcpy_async(const G &g, void *dst, const void *src, size_t bytes) {
-  const size_t r = (size_t)g.thread_rank(), n = (size_t)g.num_threads();
-  unsigned char *d = static_cast<unsigned char *>(dst);
-  const unsigned char *s = static_cast<const unsigned char *>(src);
-  if (((reinterpret_cast<size_t>(d) | reinterpret_cast<size_t>(s) | bytes) & 3u) == 0) {
-    for (size_t i = r; i < bytes / 4; i += n)
-      reinterpret_cast<unsigned *>(d)[i] = reinterpret_cast<const unsigned *>(s)[i];
-  } else {
-    for (size_t i = r; i < bytes; i += n) d[i] = s[i];
-  }
-}
-template <class G, class T>
-inline void memcpy_async(const G &g, T *dst, size_t dst_count, const T *src, size_t src_count) {
-  memcpy_async(g, (void *)dst, (const void *)src, (dst_count < src_count ? dst_count : src_count) * sizeof(T));
-}
-template <class G>
-inline void wait(const G &g, SCANLAB_EMU_SITE) {
-  g.sync(SCANLAB_EMU_AT);
-}
-template <unsigned N, class G>
-inline void wait_prior(const G &g, SCANLAB_EMU_SITE) {
   g.sync(SCANLAB_EMU_AT);
 }
 

@@ -7,7 +7,12 @@
 #ifndef __cuda_cuda_h__
 #define __cuda_cuda_h__
 /// @cond EMU_INTERNAL
+#include <stdint.h> /* as the toolkit's cuda.h: a program's own uint64_t must agree with it */
+
 #include "cuda_runtime_api.h"
+
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
 
 #define CUDA_VERSION CUDART_VERSION
 #define CUDAAPI

@@ -68,10 +68,13 @@ static bool desc_ok(const cudaChannelFormatDesc &d) {
   return true;
 }
 
+static cudaError_t refuse(const char *fn, const char *why, cudaError_t e, const char *name) {
+  diag("emu: %s: %s (%s)", fn, why, name);
+  set_error(e);
+  return e;
+}
 static cudaError_t invalid(const char *fn, const char *why) {
-  diag("emu: %s: %s (cudaErrorInvalidValue)", fn, why);
-  set_error(cudaErrorInvalidValue);
-  return cudaErrorInvalidValue;
+  return refuse(fn, why, cudaErrorInvalidValue, "cudaErrorInvalidValue");
 }
 
 static TexObj *object(unsigned long long handle) {
@@ -496,7 +499,9 @@ static cudaError_t make_object(unsigned long long *out, const cudaResourceDesc *
     if (o.tex.readMode == cudaReadModeNormalizedFloat && !floats && o.desc.x == 32)
       return invalid(fn, "cudaReadModeNormalizedFloat needs 8- or 16-bit integer components");
     if (o.tex.filterMode == cudaFilterModeLinear && !floats && o.tex.readMode != cudaReadModeNormalizedFloat)
-      return invalid(fn, "linear filtering needs float components or cudaReadModeNormalizedFloat");
+      /* the error an H200 gives with CUDA 13.0, for a linear or an array resource alike */
+      return refuse(fn, "linear filtering needs float components or cudaReadModeNormalizedFloat",
+                    cudaErrorInvalidFilterSetting, "cudaErrorInvalidFilterSetting");
   }
   TexObj *p = new TexObj(o);
   *out = (unsigned long long)(uintptr_t)p;

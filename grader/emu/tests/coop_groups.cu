@@ -3,6 +3,8 @@
 // divergent branch (warp-aggregated atomics) and labeled partitions. Results checked on host.
 // emu-test: expect pass
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 
 #include "emu_test.h"
 

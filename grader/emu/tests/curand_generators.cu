@@ -113,16 +113,27 @@ static int check(const char *name) {
   return ok;
 }
 
+/* curand_init and curand are device functions: the offset's check runs in a kernel */
+__global__ void philoxOffset(unsigned *same) {
+  curandStatePhilox4_32_10_t a, b;
+  curand_init(7, 3, 0, &a);
+  curand_init(7, 3, 5, &b);
+  for (int k = 0; k < 5; k++) (void)curand(&a);
+  *same = curand(&a) == curand(&b);
+}
+
 int main() {
   int ok = check<curandState>("XORWOW") & check<curandStatePhilox4_32_10_t>("Philox") &
            check<curandStateMRG32k3a_t>("MRG32k3a");
 
   /* Philox with an offset is the sequence skipped ahead */
-  curandStatePhilox4_32_10_t a, b;
-  curand_init(7, 3, 0, &a);
-  curand_init(7, 3, 5, &b);
-  for (int k = 0; k < 5; k++) (void)curand(&a);
-  if (curand(&a) != curand(&b)) printf("Philox offset 5 is not five numbers later\n"), ok = 0;
+  unsigned *same;
+  cudaMallocManaged(&same, sizeof *same);
+  *same = 0;
+  philoxOffset<<<1, 1>>>(same);
+  cudaDeviceSynchronize();
+  if (!*same) printf("Philox offset 5 is not five numbers later\n"), ok = 0;
+  cudaFree(same);
 
   /* the host API */
   curandGenerator_t gen;

@@ -138,7 +138,10 @@ int main() {
   CK(cudaMemcpy(shuf, dshuf, sizeof shuf, cudaMemcpyDeviceToHost));
   float want_dot = 0;
   for (int i = 0; i < n; i++) {
-    const __half2 w = __hfma2(ha[i], hb[i], __float2half2_rn(0.5f));
+    /* __hfma2 is a device function; on the host, float arithmetic is exact for these inputs
+     * (a few significant bits each), so one rounding to half gives the fused result */
+    const __half2 w = __floats2half2_rn(__low2float(ha[i]) * __low2float(hb[i]) + 0.5f,
+                                        __high2float(ha[i]) * __high2float(hb[i]) + 0.5f);
     if (!__hbeq2(w, fma_out[i]) || !__heq(shuf[i], __low2half(ha[i ^ 1]))) {
       printf("kernel: element %d differs\n", i);
       return 1;

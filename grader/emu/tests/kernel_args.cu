@@ -51,6 +51,7 @@ __global__ void sizeKernel(size_t n, int *out) { out[threadIdx.x] = (int)n; }
 __global__ void baseKernel(Base b, int *out) { out[threadIdx.x] = b.v; }
 template <int K>
 __global__ void scaleKernel(int *out) { out[threadIdx.x] = K * (int)threadIdx.x; }
+__managed__ int refN = 40;
 __global__ void refKernel(const int &n, Lock lock, int *out) { out[threadIdx.x] = n + (lock.mutex != nullptr); }
 __global__ void countLaterKernel(Counted c, int *out);  // defined after main
 
@@ -104,8 +105,9 @@ int main() {
   if (h[10] != 3) printf("a derived class to its base: %d\n", h[10]), bad++;
   {
     Lock lock;
-    static int n = 40; /* a reference parameter beside one passed by invisible reference */
-    refKernel<<<1, 64>>>(n, lock, out);
+    /* a reference parameter beside one passed by invisible reference; the reference is to
+     * managed memory, which a kernel may read (to a host variable, a GPU faults) */
+    refKernel<<<1, 64>>>(refN, lock, out);
     cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);
     if (h[5] != 41) printf("a reference parameter beside a class one: %d\n", h[5]), bad++;
   }

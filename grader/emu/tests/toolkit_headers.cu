@@ -1,8 +1,10 @@
 // The runtime's headers are shaped like the toolkit's: helper headers test their include
 // guards before defining their checks; enums such as cudaComputeModeProhibited exist;
 // cuda_profiler_api.h and cuda.h come with no-op and minimal functions; a program may bring
-// its own fixed-width typedefs (nvcc does not include <stdint.h> in a .cu file); device
-// assert() fails the launch with cudaErrorAssert, as on a GPU.
+// its own fixed-width typedefs, the same as <stdint.h>'s where it includes cuda.h (which
+// includes <stdint.h>, as the toolkit's does; bad_cuda_h_stdint.cu); device assert() fails the
+// launch with cudaErrorAssert, as on a GPU. cudaDeviceProp's computeMode and clockRate are
+// CUDA 12's (the emu's version); CUDA 13 removed them.
 // emu-test: expect pass
 // emu-test: schedules forward
 // emu-test: stderr Assertion `v < 100` failed.
@@ -11,8 +13,9 @@
 #include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
+#include <stdio.h>
 
-typedef unsigned long long uint64_t;
+typedef unsigned long uint64_t; /* <stdint.h>'s on x86-64 Linux */
 typedef unsigned int uint32_t;
 
 #if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__) || !defined(__VECTOR_TYPES_H__) || \
@@ -29,7 +32,10 @@ int main() {
     return 1;
   cudaDeviceProp p;
   cudaGetDeviceProperties(&p, 0);
-  if (p.computeMode != cudaComputeModeDefault || !p.cooperativeLaunch || p.clockRate <= 0) return 2;
+#if CUDART_VERSION < 13000
+  if (p.computeMode != cudaComputeModeDefault || p.clockRate <= 0) return 2;
+#endif
+  if (!p.cooperativeLaunch) return 2;
   const char *name = 0;
   if (cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &name) != CUDA_SUCCESS || !name) return 3;
   uint32_t *in;
