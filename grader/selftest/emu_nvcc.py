@@ -380,6 +380,19 @@ def corpus_native():
             f"from {ratios[0]:.2f} to {ratios[-1]:.2f} (build/emu-corpus/native/results.json)")
 
 
+def tests_native():
+    """On a GPU: every emu test that expects pass (its claim of what CUDA does) builds with nvcc
+    and passes there (grader/emu/tests/run_native.py), save those marked `native no WHY` and
+    those that need more GPUs than the machine has, which it lists."""
+    code, out = sh([sys.executable, "grader/emu/tests/run_native.py"], timeout=900)
+    m = re.search(r"^(\d+) passed, (\d+) failed$", out, re.M)
+    if code or not m or int(m.group(2)) or not int(m.group(1)):
+        bad = [x for x in out.splitlines() if "FAIL" in x or x.startswith("    ")]
+        raise CheckFailed("\n    ".join(["the emu's tests built with nvcc:"] + (bad or out.splitlines()[-15:])))
+    left = re.search(r"^left out: (.*)$", out, re.M)
+    return f"{m.group(1)} tests pass as nvcc builds them; left out: {left.group(1) if left else '?'}"
+
+
 def corpus_table():
     """Each table of grader/emu/corpus/README.md (the programs; the emu against a GPU) lists
     exactly the programs of programs.toml, in order."""

@@ -1066,6 +1066,7 @@ def gpu_checks():
     import confinement  # noqa: E402
     import isolation  # noqa: E402
     lanes.append([("emu corpus: every program built with nvcc passes on the GPU", emu_nvcc.corpus_native),
+                  ("the emu's tests that expect pass build with nvcc and pass on the GPU", emu_nvcc.tests_native),
                   ("race detector agrees with racecheck", race_compare.check)] +
                  [(f"grader confines on the GPU: {name}", fn) for name, fn in confinement.GPU_CASES] +
                  [(f"sandbox holds on the GPU: {name}", fn) for name, fn in isolation.GPU_CASES])

@@ -1,5 +1,6 @@
 // A C11 file using the runtime API (compiled with gcc -std=c11 -pedantic) linked with a .cu.
 // emu-test: expect pass
+// emu-test: native no it checks the emu's header from C (SCANLAB_EMU, the device's name)
 // emu-test: schedules forward
 // emu-test: extra c_api_helper.c
 // emu-test: stdout c side: ScanLab CPU emulator

@@ -3,6 +3,7 @@
 // device 1 too, allocations are device 0's, and the host synchronisations are counted all the
 // same.
 // emu-test: expect pass
+// emu-test: native no it sets the emu's device count (SCANLAB_EMU_DEVICES=17)
 // emu-test: schedules forward
 // emu-test: env SCANLAB_EMU_DEVICES=17
 // emu-test: stderr emu: ignoring SCANLAB_EMU_DEVICES=17 (expected a number from 1 to 16); the emu models 1 device

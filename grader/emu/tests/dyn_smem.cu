@@ -2,6 +2,7 @@
 // launch; poisoned with 0xCD bytes at block start; the 48 KiB limit raised with
 // cudaFuncSetAttribute to 100 KiB.
 // emu-test: expect pass
+// emu-test: native no it checks the poison the emu leaves in fresh shared memory
 #include <vector>
 #include "emu_test.h"
 

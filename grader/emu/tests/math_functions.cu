@@ -4,6 +4,7 @@
 // toward zero) for sums, products, quotients and square roots of random floats and doubles;
 // __dp4a, __fns, the halves of a double and a few SIMD intrinsics on known values.
 // emu-test: expect pass
+// emu-test: native no it calls device intrinsics (directed roundings, __dp4a) from host code
 // emu-test: schedules forward
 // emu-test: stdout math ok
 #include <math.h>

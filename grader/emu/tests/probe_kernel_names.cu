@@ -4,6 +4,7 @@
 // named and the other deduced from the launch's arguments, over a default too (no address
 // names those). The program reads its own profile.
 // emu-test: expect pass
+// emu-test: native no it reads the emu's profile (SCANLAB_EMU_PROFILE)
 // emu-test: schedules forward
 // emu-test: probe
 // emu-test: env SCANLAB_EMU_PROFILE=build/emu-test/probe_kernel_names.jsonl

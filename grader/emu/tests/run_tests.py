@@ -27,6 +27,10 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
     // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
                                    `time_ms` of N runs of each on one worker, taking turns
                                    (probe_cost.py): probed / plain must be below R
+    // emu-test: native no WHY     a test that expects pass but checks the emu itself (its
+                                   environment, poison, profile, or device functions called
+                                   from host code): run_native.py, which builds the others
+                                   with nvcc and runs them on a GPU, leaves it out, saying WHY
 
 Prints one line per run (`name [schedule]: OK (0.12s)` or FAIL with the reason below),
 keeps the output of failed runs in BUILD/logs/, and ends with `N passed, N failed`.
@@ -57,7 +61,8 @@ REWRITE_LOCK = threading.Lock()
 
 def parse(path):
     spec = {'expect': 'pass', 'schedules': None, 'stderr': [], 'stdout': [], 'env': {}, 'rc': None,
-            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False, 'probe_ratio': None}
+            'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False, 'probe_ratio': None,
+            'native': ''}
     with open(path, encoding='utf-8') as fh:
         for line in fh:
             m = re.match(r'\s*//\s*emu-test:\s*(\S+)\s*(.*?)\s*$', line)
@@ -85,6 +90,8 @@ def parse(path):
                 spec['timeout'] = float(val)
             elif key == 'probe':
                 spec['probe'] = True
+            elif key == 'native':
+                spec['native'] = val
             elif key == 'probe-ratio':
                 limit, rounds = val.split()
                 spec['probe_ratio'] = (float(limit), int(rounds))
@@ -130,8 +137,11 @@ def build(name, spec, opt):
         objs.append(obj)
     cmds.append(shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + objs + [opt.lib] + shlex.split(opt.ldlibs)
                 + ['-o', out])
+    # the compiler's messages in the C locale, whatever the machine's: a test's `stderr` phrase
+    # quotes them ('name', not the typographic quotes of a UTF-8 locale)
+    env = dict(os.environ, LC_ALL='C')
     for c in cmds:
-        r = subprocess.run(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        r = subprocess.run(c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         if r.returncode != 0:
             return None, '$ ' + ' '.join(c) + '\n' + r.stdout
     return out, ''

@@ -3,6 +3,7 @@
 // not a divisor of anything), the emulated device has 4 multiprocessors, and a look-back that
 // waits for every tile before it gets the right answer while tiles publish late.
 // emu-test: expect pass
+// emu-test: native no it checks the emu's multiprocessors and host threads
 // emu-test: probe
 // emu-test: env SCANLAB_EMU_WORKERS=7
 // emu-test: schedules forward reverse random:1 random:20261122
