@@ -114,7 +114,7 @@ int main() {
 #endif
   if (edges != 1 || from[0] != first || to[0] != second) printf("graph edges wrong\n"), bad++;
   char dot[64];
-  snprintf(dot, sizeof dot, "build/emu-test/runtime_more.%d.dot", (int)getpid());
+  snprintf(dot, sizeof dot, "/tmp/runtime_more.%d.dot", (int)getpid());
   CK(cudaGraphDebugDotPrint(g, dot, 0));
   FILE *f = fopen(dot, "r");
   char text[512] = {0};
@@ -123,7 +123,10 @@ int main() {
     fclose(f);
     remove(dot);
   }
-  if (!strstr(text, "digraph") || !strstr(text, "n0 -> n1")) printf("DOT file: %s\n", text), bad++;
+  if (!strstr(text, "digraph")) printf("DOT file: %s\n", text), bad++;
+#ifdef SCANLAB_EMU /* the emu names its nodes n0, n1, ...; the toolkit's names are its own */
+  if (!strstr(text, "n0 -> n1")) printf("DOT file without its edge: %s\n", text), bad++;
+#endif
   cudaGraphExec_t x;
   CK(cudaGraphInstantiate(&x, g, 0));
   cudaHostNodeParams ten = {bumpTen, &counter};

@@ -5,6 +5,7 @@
 // three kernels for Nsight Compute (grader/emu/README.md, "Work": smsp__inst_executed.sum and
 // smsp__thread_inst_executed.sum beside the emu's counts).
 // emu-test: expect pass
+// emu-test: native no its output is the emu's counters
 // emu-test: probe
 // emu-test: stdout parallel: accesses 33793, memory instructions 1057, lanes 32.0, busiest thread 0.1%
 // emu-test: stdout serial: accesses 7165, memory instructions 3197, lanes 2.2, busiest thread 42.9%
