@@ -1061,12 +1061,15 @@ def gpu_checks():
     import bad_submissions  # noqa: E402
     alone += [(f"grader survives on the GPU: {name}", fn) for name, fn in bad_submissions.GPU_CASES]
     import emu_nvcc  # noqa: E402  (grader/selftest/emu_nvcc.py)
+    # alone, on a quiet GPU: 45 small programs one after the other, some of which spin on flags
+    # or clocks (28.6 s alone; in a lane beside the sanitizers, it and they had not ended after
+    # 14 minutes)
+    alone.append(("the emu's tests that expect pass build with nvcc and pass on the GPU", emu_nvcc.tests_native))
     sys.modules.setdefault("run", sys.modules[__name__])
     import race_compare  # noqa: E402  (grader/selftest/race_compare.py)
     import confinement  # noqa: E402
     import isolation  # noqa: E402
     lanes.append([("emu corpus: every program built with nvcc passes on the GPU", emu_nvcc.corpus_native),
-                  ("the emu's tests that expect pass build with nvcc and pass on the GPU", emu_nvcc.tests_native),
                   ("race detector agrees with racecheck", race_compare.check)] +
                  [(f"grader confines on the GPU: {name}", fn) for name, fn in confinement.GPU_CASES] +
                  [(f"sandbox holds on the GPU: {name}", fn) for name, fn in isolation.GPU_CASES])

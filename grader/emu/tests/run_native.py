@@ -89,6 +89,7 @@ def main():
         else:
             try:
                 r = subprocess.run([binary] + spec['args'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   stdin=subprocess.DEVNULL,
                                    errors='replace', timeout=spec['timeout'])
                 want = spec['rc'] if spec['rc'] is not None else 0
                 log = 'exit status: %s\n--- stdout\n%s\n--- stderr\n%s' % (r.returncode, r.stdout, r.stderr)
