@@ -101,6 +101,14 @@ def parse(path):
     return spec
 
 
+def chosen(filters):
+    """The tests whose names hold one of `filters` (all without), in order, and their specs."""
+    names = sorted(f[:-3] for f in os.listdir(HERE) if f.endswith('.cu'))
+    if filters:
+        names = [n for n in names if any(s in n for s in filters)]
+    return names, {n: parse(os.path.join(HERE, n + '.cu')) for n in names}
+
+
 def build(name, spec, opt):
     """Rewrites, compiles and links one test; returns (binary, error text)."""
     out = os.path.join(opt.build, name)
@@ -203,10 +211,7 @@ def main():
     opt = ap.parse_args()
     os.makedirs(os.path.join(opt.build, 'logs'), exist_ok=True)
 
-    names = sorted(f[:-3] for f in os.listdir(HERE) if f.endswith('.cu'))
-    if opt.names:
-        names = [n for n in names if any(s in n for s in opt.names)]
-    specs = {n: parse(os.path.join(HERE, n + '.cu')) for n in names}
+    names, specs = chosen(opt.names)
     if opt.probe_cost == 'only':  # what times itself, alone: the probes' cost, and a limit in ms
         names = [n for n in names if specs[n]['probe_ratio'] or specs[n]['max_ms'] is not None]
 
