@@ -26,7 +26,7 @@ command makes:
   warning, and a .gch reports none of its own, so the text must decide.
 - A program's own include folders come after the emulator's, so they change only what the
   standard headers would find there: where one holds a file of the name of a header the .gch
-  was made from (stdio.h, bits/stl_pair.h), the command is left unchanged.
+  was made from (string.h, bits/stl_pair.h), the command is left unchanged.
 - GCC 12 does not keep `#pragma GCC diagnostic` in a .gch: the warnings scanlab_emu.h turns
   off that way (-Wsign-compare, -Wunused-parameter: host warnings nvcc never shows for device
   code) are turned off by options at the end of the command instead, which a program's own

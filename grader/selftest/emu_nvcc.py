@@ -232,7 +232,7 @@ def precompiled():
                    ) if _write(os.path.join(work, "k.cu"), PCH_CU) else (1, "")
     if code:
         raise CheckFailed("cu2cpp.py cannot rewrite the check's file:\n" + out[-800:])
-    _write(os.path.join(work, "shadow", "stdio.h"), "#include_next <stdio.h>\n")
+    _write(os.path.join(work, "shadow", "string.h"), "#include_next <string.h>\n")
     cfg = dict(line.split("=", 1) for line in sh(["make", "--no-print-directory", "-s", "-f", "grader/emu/emu.mk",
                                                    "emu-flags"])[1].splitlines() if "=" in line)
     base = cfg["EMU_CXX"].split() + cfg["EMU_CXXFLAGS"].split() + ["-Wall", "-Wextra", "-Werror", "-I" + os.path.join(ROOT, "grader", "emu", "include"),
@@ -263,11 +263,11 @@ def precompiled():
     code, out = sh(cmd)
     if code or _object_text(os.path.join(work, "lockstep-text.o")) != _object_text(os.path.join(work, "lockstep-pch.o")):
         raise CheckFailed("a damaged .gch should leave the compile to the header's text, the same object:\n" + out[-800:])
-    # a program folder with a stdio.h of its own: no .gch (the standard headers would find it)
+    # a program folder with a string.h of its own: no .gch (the standard headers would find it)
     obj = os.path.join(work, "shadow.o")
     cmd = pch.command(base + ["-I" + os.path.join(work, "shadow"), "-c", src, "-o", obj], src, obj, cache)
     if any(c.startswith(cache) for c in cmd):
-        raise CheckFailed("a folder of the program's own with a stdio.h should leave the compile to the header's "
+        raise CheckFailed("a folder of the program's own with a string.h should leave the compile to the header's "
                           "text: " + " ".join(cmd))
     # where the text must decide: a file included by option (a .gch would hold it first), a
     # warning the emulator's headers are not clean under, a wrapper that is not g++ itself
@@ -289,7 +289,7 @@ def precompiled():
                           f"builds end with, differ from what pch.py reads ({pch.pragma_flags()})")
     kit = student_kit_pch(work)
     return (f"the same object with the .gch and the header's text ({', '.join(said)}; -Wall -Wextra -Werror); "
-            f"a damaged .gch and a program's own stdio.h fall back to the text, and so do an -include of its "
+            f"a damaged .gch and a program's own string.h fall back to the text, and so do an -include of its "
             f"own, -Wold-style-cast and a compiler wrapper; {kit}")
 
 

@@ -25,7 +25,6 @@
 
 /// @cond EMU_INTERNAL
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "host_defines.h"

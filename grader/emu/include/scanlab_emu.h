@@ -28,11 +28,9 @@
 #pragma redefine_extname memmove _ZN11scanlab_emu13probe_memmoveEPvPKvm
 #pragma redefine_extname memset _ZN11scanlab_emu12probe_memsetEPvim
 #endif
-#include <assert.h>
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -15,7 +15,6 @@
 
 /// @cond EMU_INTERNAL
 #include <math.h>
-#include <stdio.h>
 #include <time.h>
 
 #include <tuple>
