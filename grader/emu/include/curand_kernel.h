@@ -37,7 +37,17 @@ constexpr float INV32 = 2.3283064365386963e-10f;
 constexpr double INV32D = 2.3283064365386963e-10;
 constexpr double INV53 = 1.1102230246251565e-16; /* 2^-53 */
 }  // namespace rng
+/* curand_init is a __device__ function, which nvcc refuses to call from host code; the emu
+ * fails such a call when it runs (sched.cpp). The runtime's host API (curand.cpp) makes its
+ * states on the host on purpose, with SCANLAB_EMU_CURAND_HOST defined. */
+[[noreturn]] void device_function_on_host(const char *fn, const char *file, int line);
 }  // namespace scanlab_emu
+#ifdef SCANLAB_EMU_CURAND_HOST
+#define SCANLAB_EMU_DEVICE_ONLY(fn) ((void)scanlab_emu_file, (void)scanlab_emu_line)
+#else
+#define SCANLAB_EMU_DEVICE_ONLY(fn) \
+  (::scanlab_emu::tls.fiber ? (void)0 : ::scanlab_emu::device_function_on_host(fn, scanlab_emu_file, scanlab_emu_line))
+#endif
 
 /* ---- states ---- */
 struct curandStateXORWOW {
@@ -89,7 +99,8 @@ inline void skipahead(unsigned long long n, curandStateXORWOW_t *s) {
   while (n--) (void)curand(s);
 }
 inline void curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
-                        curandStateXORWOW_t *s) {
+                        curandStateXORWOW_t *s, SCANLAB_EMU_SITE) {
+  SCANLAB_EMU_DEVICE_ONLY("curand_init");
   unsigned long long mix = seed ^ (subsequence * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
   (void)::scanlab_emu::rng::splitmix(mix);
   mix ^= subsequence;
@@ -138,7 +149,8 @@ inline void skipahead_sequence(unsigned long long n, curandStatePhilox4_32_10_t 
   s->output = ::scanlab_emu::rng::philox(s->ctr, s->key);
 }
 inline void curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
-                        curandStatePhilox4_32_10_t *s) {
+                        curandStatePhilox4_32_10_t *s, SCANLAB_EMU_SITE) {
+  SCANLAB_EMU_DEVICE_ONLY("curand_init");
   s->key = uint2{(unsigned int)seed, (unsigned int)(seed >> 32)};
   s->ctr = uint4{0u, 0u, (unsigned int)subsequence, (unsigned int)(subsequence >> 32)};
   s->STATE = 0;
@@ -190,7 +202,8 @@ inline void skipahead(unsigned long long n, curandStateMRG32k3a_t *s) {
   while (n--) (void)::scanlab_emu::rng::mrg_next(s);
 }
 inline void curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
-                        curandStateMRG32k3a_t *s) {
+                        curandStateMRG32k3a_t *s, SCANLAB_EMU_SITE) {
+  SCANLAB_EMU_DEVICE_ONLY("curand_init");
   unsigned long long mix = seed ^ (subsequence * 0xd1342543de82ef95ull + 0x2545f4914f6cdd1dull);
   for (int k = 0; k < 3; k++) {
     s->s1[k] = (double)(1 + ::scanlab_emu::rng::splitmix(mix) % 4294967086ull);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "curand.h"
+#define SCANLAB_EMU_CURAND_HOST /* the host API makes its states on the host */
 #include "curand_kernel.h"
 
 struct curandGenerator_st {

@@ -477,6 +477,14 @@ static void barrier_all_arrived(Worker *w) {
   }
 }
 
+void device_function_on_host(const char *fn, const char *file, int line) {
+  diag("emu: %s at %s:%d is a __device__ function called from host code: nvcc refuses this (\"calling a "
+       "__device__ function from a __host__ function is not allowed\"); call it in a kernel",
+       fn, base_name(file), line);
+  fflush(nullptr);
+  _exit(1);
+}
+
 int barrier(int kind, int pred, const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
