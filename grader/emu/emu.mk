@@ -29,6 +29,7 @@ EMU_LDLIBS   ?= -pthread
 # against 0.23 s for a graded lab 05 driver; make check links about 450 of them); its absence
 # only costs that time. Not emu-nvcc's links: a program's own build (CMake 4.4's compiler
 # check on the GPU machine) failed to link through it with gold, and passes with the default
+# linker
 EMU_FAST_LD  := $(if $(shell command -v ld.gold 2>/dev/null),-fuse-ld=gold)
 EMU_REWRITE  ?= $(EMU_PYTHON) $(EMU_DIR)/cu2cpp.py
 # added to EMU_CXXFLAGS for .cu files built with the memory probes (counters, race detector):
