@@ -1643,16 +1643,25 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height) {
   SyncCall sc("cudaMemset2D");
   STICKY_CHECK();
+  /* As an H200 answers with CUDA 13.0: a width past the pitch is refused with
+   * cudaErrorInvalidValue when there is more than one row (cudaMemcpy2D says
+   * cudaErrorInvalidPitchValue instead); one row of any width is written. */
   if (width > pitch && height > 1) {
-    diag("emu: cudaMemset2D: width %zu is larger than the pitch %zu (cudaErrorInvalidPitchValue)", width, pitch);
-    set_error(cudaErrorInvalidPitchValue);
-    return cudaErrorInvalidPitchValue;
+    diag("emu: cudaMemset2D: width %zu is larger than the pitch %zu (cudaErrorInvalidValue)", width, pitch);
+    set_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
   }
   for (size_t r = 0; r < height; r++) {
     cudaError_t e = memset_impl("cudaMemset2D", (char *)devPtr + r * pitch, value, width);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
+}
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
+  SyncCall quiet(nullptr);
+  CAPTURE(stream, cudaGraphNodeTypeMemset, cudaMemset2D(devPtr, pitch, value, width, height));
+  return cudaMemset2D(devPtr, pitch, value, width, height);
 }
 /* Priorities are kept and reported (clamped to the range, as the runtime does); work runs in
  * program order whatever they say. */

@@ -2,8 +2,9 @@
 // configuration (and its cooperative attribute), cudaMemPrefetchAsync and cudaMemAdvise with a
 // memory location, the typed cudaOccupancyAvailableDynamicSMemPerBlock, stream priorities and
 // attributes kept, an event without timing refused by cudaEventElapsedTime, cudaMemset2D wider
-// than its pitch refused, the default memory pool's attributes, a PCI bus id, a graph's edges,
-// its DOT file and an executable graph's host node changed.
+// than its pitch refused (one row of it written, as an H200 does), the default memory pool's
+// attributes, a PCI bus id, a graph's edges, its DOT file and an executable graph's host node
+// changed.
 // emu-test: expect pass
 // emu-test: schedules forward
 // emu-test: stdout runtime ok
@@ -81,9 +82,20 @@ int main() {
   void *pitched;
   size_t pitch;
   CK(cudaMallocPitch(&pitched, &pitch, 100, 4));
-  if (cudaMemset2D(pitched, pitch, 0, pitch + 8, 4) != cudaErrorInvalidPitchValue)
-    printf("cudaMemset2D wider than its pitch was not refused\n"), bad++;
+  cudaError_t wide = cudaMemset2D(pitched, pitch, 0, pitch + 8, 4);
+  if (wide != cudaErrorInvalidValue)
+    printf("cudaMemset2D wider than its pitch gave %s, not cudaErrorInvalidValue\n", cudaGetErrorName(wide)), bad++;
   (void)cudaGetLastError();
+  wide = cudaMemset2DAsync(pitched, pitch, 0, pitch + 8, 4, s);
+  if (wide != cudaErrorInvalidValue)
+    printf("cudaMemset2DAsync wider than its pitch gave %s, not cudaErrorInvalidValue\n", cudaGetErrorName(wide)), bad++;
+  (void)cudaGetLastError();
+  // One row of any width is written (the pitch is not used); an H200 answers the same.
+  if (cudaMemset2D(pitched, pitch, 7, pitch + 8, 1) != cudaSuccess)
+    printf("cudaMemset2D of one row wider than its pitch was refused\n"), bad++;
+  unsigned char row[8];
+  CK(cudaMemcpy(row, (char *)pitched + pitch, 8, cudaMemcpyDeviceToHost));
+  if (row[0] != 7 || row[7] != 7) printf("cudaMemset2D of one row did not write past the pitch\n"), bad++;
 
   cudaMemPool_t pool;
   CK(cudaDeviceGetDefaultMemPool(&pool, 0));
