@@ -1417,17 +1417,21 @@ static cudaError_t peer_error(cudaError_t e) {
   set_error(e);
   return e;
 }
+/* The errors in the order two H200s give them with CUDA 13.0: a device that does not exist,
+ * then flags, then the current device itself (unsupported); disabling the device itself says
+ * that access was never enabled. */
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags) {
   STICKY_CHECK();
-  if (!valid_device(peerDevice) || peerDevice == t_device) return peer_error(cudaErrorInvalidDevice);
+  if (!valid_device(peerDevice)) return peer_error(cudaErrorInvalidDevice);
   if (flags != 0) return peer_error(cudaErrorInvalidValue);
+  if (peerDevice == t_device) return peer_error(cudaErrorPeerAccessUnsupported);
   const unsigned bit = 1u << peerDevice;
   if (g_peers[t_device].fetch_or(bit) & bit) return peer_error(cudaErrorPeerAccessAlreadyEnabled);
   return cudaSuccess;
 }
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   STICKY_CHECK();
-  if (!valid_device(peerDevice) || peerDevice == t_device) return peer_error(cudaErrorInvalidDevice);
+  if (!valid_device(peerDevice)) return peer_error(cudaErrorInvalidDevice);
   const unsigned bit = 1u << peerDevice;
   if (!(g_peers[t_device].fetch_and(~bit) & bit)) return peer_error(cudaErrorPeerAccessNotEnabled);
   return cudaSuccess;

@@ -1,8 +1,8 @@
 // Two devices (SCANLAB_EMU_DEVICES=2). After cudaDeviceEnablePeerAccess(1, 0) with device 0
 // current, a kernel on device 0 may use device 1's memory; the peer calls return CUDA's errors
 // (enabled twice, disabled when not enabled, a device as its own peer, a device that does not
-// exist), cudaDeviceCanAccessPeer says 1 for two distinct devices, and peer access goes one way
-// only. The default stream and cudaMemcpyPeerAsync work across devices too.
+// exist, in the order two H200s give them), cudaDeviceCanAccessPeer says 1 for two distinct
+// devices, and peer access goes one way only. The default stream and cudaMemcpyPeerAsync work across devices too.
 // emu-test: expect pass
 // emu-test: schedules forward random:1
 // emu-test: env SCANLAB_EMU_DEVICES=2
@@ -47,7 +47,10 @@ int main() {
   CK(cudaMemcpyPeerAsync(b0, 0, a1, 1, n * sizeof(int), 0));
 
   bad += expect("disable before enable", cudaDeviceDisablePeerAccess(1), cudaErrorPeerAccessNotEnabled);
-  bad += expect("enable self", cudaDeviceEnablePeerAccess(0, 0), cudaErrorInvalidDevice);
+  bad += expect("enable self", cudaDeviceEnablePeerAccess(0, 0), cudaErrorPeerAccessUnsupported);
+  bad += expect("enable self with flags", cudaDeviceEnablePeerAccess(0, 1), cudaErrorInvalidValue);
+  bad += expect("disable self", cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);
+  bad += expect("enable a device that does not exist", cudaDeviceEnablePeerAccess(5, 0), cudaErrorInvalidDevice);
   bad += expect("enable device 2", cudaDeviceEnablePeerAccess(2, 0), cudaErrorInvalidDevice);
   bad += expect("enable with flags", cudaDeviceEnablePeerAccess(1, 1), cudaErrorInvalidValue);
   bad += expect("enable", cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
