@@ -1494,12 +1494,13 @@ def driver_view(backend):
 
 def _saved_view(backend, programs):
     """(the view driver_view last listed for these programs, the key it was saved under), or
-    (None, key) where the programs, the loader's cache or LD_LIBRARY_PATH changed since; the key
-    is None on cuda, whose view is listed anew in each grade (its driver libraries are found at
-    run time). Three runs of ldd cost 0.13 s of every grade on a slow machine."""
+    (None, key) where the machine, the programs, the loader's cache or LD_LIBRARY_PATH changed
+    since (or another machine listed it last); the key is None on cuda, whose view is listed
+    anew in each grade (its driver libraries are found at run time). Three runs of ldd cost
+    0.13 s of every grade on a slow machine."""
     if backend == "cuda":
         return None, None
-    parts = [os.environ.get("LD_LIBRARY_PATH", "")]
+    parts = [os.uname().nodename, os.environ.get("LD_LIBRARY_PATH", "")]  # a cluster's nodes share the kit
     for p in programs + ("/etc/ld.so.cache",):
         try:
             st = os.stat(p)
