@@ -132,9 +132,27 @@ if ! command -v apt-get >/dev/null; then
   echo "Missing: ${missing[*]}; this is not a Debian/Ubuntu machine: install them by hand." >&2
   exit 1
 fi
+# apt-get, waiting for another package manager to finish (a machine's own updates often run
+# at boot, just when CI starts): dpkg's lock through DPkg::Lock::Timeout, the package lists'
+# lock (which apt-get update does not wait for) by trying again, up to 10 minutes in all.
+# Any other failure is shown at once.
+apt_get() {
+  local err i
+  for i in $(seq 120); do
+    err=$($sudo apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1 >/dev/null) && return 0
+    case $err in
+      *"Could not get lock"* | *"Unable to lock"* | *"Unable to acquire"*) ;;
+      *) echo "$err" >&2; return 1 ;;
+    esac
+    [ "$i" -eq 1 ] && echo "deps: another package manager holds apt's lock; waiting for it" >&2
+    sleep 5
+  done
+  echo "$err" >&2
+  return 1
+}
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >/dev/null && $sudo $cmd -qq >/dev/null || {
+apt_get update -qq && apt_get install -y --no-install-recommends -qq "${missing[@]}" || {
   echo "deps: the install failed. Run it by hand: sudo apt-get update && sudo $cmd" >&2
   exit 1
 }
