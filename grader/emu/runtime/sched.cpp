@@ -488,10 +488,7 @@ void device_function_on_host(const char *fn, const char *file, int line) {
 int barrier(int kind, int pred, const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
-  if (!f) {
-    diag("emu: %s called outside a kernel at %s:%d; ignored", bar_name(kind), base_name(file), line);
-    return 0;
-  }
+  if (!f) device_function_on_host(bar_name(kind), file, line); /* nvcc refuses it when compiling */
   if (w->bar_arrived == 0) {
     w->bar_count = 0;
     w->bar_and = 1;
@@ -616,10 +613,7 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
                               const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
-  if (!f) {
-    diag("emu: %s called outside a kernel at %s:%d; ignored", coll_name(kind), base_name(file), line);
-    return value;
-  }
+  if (!f) device_function_on_host(coll_name(kind), file, line);
   const int lane = f->tid & 31, warp = f->tid >> 5;
   if (g_probe_on) probe_collective(w, f->tid, kind == COLL_SYNCWARP);
   else f->probe_sync += kind == COLL_SYNCWARP; /* lockstep_point's order */
@@ -1935,10 +1929,7 @@ static void grid_wait(Worker *w, LaunchState *L, const char *file, int line) {
 void grid_sync(const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
-  if (!f) {
-    diag("emu: grid.sync() called outside a kernel at %s:%d; ignored", base_name(file), line);
-    return;
-  }
+  if (!f) device_function_on_host("grid.sync()", file, line);
   LaunchState *L = w->launch;
   if (!L->grid) {
     Buf b;
