@@ -37,11 +37,10 @@ constexpr float INV32 = 2.3283064365386963e-10f;
 constexpr double INV32D = 2.3283064365386963e-10;
 constexpr double INV53 = 1.1102230246251565e-16; /* 2^-53 */
 }  // namespace rng
-/* curand_init is a __device__ function, which nvcc refuses to call from host code; the emu
- * fails such a call when it runs (sched.cpp). The runtime's host API (curand.cpp) makes its
- * states on the host on purpose, with SCANLAB_EMU_CURAND_HOST defined. */
-[[noreturn]] void device_function_on_host(const char *fn, const char *file, int line);
 }  // namespace scanlab_emu
+/* curand_init is a __device__ function, which nvcc refuses to call from host code; the emu
+ * fails such a call when it runs (device_function_on_host). The runtime's host API
+ * (curand.cpp) makes its states on the host on purpose, with SCANLAB_EMU_CURAND_HOST defined. */
 #ifdef SCANLAB_EMU_CURAND_HOST
 #define SCANLAB_EMU_DEVICE_ONLY(fn) ((void)scanlab_emu_file, (void)scanlab_emu_line)
 #else

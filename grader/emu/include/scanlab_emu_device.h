@@ -97,6 +97,9 @@ enum CollectiveKind {
 };
 enum BarrierKind { BAR_SYNC, BAR_COUNT, BAR_AND, BAR_OR, BAR_GRID };
 
+/* A __device__ function (a barrier, a warp collective, curand_init) called from host code,
+ * which nvcc refuses when compiling: the emu ends the program there, naming it (sched.cpp). */
+[[noreturn]] void device_function_on_host(const char *fn, const char *file, int line);
 int barrier(int kind, int pred, const char *file, int line);
 unsigned long long collective(int kind, unsigned mask, unsigned long long value, int param,
                               int width, const char *file, int line);

@@ -477,7 +477,7 @@ static void barrier_all_arrived(Worker *w) {
   }
 }
 
-void device_function_on_host(const char *fn, const char *file, int line) {
+[[noreturn]] void device_function_on_host(const char *fn, const char *file, int line) {
   diag("emu: %s at %s:%d is a __device__ function called from host code: nvcc refuses this (\"calling a "
        "__device__ function from a __host__ function is not allowed\"); call it in a kernel",
        fn, base_name(file), line);
