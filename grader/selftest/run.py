@@ -1269,6 +1269,7 @@ def main():
         print("0 passed, 1 failed")
         return 2
     counts = {"passed": 0, "failed": 0}
+    failures = []  # each failure's first lines, said again above the closing line (CI shows a run's tail)
     lock = threading.Lock()
     deps = Deps(args.deps) if args.deps else None
 
@@ -1292,7 +1293,8 @@ def main():
             if why:
                 with lock:
                     counts["failed"] += 1
-                    print(f"{name}: FAIL\n    {why}", flush=True)
+                    failures.append(f"{name}: FAIL\n    {why}")
+                    print(failures[-1], flush=True)
                 return
         t0 = time.monotonic()
         CPU.seconds = 0.0
@@ -1308,6 +1310,8 @@ def main():
             line, key = f"{name}: FAIL (self-test error: {type(e).__name__}: {e})", "failed"
         with lock:
             counts[key] += 1
+            if key == "failed":
+                failures.append(line)
             print(line, flush=True)
 
     t_all = time.monotonic()
@@ -1318,6 +1322,7 @@ def main():
         code, out = sh(["make", "--no-print-directory", f"-j{os.cpu_count()}", "emu-lib"])
         if code:
             counts["failed"] += 1
+            failures.append("the emu's runtime library does not build:\n" + out[-600:])
             print("the emu's runtime library does not build:\n" + out[-1500:], flush=True)
     queue = list(pool)
 
@@ -1361,6 +1366,12 @@ def main():
     if deps and not deps.done.is_set():  # nothing chosen needed it: let it finish all the same
         deps.wait()
     passed, failed = counts["passed"], counts["failed"]
+    if failures:  # each again, shortened, where a log's tail shows it
+        print(f"\n{len(failures)} failed:")
+        for text in failures:
+            lines = text.splitlines()
+            print("\n".join(x[:300] for x in lines[:6]) + (f"\n    ... ({len(lines) - 6} more lines above)"
+                                                           if len(lines) > 6 else ""))
     print(f"\nself-test took {time.monotonic() - t_all:.0f}s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
