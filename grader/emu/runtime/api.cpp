@@ -9,6 +9,7 @@
 #include "emu_internal.h"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -268,6 +269,7 @@ struct GuardSlot {
   size_t data_len;
   uintptr_t user;
   size_t size;
+  size_t slack;                    /* the bytes after the allocation filled and checked */
   int kind;
   std::atomic<bool> kernel_open;   /* the running launch opened chunks of it */
   std::atomic<uint64_t> *chunks;   /* which chunks (a bit each) */
@@ -427,12 +429,14 @@ static const char *alloc_noun(int kind) { return kind == 2 ? "managed allocation
 
 static void fill_guards(const GuardSlot &s) {
   memset((void *)s.data, GUARD_FILL, s.user - s.data);
-  memset((void *)(s.user + s.size), GUARD_FILL, round_up(s.size, DEV_ALIGN) - s.size);
+  memset((void *)(s.user + s.size), GUARD_FILL, s.slack);
 }
 
 /* Maps a guarded allocation of @p size bytes (g_mem_mutex held); null when it cannot, or when
- * every slot is taken (the caller then mallocs). */
-static void *map_guarded(size_t size, int kind, int *slot_out) {
+ * every slot is taken (the caller then mallocs). With @p fd, the data are that shared memory
+ * file's first bytes (adopt_shared()): the allocation starts at the data's start, and the rest of
+ * its last page is the slack. */
+static void *map_guarded(size_t size, int kind, int *slot_out, int fd = -1) {
   int slot;
   if (!g_free_slots.empty()) {
     slot = g_free_slots.back();
@@ -451,18 +455,23 @@ static void *map_guarded(size_t size, int kind, int *slot_out) {
   s.mapped = mapped;
   s.data = (uintptr_t)m + fence;
   s.data_len = data_len;
-  s.user = s.data + data_len - span;
+  s.user = fd >= 0 ? s.data : s.data + data_len - span;
   s.size = size;
+  s.slack = fd >= 0 ? data_len - size : span - size;
   s.kind = kind;
   s.kernel_open.store(false);
   s.chunks = new std::atomic<uint64_t>[(data_len / DEV_CHUNK + 64) / 64]();
-  if (mprotect((void *)s.data, data_len, PROT_READ | PROT_WRITE) != 0) {
+  /* the file's pages are made (its owner wrote them): MAP_POPULATE maps them in one call */
+  if (fd >= 0 ? mmap((void *)s.data, data_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd,
+                     0) != (void *)s.data
+              : mprotect((void *)s.data, data_len, PROT_READ | PROT_WRITE) != 0) {
     munmap(m, mapped);
     delete[] s.chunks;
     return nullptr;
   }
   fill_guards(s);
-  if (g_populated + data_len <= POPULATE_BUDGET && madvise((void *)s.data, data_len, MADV_POPULATE_WRITE) == 0)
+  if (fd < 0 && g_populated + data_len <= POPULATE_BUDGET &&
+      madvise((void *)s.data, data_len, MADV_POPULATE_WRITE) == 0)
     g_populated += data_len; /* an older kernel refuses it: the pages come one fault each */
   if (kind == 0) mprotect((void *)s.data, data_len, PROT_NONE);
   s.map.store((uintptr_t)m, std::memory_order_release);
@@ -491,7 +500,7 @@ static bool guards_intact(const GuardSlot &s, char *out, size_t cap, bool head_r
                           bool slack_readable = true) {
   const unsigned char *head = (const unsigned char *)s.data, *slack = (const unsigned char *)(s.user + s.size);
   const size_t head_len = head_readable ? s.user - s.data : 0;
-  const size_t slack_len = slack_readable ? round_up(s.size, DEV_ALIGN) - s.size : 0;
+  const size_t slack_len = slack_readable ? s.slack : 0;
   size_t i = 0;
   while (i < slack_len && slack[i] == GUARD_FILL) i++;
   if (i < slack_len) {
@@ -732,6 +741,30 @@ static cudaError_t do_alloc(void **p, size_t size, int kind, const char *fn) {
   if (kind != 1) g_allocated += size;
   *p = m;
   return cudaSuccess;
+}
+
+/* Not CUDA: for the kit's driver, the shared memory file @p fd (at least @p bytes long) made
+ * device memory of @p device, as cudaMalloc's is (closed to host code, opened to kernels, fenced;
+ * cudaFree unmaps it): the test's buffers need no copy in and out of each call. -1 where it
+ * cannot (an AddressSanitizer build, a file too short, no memory left): the driver copies. */
+extern "C" int scanlab_emu_adopt(int fd, size_t bytes, int device, void **p) {
+  *p = nullptr;
+  struct stat st;
+  if (!guarding_enabled() || bytes == 0 || !valid_device(device) || fstat(fd, &st) != 0 ||
+      st.st_size < 0 || (size_t)st.st_size < bytes)
+    return -1;
+  install_fault_handler();
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  int slot = -1;
+  void *m = bytes <= total_memory() - g_allocated ? map_guarded(bytes, 0, &slot, fd) : nullptr;
+  if (!m) return -1;
+  Alloc a{bytes, 0};
+  a.slot = slot;
+  a.device = device;
+  g_allocs[(uintptr_t)m] = a;
+  g_allocated += bytes;
+  *p = m;
+  return 0;
 }
 
 static cudaError_t do_free(void *p, bool host, const char *fn) {

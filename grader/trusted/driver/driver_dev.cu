@@ -1,7 +1,7 @@
 /**
  * @file driver_dev.cu
  * @brief The driver's device side for the `cuda` and `emu` backends: the test's device memory
- *        mapped (`cuda`), device copies of shared buffers (`emu`), waiting, the copy yardstick.
+ *        mapped (`cuda`), shared buffers made device memory (`emu`), waiting, the copy yardstick.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -75,6 +75,14 @@ extern "C" int drv_dev_count(void) {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? n : 1;
 }
 extern "C" void drv_dev_free(void *p) { cudaFree(p); }
+extern "C" int drv_dev_adopt(int device, int fd, size_t bytes, void **p) {
+#ifdef SCANLAB_EMU
+  return scanlab_emu_adopt(fd, bytes, device, p);
+#else
+  (void)device, (void)fd, (void)bytes, (void)p;
+  return 1; /* a GPU's memory is apart: the test exports device memory instead (HXM_DEVICE) */
+#endif
+}
 extern "C" int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   return failed(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (to the device)", err, cap);
 }
