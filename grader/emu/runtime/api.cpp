@@ -569,7 +569,20 @@ static void close_chunks(GuardSlot &s) {
 bool guard_open_for_kernel(const GuardHit &hit) {
   if (hit.kind != 0 || !hit.in_data) return false;
   GuardSlot &s = g_slots[hit.slot];
-  const size_t c = (hit.addr - s.data) / DEV_CHUNK;
+  const size_t c = (hit.addr - s.data) / DEV_CHUNK, n = chunk_count(s);
+  if (chunk_open(s, c)) return true; /* another thread opened it meanwhile (a bit is set once open) */
+  /* A second chunk of one allocation in one launch: the kernel walks it, and the rest opens at
+   * once. Each opening is a page-table flush, and on a virtual machine a flush costs tens of
+   * microseconds, far more than the pages it changes: a kernel that reads a 4 MiB buffer paid
+   * 16 of them a launch, now 2; one that reads a flag in it still opens one chunk. */
+  bool walk = false;
+  for (size_t w = 0; w < (n + 63) / 64 && !walk; w++) walk = s.chunks[w].load() != 0;
+  if (walk) {
+    if (mprotect((void *)s.data, s.data_len, PROT_READ | PROT_WRITE) != 0) return false;
+    for (size_t w = 0; w < (n + 63) / 64; w++)
+      s.chunks[w].fetch_or(w + 1 < (n + 63) / 64 || n % 64 == 0 ? ~0ull : (1ull << (n % 64)) - 1);
+    return true; /* the slot is in g_opened since its first chunk */
+  }
   const uintptr_t lo = s.data + c * DEV_CHUNK;
   const size_t len = s.data_len - c * DEV_CHUNK < DEV_CHUNK ? s.data_len - c * DEV_CHUNK : DEV_CHUNK;
   if (mprotect((void *)lo, len, PROT_READ | PROT_WRITE) != 0) return false;
