@@ -434,8 +434,8 @@ static void fill_guards(const GuardSlot &s) {
 
 /* Maps a guarded allocation of @p size bytes (g_mem_mutex held); null when it cannot, or when
  * every slot is taken (the caller then mallocs). With @p fd, the data are that shared memory
- * file's first bytes (adopt_shared()): the allocation starts at the data's start, and the rest of
- * its last page is the slack. */
+ * file's first bytes (scanlab_emu_adopt()): the allocation starts at the data's start, and the
+ * rest of its last page is the slack. */
 static void *map_guarded(size_t size, int kind, int *slot_out, int fd = -1) {
   int slot;
   if (!g_free_slots.empty()) {
