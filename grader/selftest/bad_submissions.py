@@ -250,6 +250,21 @@ def case_far_write():
     return expect("far_write", sub, "01", LAB01_TESTS, {t: PAST_END for t in INC_USERS})
 
 
+def case_kernel_past_guard():
+    """A kernel that writes 5 words past the test's guard band after its output. On the emu the
+    test's buffer is the device memory itself (scanlab_emu_adopt): the write lands in the rest of
+    the buffer's last page, which the emu fills and checks when the launch ends, or, where the
+    buffer ends on a page, in its fence, where it faults."""
+    rel = "02-kogge-stone/kogge_stone.cu"
+    line = "  if (i < n) out[i] = s[t];\n"
+    sub = make_submission("kernel_past_guard", rel, line,
+                          line + "  if (i == 0) out[n + 16384 + 5] = 0;             /* past the guard band */\n")
+    past = r"wrote past the end of a device allocation of \d+ bytes \(first damaged byte at byte offset 20 past"
+    return expect("kernel_past_guard", sub, "02", ("ks_example", "ks_edge_sizes", "db_example", "emu_parallel"),
+                  {"ks_example": past, "ks_edge_sizes": past,
+                   "emu_parallel": r"write past the end of a device allocation of \d+ bytes \(at byte offset 20 past"})
+
+
 def case_input_modified():
     sub = make_submission("input_modified", LAB01_FILE, INC_LOOP_END,
                           INC_LOOP_END + "  if (n > 1 && in != out) ((unsigned char *)in)[size] ^= 1;\n")
@@ -2283,6 +2298,7 @@ CASES = [
     ("write past the end", case_write_past_end),
     ("write 1088 words past the end", case_far_write),
     ("input modified", case_input_modified),
+    ("a kernel writes past the test's guard band (emu)", case_kernel_past_guard),
     ("lab 03: a down-sweep that reads tile[b] again after the store (emu counters)",
      case_downsweep_reread),
     ("a padded scan that pads nothing (emu counters)", case_padding_left_out),
