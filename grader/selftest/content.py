@@ -242,42 +242,60 @@ def edit_to_result():
     path = os.path.join(sub, "06-segmented-scan", "seg_scan.cu")
     text = open(path).read()
     at = text.index("\n", text.index("/* STUDENT-BEGIN(lab06) */")) + 1  # inside a region: the header names it too
-    open(path, "w").write(text[:at] + f"  /* an edit at {time.time()} */\n" + text[at:])
-    runs = []
-    try:
-        for again in (False, True):  # after the edit, the whole run; unchanged, up to the first result
-            t0, first = time.monotonic(), None
-            p = subprocess.Popen(["make", "--no-print-directory", "test", "LAB=06", f"SUBMISSION={sub}",
-                                  "BACKEND=emu"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 text=True, env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
-            lines = []
-            for line in p.stdout:
-                lines.append(line)
-                if first is None and re.match(r"^  \w+: (OK|FAIL|SKIP)", line):
-                    first = time.monotonic() - t0
-                    if again:
-                        os.killpg(p.pid, signal.SIGTERM)
-                        break
+
+    def timed(whole, release):
+        """make test's first result (seconds) and the whole run's; `whole`: wait for every test,
+        else stop at the first; `release`: the paired lanes may start once the first is in."""
+        t0, first = time.monotonic(), None
+        p = subprocess.Popen(["make", "--no-print-directory", "test", "LAB=06", f"SUBMISSION={sub}",
+                              "BACKEND=emu"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if first is None and re.match(r"^  \w+: (OK|FAIL|SKIP)", line):
+                first = time.monotonic() - t0
+                if not whole:
+                    os.killpg(p.pid, signal.SIGTERM)
+                    break
+                if release or first <= EDIT_FIRST_S:
                     common.TIMED_PART_OVER.set()  # the rest of the run is no longer timed
-            p.stdout.close()
-            p.wait()
-            runs.append((first, time.monotonic() - t0, "".join(lines)))
+        p.stdout.close()
+        p.wait()
+        return first, time.monotonic() - t0, "".join(lines)
+
+    # Each bound is a wall time, which a busy machine (CI's neighbours) can stretch for one run:
+    # a first result later than its bound is measured once more (after another edit) before the
+    # check fails, and the line says so.
+    late = []
+    try:
+        for attempt in range(2):  # after an edit, the whole run
+            open(path, "w").write(text[:at] + f"  /* an edit at {time.time()} */\n" + text[at:])
+            f1, t1, out1 = timed(True, attempt == 1)
+            if f1 is not None and f1 <= EDIT_FIRST_S:
+                break
+            late.append(f"an edit's first result {f1 if f1 is None else round(f1, 1)} s")
+        for attempt in range(2):  # unchanged, up to the first result
+            f2, t2, out2 = timed(False, True)
+            if f2 is not None and f2 <= CACHED_FIRST_S:
+                break
+            late.append(f"an unchanged run's first result {f2 if f2 is None else round(f2, 1)} s")
     finally:
         common.TIMED_PART_OVER.set()
-    (f1, t1, out1), (f2, t2, out2) = runs
     bad = []
     if f1 is None or f1 > EDIT_FIRST_S:
         bad.append(f"after an edit the first result came after {f1 if f1 is None else round(f1, 1)} s (at most "
                    f"{EDIT_FIRST_S:g})")
     if f2 is None or f2 > CACHED_FIRST_S:
-        bad.append(f"with nothing changed the first result came after {f2} s (at most {CACHED_FIRST_S:g})")
+        bad.append(f"with nothing changed the first result came after {f2 if f2 is None else round(f2, 1)} s "
+                   f"(at most {CACHED_FIRST_S:g})")
     if "at -O1, race detector on" not in out1 or "Score: 40/40" not in out1 or "emu_traffic: OK" not in out1:
         bad.append("the quick build, the graded build's counted test and every test passing: not all seen:\n" +
                    out1[-1500:])
     if bad:
-        raise CheckFailed("\n    ".join(bad))
+        raise CheckFailed("\n    ".join(bad + ([f"(measured twice, each run: {', '.join(late)})"] if late else [])))
     return (f"lab 06 after a one-line edit: first result {f1:.1f} s, all {t1:.1f} s; unchanged: first {f2:.1f} s "
-            f"(load {os.getloadavg()[0]:.1f})")
+            f"(load {os.getloadavg()[0]:.1f})" + (f"; measured again after {', '.join(late)}" if late else ""))
 
 
 # ---- 3c. the given code moves no more than the lab teaches -----------------------------------
