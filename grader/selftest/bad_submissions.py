@@ -254,15 +254,15 @@ def case_kernel_past_guard():
     """A kernel that writes 5 words past the test's guard band after its output. On the emu the
     test's buffer is the device memory itself (scanlab_emu_adopt): the write lands in the rest of
     the buffer's last page, which the emu fills and checks when the launch ends, or, where the
-    buffer ends on a page, in its fence, where it faults."""
+    buffer ends on a page (n = 1024, with pages of 4 KiB), in its fence, where it faults."""
     rel = "02-kogge-stone/kogge_stone.cu"
     line = "  if (i < n) out[i] = s[t];\n"
     sub = make_submission("kernel_past_guard", rel, line,
                           line + "  if (i == 0) out[n + 16384 + 5] = 0;             /* past the guard band */\n")
-    past = r"wrote past the end of a device allocation of \d+ bytes \(first damaged byte at byte offset 20 past"
+    past = (r"wrote past the end of a device allocation of \d+ bytes \(first damaged byte at byte offset 20 past"
+            r"|write past the end of a device allocation of \d+ bytes \(at byte offset 20 past")  # slack, fence
     return expect("kernel_past_guard", sub, "02", ("ks_example", "ks_edge_sizes", "db_example", "emu_parallel"),
-                  {"ks_example": past, "ks_edge_sizes": past,
-                   "emu_parallel": r"write past the end of a device allocation of \d+ bytes \(at byte offset 20 past"})
+                  {"ks_example": past, "ks_edge_sizes": past, "emu_parallel": past})
 
 
 def case_input_modified():

@@ -168,10 +168,10 @@ def solutions_pass(lab, schedule, backend="emu"):
     if backend == "emu" and not small and manifest.get("emu_seconds"):
         # the manifest's figure for its slowest test on the emu (its header cites it): a run here,
         # beside make check's other lanes (a core, where the emu alone takes two), may take up to
-        # three times as long, never more (a figure off by a factor of 8 to 20 was once printed)
-        # three times: the wall time of a test beside the grade's other tests and the other lane.
-        # Over it, that test is timed once more, alone (a busy machine once slowed lab 06's
-        # slowest test, 3.4 s alone, past its 9 s); over it alone too, the figure is wrong.
+        # three times as long, never more (a figure off by a factor of 8 to 20 was once printed).
+        # A wall time, which a busy machine can stretch (lab 06's slowest test takes 3.0 to 3.6 s
+        # alone, against its 9 s): over it, that test is timed once more, alone; over it alone
+        # too, the figure is wrong.
         took = [(float(x), n) for n, x in re.findall(r"^  (\w+): OK \(([\d.]+)s\)", out, re.M)]
         limit = 3 * manifest["emu_seconds"]
         if took and max(took)[0] > limit:

@@ -292,6 +292,8 @@ void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d)
 /* Not CUDA: the kit's driver's: a shared memory file made device memory (api.cpp says how);
  * 0, or -1 where it cannot. */
 int scanlab_emu_adopt(int fd, size_t bytes, int device, void **p);
+/* Not CUDA: ends scanlab_emu_adopt's memory, which cudaFree refuses; 0, or -1. */
+int scanlab_emu_release(void *p);
 /* Not CUDA: the calls the calling host thread made so far that wait for the device (also
  * declared in scanlab_emu.h; README "Several devices"); *last, where last is not null, gets the
  * name of the latest, or null. */

@@ -255,6 +255,8 @@ struct Alloc {
   bool close_after_launch = false;   /* a copy ended while a launch ran: the launch closes it */
   int device = -1;                   /* cudaMalloc's: the device current when it was made; -1 for
                                         memory every device reaches (managed, host, symbols) */
+  bool adopted = false;              /* scanlab_emu_adopt's: cudaFree refuses it, as CUDA refuses
+                                        memory mapped through its virtual memory API */
 };
 static std::mutex g_mem_mutex;
 static std::map<uintptr_t, Alloc> g_allocs;
@@ -577,12 +579,11 @@ bool guard_open_for_kernel(const GuardHit &hit) {
    * 16 of them a launch, now 2; one that reads a flag in it still opens one chunk. */
   bool walk = false;
   for (size_t w = 0; w < (n + 63) / 64 && !walk; w++) walk = s.chunks[w].load() != 0;
-  if (walk) {
-    if (mprotect((void *)s.data, s.data_len, PROT_READ | PROT_WRITE) != 0) return false;
+  if (walk && mprotect((void *)s.data, s.data_len, PROT_READ | PROT_WRITE) == 0) {
     for (size_t w = 0; w < (n + 63) / 64; w++)
       s.chunks[w].fetch_or(w + 1 < (n + 63) / 64 || n % 64 == 0 ? ~0ull : (1ull << (n % 64)) - 1);
     return true; /* the slot is in g_opened since its first chunk */
-  }
+  } /* else (refused: no memory for the change) the one chunk, as the first */
   const uintptr_t lo = s.data + c * DEV_CHUNK;
   const size_t len = s.data_len - c * DEV_CHUNK < DEV_CHUNK ? s.data_len - c * DEV_CHUNK : DEV_CHUNK;
   if (mprotect((void *)lo, len, PROT_READ | PROT_WRITE) != 0) return false;
@@ -774,17 +775,19 @@ extern "C" int scanlab_emu_adopt(int fd, size_t bytes, int device, void **p) {
   Alloc a{bytes, 0};
   a.slot = slot;
   a.device = device;
+  a.adopted = true;
   g_allocs[(uintptr_t)m] = a;
   g_allocated += bytes;
   *p = m;
   return 0;
 }
 
-static cudaError_t do_free(void *p, bool host, const char *fn) {
+static cudaError_t do_free(void *p, bool host, const char *fn, bool adopted = false) {
   if (!p) return cudaSuccess;
   std::lock_guard<std::mutex> g(g_mem_mutex);
   auto it = g_allocs.find((uintptr_t)p);
-  if (it == g_allocs.end() || it->second.kind == 3 || (it->second.kind == 1) != host) {
+  if (it == g_allocs.end() || it->second.kind == 3 || (it->second.kind == 1) != host ||
+      it->second.adopted != adopted) {
     fprintf(stderr, "emu: %s(%p): not a pointer returned by %s (already freed?) (cudaErrorInvalidValue)\n", fn, p,
             host ? "cudaMallocHost" : "cudaMalloc");
     set_error(cudaErrorInvalidValue);
@@ -1171,6 +1174,10 @@ cudaError_t cudaFree(void *devPtr) {
   STICKY_CHECK();
   return do_free(devPtr, false, "cudaFree");
 }
+
+/* Not CUDA: ends scanlab_emu_adopt's memory (the kit's driver; cudaFree refuses it). */
+int scanlab_emu_release(void *p) { return do_free(p, false, "scanlab_emu_release", true) == cudaSuccess ? 0 : -1; }
+
 cudaError_t cudaMallocHost(void **ptr, size_t size) {
   STICKY_CHECK();
   return do_alloc(ptr, size, 1, "cudaMallocHost");

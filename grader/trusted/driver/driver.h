@@ -88,8 +88,10 @@ int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t c
 int drv_dev_download(void *dst, const void *src, size_t bytes, char *err, size_t cap);
 /** Makes the test's shared memory file @p fd (@p bytes, guards included) device memory of
  *  @p device at @p p, shared with the test, where the backend can (`emu`): 0, else nonzero and
- *  the driver copies the buffer in and out of each call. drv_dev_free() ends it. */
+ *  the driver copies the buffer in and out of each call. drv_dev_release() ends it. */
 int drv_dev_adopt(int device, int fd, size_t bytes, void **p);
+/** Ends drv_dev_adopt()'s memory (the student's cudaFree refuses it). */
+void drv_dev_release(void *p);
 /** Maps device memory the test exported as the POSIX descriptor @p fd (@p bytes, the test's
  *  mapping size) into this process's context at @p p (`cuda` only). */
 int drv_dev_import(int fd, uint64_t bytes, void **p, char *err, size_t cap);

@@ -83,6 +83,13 @@ extern "C" int drv_dev_adopt(int device, int fd, size_t bytes, void **p) {
   return 1; /* a GPU's memory is apart: the test exports device memory instead (HXM_DEVICE) */
 #endif
 }
+extern "C" void drv_dev_release(void *p) {
+#ifdef SCANLAB_EMU
+  scanlab_emu_release(p);
+#else
+  (void)p;
+#endif
+}
 extern "C" int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   return failed(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy (to the device)", err, cap);
 }

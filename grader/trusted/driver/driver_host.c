@@ -33,6 +33,7 @@ int drv_dev_alloc_on(int device, void **p, size_t bytes, char *err, size_t cap) 
 int drv_dev_count(void) { return 1; }
 void drv_dev_free(void *p) { (void)p; }
 int drv_dev_adopt(int device, int fd, size_t bytes, void **p) { return (void)device, (void)fd, (void)bytes, (void)p, 1; }
+void drv_dev_release(void *p) { (void)p; }
 int drv_dev_upload(void *dst, const void *src, size_t bytes, char *err, size_t cap) {
   (void)err;
   (void)cap;
