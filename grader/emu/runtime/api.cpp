@@ -255,8 +255,8 @@ struct Alloc {
   bool close_after_launch = false;   /* a copy ended while a launch ran: the launch closes it */
   int device = -1;                   /* cudaMalloc's: the device current when it was made; -1 for
                                         memory every device reaches (managed, host, symbols) */
-  bool adopted = false;              /* scanlab_emu_adopt's: cudaFree refuses it, as CUDA refuses
-                                        memory mapped through its virtual memory API */
+  bool adopted = false;              /* scanlab_emu_adopt's: cudaFree refuses it (cudaMalloc did
+                                        not return it); scanlab_emu_release ends it */
 };
 static std::mutex g_mem_mutex;
 static std::map<uintptr_t, Alloc> g_allocs;
