@@ -423,9 +423,12 @@ static void buf_free(uint32_t id) {
   if (id >= MAX_BUFS || !bufs[id].used) return;
   buffer *b = &bufs[id];
   if (b->mem == HXM_HOST) {
-    if (b->adopted) drv_dev_release(b->dev);
-    else if (!drv_dev_is_host()) drv_dev_free(b->dev);
-    if (!b->adopted) munmap(b->shared, b->bytes);
+    if (b->adopted) {
+      drv_dev_release(b->dev);
+    } else {
+      if (!drv_dev_is_host()) drv_dev_free(b->dev);
+      munmap(b->shared, b->bytes);
+    }
   } /* device memory: the mapping stays until HXP_UNMAP */
   memset(b, 0, sizeof *b);
 }
