@@ -946,15 +946,25 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
         res.update(ok=True, driver=driver)
         return res
 
-    # A staging folder outside the kit, with only what the build needs (build.mk's student kit),
-    # readable by the sandbox's user wherever the kit lives.
-    kit_dir = os.path.join(KIT, lb, "student", f"lab{lab}")
-    work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-", dir=STAGING[0] if STAGING else None)
-    try:
-        return _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver, log_path, res,
-                             quick, devcheck)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    # One build of a key at a time: graders started together on the same code (a class's
+    # untouched skeletons under JOBS=4, two make targets at once) build it once, and the later
+    # ones take the finished driver. A forced one (--rebuild) still builds, after the other.
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    with open(final + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(os.path.join(final, ".complete")) and not force:
+            shutil.copyfile(os.path.join(final, "build.log"), log_path)
+            res.update(ok=True, driver=driver)
+            return res
+        # A staging folder outside the kit, with only what the build needs (build.mk's student
+        # kit), readable by the sandbox's user wherever the kit lives.
+        kit_dir = os.path.join(KIT, lb, "student", f"lab{lab}")
+        work = tempfile.mkdtemp(prefix=f"scanlab-lab{lab}-", dir=STAGING[0] if STAGING else None)
+        try:
+            return _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver, log_path, res,
+                                 quick, devcheck)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver, log_path, res, quick=False,
