@@ -149,19 +149,22 @@ def write_manifests(folder, texts):
     return {"SCANLAB_MANIFESTS": folder}
 
 
-def small_manifests(limit):
-    """The kit's manifests with every `sizes` list cut to its sizes up to `limit` (the smallest
-    kept where all are larger): the same tests, the same other parameters."""
+def small_manifests(limit, source=None):
+    """The kit's manifests (or those in the folder `source`) with every `sizes` list cut to its
+    sizes up to `limit` (the smallest kept where all are larger): the same tests, the same other
+    parameters."""
     def cut(m):
         sizes = [s.strip() for s in m.group(2).split(",")]
         kept = [s for s in sizes if int(s) <= limit] or [min(sizes, key=int)]
         return f'{m.group(1)}"{",".join(kept)}"'
+    folder = source or grade.MANIFESTS
     texts = {}
-    for name in sorted(os.listdir(grade.MANIFESTS)):
-        src = os.path.join(grade.MANIFESTS, name)
+    for name in sorted(os.listdir(folder)):
+        src = os.path.join(folder, name)
         if os.path.isfile(src):
             texts[name] = re.sub(r'(\bsizes\s*=\s*)"([\d,\s]+)"', cut, open(src).read())
-    return write_manifests(os.path.join(BUILD, f"manifests-small-{limit}"), texts)
+    where = f"manifests-small-{limit}" + (f"-{os.path.basename(source)}" if source else "")
+    return write_manifests(os.path.join(BUILD, where), texts)
 
 
 def quick_lab01_manifests():
