@@ -954,7 +954,7 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
         fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.exists(os.path.join(final, ".complete")) and not force:
             shutil.copyfile(os.path.join(final, "build.log"), log_path)
-            res.update(ok=True, driver=driver)
+            res.update(ok=True, driver=driver, shared=True)
             return res
         # A staging folder outside the kit, with only what the build needs (build.mk's student
         # kit), readable by the sandbox's user wherever the kit lives.
@@ -1733,7 +1733,8 @@ def main(argv=None):
                         f"result; the graded build, as make grade makes it, follows for "
                         f"{', '.join(t['name'] for t in counted) or 'no test'})")
                 else:
-                    say(f"  (built in {time.monotonic() - t0:.1f}s)")
+                    say(f"  (built in {time.monotonic() - t0:.1f}s" +
+                        (": another grade of the same code built it, this one waited)" if built.get("shared") else ")"))
             binary = os.path.join(KIT, "tests", f"lab{m['lab']}_tests")
             clean_driver = os.path.join(KIT, lb, "scanlab-clean-driver")
 

@@ -1632,7 +1632,64 @@ def similarity():
             + f"; the earlier term's copy {old.get(frozenset(('earlier:old_h1', 'h1_iter')), 0):.2f}")
 
 
+def build_once():
+    """Two graders started together on the same new code (a class's identical hand-ins under
+    JOBS=4): the second waits for the first one's build and takes its driver, and says so; both
+    grade it alike. The second starts once the first holds the build's lock, so the two always
+    overlap."""
+    import fcntl
+    import glob
+    subs = [os.path.join(BUILD, "build-once", name) for name in ("first", "second")]
+    text = open(os.path.join(ROOT, "solutions", "01-serial", "scan_serial.c")).read()
+    at = text.index("\n", text.index("/* STUDENT-BEGIN(lab01) */")) + 1
+    text = text[:at] + f"/* new code: {time.time_ns()} */\n" + text[at:]  # a key no grade has built
+    for sub in subs:
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(os.path.join(sub, "01-serial"))
+        open(os.path.join(sub, "01-serial", "scan_serial.c"), "w").write(text)
+    before = set(glob.glob(os.path.join(ROOT, "build", "sub", "*", "*", "lab01.lock")))
+
+    def start(sub):
+        return subprocess.Popen([sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--lab", "01",
+                                 "--submission", sub, "--test", "inc_example,exc_example",
+                                 "--results", os.path.join(sub, "results.json")], cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=dict(os.environ, NO_COLOR="1", **quick_lab01_manifests()))
+
+    first = start(subs[0])
+    held, t0 = None, time.monotonic()
+    while held is None and first.poll() is None and time.monotonic() - t0 < 60:
+        for path in set(glob.glob(os.path.join(ROOT, "build", "sub", "*", "*", "lab01.lock"))) - before:
+            with open(path) as fh:
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+                except OSError:
+                    held = path  # the first grader is building
+        time.sleep(0.005)
+    if held is None:
+        out = first.communicate()[0]
+        raise CheckFailed("the first grader was never seen holding a build's lock:\n" + out[-1500:])
+    second = start(subs[1])
+    outs = [p.communicate(timeout=300)[0] for p in (first, second)]
+    said = [bool(re.search(r"\(built in [0-9.]+s: another grade of the same code built it", o)) for o in outs]
+    bad = []
+    if said != [False, True]:
+        bad.append(f"the second grader should say it took the first one's build (said so: first {said[0]}, "
+                   f"second {said[1]})")
+    for name, sub, out in zip(("first", "second"), subs, outs):
+        data = json.load(open(os.path.join(sub, "results.json"))) if os.path.exists(
+            os.path.join(sub, "results.json")) else {}
+        if data.get("score") is None or data.get("score") != data.get("max_score") or not data.get("max_score"):
+            bad.append(f"the {name} grader scored {data.get('score')}/{data.get('max_score')}:\n" + out[-800:])
+    if bad:
+        raise CheckFailed("\n    ".join(bad))
+    line = [ln.strip() for ln in outs[1].splitlines() if "another grade of the same code" in ln][0]
+    return f"built once, under {os.path.relpath(held, ROOT)}; the second grader: {line}"
+
+
 CHECKS = [("SUBMISSION that is a FIFO, a device or a socket", fifo_submission),
+          ("graders started together on the same code build it once", build_once),
           ("class entries named to hurt: gradebook.csv, ...tar.gz, a space, links", class_entry_names),
           ("course file and roster mistakes are errors", course_mistakes),
           ("regrading one student changes that row only (STUDENT=, a CLASS of one)", regrade_one_student),
