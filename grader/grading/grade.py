@@ -941,20 +941,22 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
     log_path = os.path.join(grade_dir, "logs", f"lab{lab}", "build-quick.log" if quick else "build.log")
     res["log"] = log_path
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
-    if os.path.exists(os.path.join(final, ".complete")) and not force:
-        shutil.copyfile(os.path.join(final, "build.log"), log_path)
-        res.update(ok=True, driver=driver)
-        return res
 
     # One build of a key at a time: graders started together on the same code (a class's
     # untouched skeletons under JOBS=4, two make targets at once) build it once, and the later
-    # ones take the finished driver. A forced one (--rebuild) still builds, after the other.
+    # ones wait and take the finished driver (`shared`). A forced one (--rebuild) still builds,
+    # after the other.
     os.makedirs(os.path.dirname(final), exist_ok=True)
     with open(final + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
         if os.path.exists(os.path.join(final, ".complete")) and not force:
             shutil.copyfile(os.path.join(final, "build.log"), log_path)
-            res.update(ok=True, driver=driver, shared=True)
+            res.update(ok=True, driver=driver, shared=waited)
             return res
         # A staging folder outside the kit, with only what the build needs (build.mk's student
         # kit), readable by the sandbox's user wherever the kit lives.

@@ -108,14 +108,13 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
     `ignore` may go either way; the others pass; `output` is a regex the grader's output must
     match. On the emu each test runs on its sizes up to 2^21 (selftest.small_manifests: the
     larger sizes of a list meet no case the smaller miss, and were most of these cases' time; a
-    test's own `n`, such as a 2^31 one, is kept), in the kit's manifests or in those `allowing`
-    wrote; other manifests `env` names are taken as they are. `workers`:
+    test's own `n`, such as a 2^31 one, is kept), in the manifests `env` names (`allowing`'s) or
+    the kit's. `workers`:
     host thread counts (SCANLAB_EMU_WORKERS) the failing tests are graded with again, beside the
     machine's own (its cores), each time with the same entries in results.json, times aside."""
-    if backend == "emu" and "SCANLAB_MANIFESTS" not in (env or {}):
-        env = dict(env or {}, **selftest.small_manifests(selftest.REVERSE_MAX_SIZE))
-    elif backend == "emu" and os.path.basename(env["SCANLAB_MANIFESTS"]).startswith(ALLOWING):
-        env = dict(env, **selftest.small_manifests(selftest.REVERSE_MAX_SIZE, env["SCANLAB_MANIFESTS"]))
+    if backend == "emu":
+        env = dict(env or {}, **selftest.small_manifests(selftest.REVERSE_MAX_SIZE,
+                                                          (env or {}).get("SCANLAB_MANIFESTS")))
     code, out, data = grade(case, sub, [lab], tests=tests, max_timeout=max_timeout, schedule=schedule,
                             extra=extra, backend=backend, env=env)
     got = selftest.by_name(data)
@@ -163,15 +162,12 @@ def all_fail(case, sub, lab, tests, reason, **kw):
     return expect(case, sub, lab, tests, {t: reason for t in tests}, **kw)
 
 
-ALLOWING = "manifests-allowing-"
-
-
 def allowing(lab, *names):
     """The environment of a grade whose lab `lab` also allows `names` (an instructor's wider
     `allow` list, with those names out of its `forbid` list): the runtime protections a case tries must hold where the build lets a call
     through."""
     import grade as g  # noqa: E402
-    folder = os.path.join(ROOT, "build", "selftest", ALLOWING + "-".join([lab] + list(names)))
+    folder = os.path.join(ROOT, "build", "selftest", "manifests-allowing-" + "-".join([lab] + list(names)))
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(g.MANIFESTS, folder)
     path = os.path.join(folder, f"lab{lab}.toml")

@@ -264,6 +264,9 @@ def edit_to_result():
         p.wait()
         return first, time.monotonic() - t0, "".join(lines)
 
+    def secs(x):
+        return x if x is None else round(x, 1)
+
     # Each bound is a wall time, which a busy machine (CI's neighbours) can stretch for one run:
     # a first result later than its bound is measured once more (after another edit) before the
     # check fails, and the line says so.
@@ -274,20 +277,20 @@ def edit_to_result():
             f1, t1, out1 = timed(True, attempt == 1)
             if f1 is not None and f1 <= EDIT_FIRST_S:
                 break
-            late.append(f"an edit's first result {f1 if f1 is None else round(f1, 1)} s")
+            late.append(f"an edit's first result {secs(f1)} s")
         for attempt in range(2):  # unchanged, up to the first result
             f2, t2, out2 = timed(False, True)
             if f2 is not None and f2 <= CACHED_FIRST_S:
                 break
-            late.append(f"an unchanged run's first result {f2 if f2 is None else round(f2, 1)} s")
+            late.append(f"an unchanged run's first result {secs(f2)} s")
     finally:
         common.TIMED_PART_OVER.set()
     bad = []
     if f1 is None or f1 > EDIT_FIRST_S:
-        bad.append(f"after an edit the first result came after {f1 if f1 is None else round(f1, 1)} s (at most "
+        bad.append(f"after an edit the first result came after {secs(f1)} s (at most "
                    f"{EDIT_FIRST_S:g})")
     if f2 is None or f2 > CACHED_FIRST_S:
-        bad.append(f"with nothing changed the first result came after {f2 if f2 is None else round(f2, 1)} s "
+        bad.append(f"with nothing changed the first result came after {secs(f2)} s "
                    f"(at most {CACHED_FIRST_S:g})")
     if "at -O1, race detector on" not in out1 or "Score: 40/40" not in out1 or "emu_traffic: OK" not in out1:
         bad.append("the quick build, the graded build's counted test and every test passing: not all seen:\n" +
