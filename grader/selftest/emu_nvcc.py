@@ -75,6 +75,14 @@ UNDECLARED = r"""
 __global__ void k(float *x) { x[0] = cudaSomeFutureCall(x[1]) + __future_intrinsic(2.0f) + myOwnTypo(3.0f); }
 int main() { return 0; }
 """
+# the CUDA toolkit's libraries the emulator does not provide, each included as a program would
+# (the compiler stops at the first header it cannot find); and a header of the program's own
+# that is missing, which is the program's mistake
+LIBRARY_USES = {"thrust_use.cu": ("#include <thrust/device_vector.h>\n#include <thrust/reduce.h>\n", "Thrust"),
+                "cub_use.cu": ("#include <cub/cub.cuh>\n", "CUB"),
+                "cublas_use.cu": ("#include <cublas_v2.h>\n", "cuBLAS"),
+                "cufft_use.cu": ("#include <cuda_runtime.h>\n#include <cufft.h>\n", "cuFFT")}
+OWN_HEADER_MISSING = "#include \"my_helpers.cuh\"\nint main() { return 0; }\n"
 RACY_MAIN = r"""
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -107,7 +115,9 @@ def driver():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
-                       ("big_locals.cu", BIG_LOCALS), ("undeclared.cu", UNDECLARED)):
+                       ("big_locals.cu", BIG_LOCALS), ("undeclared.cu", UNDECLARED),
+                       ("own_header.cu", OWN_HEADER_MISSING)) + \
+            tuple((name, text + "int main() { return 0; }\n") for name, (text, _) in LIBRARY_USES.items()):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
     with open(os.path.join(work, "opts.rsp"), "w") as fh:
@@ -186,10 +196,25 @@ def driver():
             or "myOwnTypo" in note[0] or "What it cannot reproduce" not in note[0]:
         bad.append("an undeclared CUDA name should get a note naming it (and not the program's typo):\n      " +
                    (note[0] if note else out[-400:]))
+    # a library of the toolkit's, included: the compiler's "No such file", then a note naming it
+    for name, (_, library) in LIBRARY_USES.items():
+        code, out = _nvcc(["-c", name, "-o", name + ".o"], work)
+        note = [ln for ln in out.splitlines() if ln.startswith("emu-nvcc: note:")]
+        if code != 1 or not note or f"belongs to {library}," not in note[0] or "What it cannot reproduce" not in note[0]:
+            bad.append(f"{name}: including {library} should end in a note naming it:\n      " +
+                       (note[0] if note else out[-300:]))
+    code, out = _nvcc(["-c", "own_header.cu", "-o", "own_header.o"], work)
+    if code != 1 or "emu-nvcc: note:" in out:
+        bad.append("a missing header of the program's own is its mistake, with no note on the emulator:\n      " +
+                   out[-300:])
+    # -ccbin names a C compiler (as nvcc's user may): the link takes its C++ driver, as nvcc's does
+    for ccbin in (["-ccbin", "gcc"], ["-ccbin=gcc"], ["-ccbin", shutil.which("gcc") or "/usr/bin/gcc"]):
+        expect(ccbin + ["-run", "big_locals.cu", "-o", "ccbin_gcc"], 0, [],
+               label="emu-nvcc " + " ".join(ccbin) + " (a C compiler)")
     if bad:
         raise CheckFailed("\n    ".join(bad))
-    return ("options, separate compilation, -dlink, -M, -E, -run, host files, the probes, six refusals, and a note "
-            "on CUDA the emulator lacks")
+    return ("options, separate compilation, -dlink, -M, -E, -run, host files, -ccbin with a C compiler, the probes, "
+            "six refusals, and notes on CUDA the emulator lacks: a name, a library's header")
 
 
 # a .cu file for the precompiled header's check: a comparison of signed and unsigned and an

@@ -606,6 +606,20 @@ inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::sleep_point(); }
 inline long long clock64() { return ::scanlab_emu::device_clock(); }
 inline unsigned long long __globaltimer() { return (unsigned long long)::scanlab_emu::clock_ns(); }
 
+/* ---- ending a kernel, optimization hints ---- */
+namespace scanlab_emu {
+[[noreturn]] void device_trap(const char *file, int line);
+}
+/* __trap(): the launch fails (cudaErrorLaunchFailure, sticky), as a GPU's trap instruction
+ * ends it; the message names the thread that called it. */
+[[noreturn]] inline void __trap(SCANLAB_EMU_SITE) { ::scanlab_emu::device_trap(scanlab_emu_file, scanlab_emu_line); }
+/* __builtin_assume(e): a promise to nvcc's optimizer, never evaluated; GCC has no such built-in.
+ * (Its other hints, __builtin_expect, __builtin_unreachable and __builtin_assume_aligned, are
+ * GCC's too.) */
+#if !__has_builtin(__builtin_assume)
+#define __builtin_assume(...) ((void)sizeof((__VA_ARGS__) ? 1 : 0))
+#endif
+
 /* ---- loads ---- */
 template <class T>
 inline T __ldg(const T *p) { return *p; }

@@ -195,6 +195,7 @@ struct LaunchState {
   std::atomic<long long> next_block;
   std::atomic<bool> failed;
   std::atomic<int> error;
+  std::atomic<bool> programs_own; /* the failure is the program's own end of it (assert, __trap) */
   std::atomic<int> running_workers;
   unsigned long long serial;
   double start_s;

@@ -364,12 +364,13 @@ static void switch_next(Worker *w) {
 /* ------------------------------------------------------------------ failures */
 
 /* Prints the diagnostic of the first failure in a launch and marks the launch failed. */
-static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunchFailure) {
+static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunchFailure, bool programs_own = false) {
   LaunchState *L = w->launch;
   w->failed = true;
   bool first = !L->failed.exchange(true);
   if (!first) return;
   L->error.store(error);
+  L->programs_own.store(programs_own);
   Buf k;
   describe_launch(k, L->info);
   std::lock_guard<std::mutex> g(diag_mutex());
@@ -1005,7 +1006,25 @@ unsigned coalesced_mask(const char *file, int line) {
   Buf b;
   b.add("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file, line, function,
         w->bidx.x, w->bidx.y, w->bidx.z, f->tidx.x, f->tidx.y, f->tidx.z, assertion);
-  report(w, b, cudaErrorAssert);
+  report(w, b, cudaErrorAssert, true);
+  go(w, w->cur, nullptr);
+  abort(); /* not reached */
+}
+
+/* __trap(): the launch fails with cudaErrorLaunchFailure (sticky), as a GPU's trap ends it; like
+ * assert, the program's own doing, which its exit status is left to. */
+[[noreturn]] void device_trap(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f) {
+    diag("emu: __trap() called outside a kernel at %s:%d", base_name(file), line);
+    exit(1);
+  }
+  Buf b;
+  b.add("emu: __trap() called at %s:%d (", base_name(file), line);
+  add_block(b, w);
+  b.add(", thread (%u,%u,%u))", f->tidx.x, f->tidx.y, f->tidx.z);
+  report(w, b, cudaErrorLaunchFailure, true);
   go(w, w->cur, nullptr);
   abort(); /* not reached */
 }
@@ -1837,6 +1856,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   L.next_block.store(0);
   L.failed.store(false);
   L.error.store(cudaSuccess);
+  L.programs_own.store(false);
   L.serial = serial++;
   L.start_s = now_s();
   const int nworkers = (int)p.workers.size();
@@ -1882,9 +1902,9 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   }
   if (L.failed.load()) {
     set_sticky((cudaError_t)L.error.load());
-    /* the program's own assert is its business, as on the GPU; a diagnostic of the emulator
-     * makes the process fail even where it never checks */
-    if (L.error.load() != cudaErrorAssert) note_kernel_failure();
+    /* the program's own assert or __trap is its business, as on the GPU; a diagnostic of the
+     * emulator makes the process fail even where it never checks */
+    if (!L.programs_own.load()) note_kernel_failure();
   }
   return cudaSuccess;
 }
