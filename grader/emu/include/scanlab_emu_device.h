@@ -604,7 +604,6 @@ inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); ::s
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); ::scanlab_emu::fence_point(); }
 inline void __nanosleep(unsigned ns) { (void)ns; ::scanlab_emu::sleep_point(); }
 inline long long clock64() { return ::scanlab_emu::device_clock(); }
-inline unsigned long long __globaltimer() { return (unsigned long long)::scanlab_emu::clock_ns(); }
 
 /* ---- ending a kernel, optimization hints ---- */
 namespace scanlab_emu {
