@@ -669,6 +669,13 @@ inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
   return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s & 31));
 }
+/* the clamping forms: a shift past 32 is 32 */
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32 | lo) << (s < 32 ? s : 32)) >> 32);
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s < 32 ? s : 32));
+}
 
 /* ---- float intrinsics ---- */
 inline float __int_as_float(int x) { return ::scanlab_emu::from_bits<float>((unsigned)x); }
@@ -683,7 +690,8 @@ inline float __logf(float x) { return logf(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+/* a NaN is 0, as on the GPU */
+inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }

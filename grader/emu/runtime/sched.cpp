@@ -2179,7 +2179,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
   if (guarded) {
     const ::uint3 t = kernel ? fiber_thread(w, f) : ::uint3{0, 0, 0};
     sig_guard_fault(b, hit, a, fault_access(uc), kernel ? w : nullptr, &t);
-  } else if (kernel) {
+  } else if (kernel && sig != SIGFPE) {
     const ::uint3 t = fiber_thread(w, f);
     const char *addr = (const char *)si->si_addr;
     const size_t page = fence_size();
@@ -2223,6 +2223,18 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
     sig_describe_launch(b, w->launch->info);
     b.str(" failed\n");
   }
+  if (sig == SIGFPE && kernel) {
+    /* an integer division by zero, or INT_MIN / -1: the CPU traps where a GPU does not */
+    const ::uint3 t = fiber_thread(w, f);
+    b.str("emu: integer division by zero or overflow (SIGFPE) in block ");
+    b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
+    b.str(", thread ");
+    b.dim(t.x, t.y, t.z);
+    b.str(": a GPU gives a value there and runs on (an H200: 7 / 0 is -1, 7 % 0 is 7, INT_MIN / -1 is INT_MIN); "
+          "the CPU cannot\nemu: ");
+    sig_describe_launch(b, w->launch->info);
+    b.str(" failed\n");
+  }
   if (b.n) {
     ssize_t wr = write(2, b.s, b.n);
     (void)wr;
@@ -2247,6 +2259,7 @@ void install_fault_handler() {
     struct sigaction old;
     if (sigaction(SIGSEGV, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGSEGV, &sa, nullptr);
     if (sigaction(SIGBUS, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGBUS, &sa, nullptr);
+    if (sigaction(SIGFPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) sigaction(SIGFPE, &sa, nullptr);
   });
 }
 
