@@ -116,6 +116,9 @@ void sleep_point();
 void atomic_point(const volatile void *address, bool changed = true);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
+/* A copy to or from a symbol that runs past its end: refused (cudaErrorInvalidValue, also what
+ * cudaGetLastError returns next), as the GPU's runtime refuses it. */
+cudaError_t symbol_overrun();
 int set_default_stack_kb(int kb);
 long long clock_ns();
 /* clock64() (and clock()) in device code: the CUDA thread's own cycle counter, which moves on
@@ -344,8 +347,22 @@ struct Launch {
      * already, and the call as written is the same (and cheaper to compile: no tuple) */
     if constexpr ((ByInvisibleRef<typename std::decay<P>::type>::value || ...) && Fits<P...>::template with<A...>())
       start_with(KernelCall<P...>{fn, std::tuple<typename std::decay<P>::type...>(args...)}, args...);
+    else if constexpr (Fits<P...>::template with<A...>() && (Valueless<A>::value || ...))
+      (*this)(call, carried<P>(args)...);
     else
       (*this)(call, args...);
+  }
+  /* An argument of a type that carries no value (nullptr, the rewrite's literal 0) goes in as
+   * its parameter's value, kept in the launch's copy of the arguments: the kernel reads it as a
+   * GPU's does. Left as it was, it reached the inlined kernel as a constant, and GCC dropped a
+   * store through the null pointer as undefined behaviour, where a GPU fails the launch. */
+  template <class A>
+  struct Valueless
+      : std::integral_constant<bool, std::is_null_pointer<A>::value || std::is_same<A, scanlab_emu_zero>::value> {};
+  template <class P, class A>
+  static decltype(auto) carried(const A &a) {
+    if constexpr (Valueless<A>::value) return static_cast<typename std::decay<P>::type>(a);
+    else return (a);
   }
   template <class F, class... A>
   void operator()(F fn, const A &...args) const { /* not a plain function: as written */
@@ -1081,21 +1098,25 @@ inline cudaChannelFormatDesc cudaCreateChannelDescHalf4() {
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  if (offset > sizeof(T) || count > sizeof(T) - offset) return ::scanlab_emu::symbol_overrun();
   return ::cudaMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t count, size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  if (offset > sizeof(T) || count > sizeof(T) - offset) return ::scanlab_emu::symbol_overrun();
   return ::cudaMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t s = 0) {
+  if (offset > sizeof(T) || count > sizeof(T) - offset) return ::scanlab_emu::symbol_overrun();
   return ::cudaMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, s);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count, size_t offset = 0,
                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t s = 0) {
+  if (offset > sizeof(T) || count > sizeof(T) - offset) return ::scanlab_emu::symbol_overrun();
   return ::cudaMemcpyFromSymbolAsync(dst, (const void *)&symbol, count, offset, kind, s);
 }
 template <class T>

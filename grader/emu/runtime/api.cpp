@@ -46,6 +46,12 @@ void diag(const char *fmt, ...) {
 void this_object_needs_the_emulators_runtime_link_with_emu_nvcc_or_CUDA_PATH_set_to_build_emu_toolkit() {}
 
 void set_error(cudaError_t e) { g_last.store(e); }
+cudaError_t symbol_overrun() {
+  const cudaError_t s = (cudaError_t)g_sticky.load();
+  if (s != cudaSuccess) return s;
+  set_error(cudaErrorInvalidValue);
+  return cudaErrorInvalidValue;
+}
 void set_sticky(cudaError_t e) {
   g_sticky.store(e);
   g_last.store(e);
@@ -1292,8 +1298,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) 
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaStreamDestroy");
-  if ((uintptr_t)stream > 2) delete stream;
+  if ((uintptr_t)stream <= 2) { /* the legacy and per-thread default streams are not the program's to destroy */
+    set_error(cudaErrorInvalidResourceHandle);
+    return cudaErrorInvalidResourceHandle;
+  }
+  if (stream->capture) return capture_refuse(stream, "cudaStreamDestroy");
+  delete stream;
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
@@ -1383,6 +1393,10 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const 
                                                           size_t dynamicSMemSize) {
   (void)func;
   if (!numBlocks || blockSize <= 0) return cudaErrorInvalidValue;
+  if (blockSize > 1024) { /* no such block fits (a GPU answers 0, not an error) */
+    *numBlocks = 0;
+    return cudaSuccess;
+  }
   int n = 2048 / blockSize;
   if (dynamicSMemSize) {
     int m = (int)(233472 / dynamicSMemSize);
