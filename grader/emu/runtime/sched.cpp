@@ -630,11 +630,13 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
       fail_in_fiber(w, b);
     }
     const int lo = lane & ~(width - 1), hi = lo + width - 1;
+    /* a delta or lane mask of 32 or more: the hardware reads its low five bits (tests/shfl_wide_delta.cu) */
+    const int d = param & 31;
     switch (kind) {
       case COLL_SHFL: src = lo | (param & (width - 1)); break;
-      case COLL_SHFL_UP: src = ((unsigned)param > 31u || lane - param < lo) ? lane : lane - param; break;
-      case COLL_SHFL_DOWN: src = ((unsigned)param > 31u || lane + param > hi) ? lane : lane + param; break;
-      case COLL_SHFL_XOR: src = ((unsigned)param > 31u || (lane ^ param) > hi) ? lane : (lane ^ param); break;
+      case COLL_SHFL_UP: src = lane - d < lo ? lane : lane - d; break;
+      case COLL_SHFL_DOWN: src = lane + d > hi ? lane : lane + d; break;
+      case COLL_SHFL_XOR: src = (lane ^ d) > hi ? lane : (lane ^ d); break;
     }
   }
   const unsigned bit = 1u << lane;
