@@ -1,6 +1,9 @@
-// Two halves of a block wait at different __syncthreads calls.
+// Two halves of a block wait at different __syncthreads calls: under SCANLAB_EMU_STRICT=1, as
+// the grader runs, the launch fails (CUDA leaves it undefined; barrier_mixed.cu: a program's own
+// run gets what a GPU does).
 // emu-test: expect fail
-// emu-test: stderr threads of block (0,0,0) wait at different barriers: 64 at __syncthreads (bad_barrier_mixed.cu:12; first: thread (0,0,0)), 64 at __syncthreads (bad_barrier_mixed.cu:15; first: thread (64,0,0))
+// emu-test: env SCANLAB_EMU_STRICT=1
+// emu-test: stderr threads of block (0,0,0) wait at different barriers: 64 at __syncthreads (bad_barrier_mixed.cu:15; first: thread (0,0,0)), 64 at __syncthreads (bad_barrier_mixed.cu:18; first: thread (64,0,0))
 // emu-test: stdout cudaErrorLaunchFailure
 #include <cstdio>
 
