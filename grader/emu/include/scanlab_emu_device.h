@@ -655,6 +655,8 @@ template <class T>
 inline void __stcs(T *p, T v) { *p = v; }
 template <class T>
 inline void __stwt(T *p, T v) { *p = v; }
+template <class T>
+inline void __stwb(T *p, T v) { *p = v; }
 
 /* ---- integer and bit intrinsics ---- */
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
@@ -820,6 +822,11 @@ inline double atomicAdd(double *a, double v) {
   unsigned long long old = ::scanlab_emu::atomic_update(
       p, [v](unsigned long long o) { return (unsigned long long)__double_as_longlong(__longlong_as_double((long long)o) + v); });
   return __longlong_as_double((long long)old);
+}
+/* compute capability 9.x's vector adds: atomic for each element, not for the vector as a whole */
+inline float2 atomicAdd(float2 *a, float2 v) { return make_float2(atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y)); }
+inline float4 atomicAdd(float4 *a, float4 v) {
+  return make_float4(atomicAdd(&a->x, v.x), atomicAdd(&a->y, v.y), atomicAdd(&a->z, v.z), atomicAdd(&a->w, v.w));
 }
 inline float atomicExch(float *a, float v) {
   return __uint_as_float(atomicExch(reinterpret_cast<unsigned *>(a), __float_as_uint(v)));
