@@ -1076,6 +1076,12 @@ cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) 
     set_error(cudaErrorInvalidDevice);
     return cudaErrorInvalidDevice;
   }
+  /* past the toolkit's numbering (about 140 in CUDA 13): no such attribute; one within it that
+   * the emulator does not model reads as 0 */
+  if ((int)attr < 1 || (int)attr > 200) {
+    set_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
+  }
   cudaDeviceProp p;
   cudaGetDeviceProperties(&p, device);
   switch (attr) {

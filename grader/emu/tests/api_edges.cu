@@ -1,13 +1,15 @@
 // Runtime calls at the edges of what they accept, as an H200 answers them (nvcc 13.0): a copy
 // past the end of a __device__ symbol is refused (the emu wrote past the symbol, into whatever
 // followed it); the legacy stream 0 cannot be destroyed; no block of more than 1024 threads fits
-// on a multiprocessor. Each refusal is also what cudaGetLastError returns next.
+// on a multiprocessor; a device attribute that does not exist is refused (the emu answered 0).
+// Each refusal is also what cudaGetLastError returns next.
 // emu-test: expect pass
 // emu-test: schedules forward
 // emu-test: stdout to symbol: cudaErrorInvalidValue cudaErrorInvalidValue cudaErrorInvalidValue, neighbour 7
 // emu-test: stdout from symbol: cudaErrorInvalidValue cudaSuccess
 // emu-test: stdout destroy stream 0: cudaErrorInvalidResourceHandle cudaSuccess cudaErrorInvalidResourceHandle
 // emu-test: stdout blocks of 1024 and 2048 threads: 2 0
+// emu-test: stdout attribute 99999: cudaErrorInvalidValue cudaErrorInvalidValue, warp size 32
 #include <cstdio>
 
 __device__ int pair[2];
@@ -34,5 +36,10 @@ int main() {
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit1024, emptyKernel, 1024, 0);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit2048, emptyKernel, 2048, 0);
   printf("blocks of 1024 and 2048 threads: %d %d\n", fit1024, fit2048);
+  int attr = -1, warp = -1;
+  const cudaError_t i = cudaDeviceGetAttribute(&attr, (cudaDeviceAttr)99999, 0);
+  const cudaError_t j = cudaGetLastError();
+  cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
+  printf("attribute 99999: %s %s, warp size %d\n", cudaGetErrorName(i), cudaGetErrorName(j), warp);
   return 0;
 }
