@@ -524,6 +524,12 @@ def unpack_tarball(path, dest):
     return dest
 
 
+def unpack_prefix(pid=None):
+    """The name's start of the folder under build/ where grade.py unpacks a handin: with its
+    process id, so that whoever started it can tell its folder from another grade's."""
+    return f"unpacked-{os.getpid() if pid is None else pid}-"
+
+
 def candidates(sub_dir, manifest, name):
     """Where a student file may be in an upload: NN-name/file (a handin), file (a flat upload),
     skeletons/NN-name/file (a repository or a kit), one folder down for any of them."""
@@ -1655,9 +1661,10 @@ def main(argv=None):
     os.makedirs(BUILD, exist_ok=True)  # a fresh kit (Gradescope's) has no build/ yet
     if os.path.isfile(sub):
         try:
-            unpacked = tempfile.mkdtemp(prefix="unpacked-", dir=os.path.join(BUILD))
+            unpacked = tempfile.mkdtemp(prefix=unpack_prefix(), dir=BUILD)
             sub_dir = unpack_tarball(sub, unpacked)
         except SubmissionError as e:
+            shutil.rmtree(unpacked, ignore_errors=True)  # with the members read before the bad one
             print(f"grader: cannot read submission: {e}", file=sys.stderr)
             return 2
     else:
@@ -1671,9 +1678,10 @@ def main(argv=None):
                 return True  # a link: the build reports it
         if len(tars) == 1 and not has_files():
             try:
-                unpacked = tempfile.mkdtemp(prefix="unpacked-", dir=os.path.join(BUILD))
+                unpacked = tempfile.mkdtemp(prefix=unpack_prefix(), dir=BUILD)
                 sub_dir = unpack_tarball(os.path.join(sub, tars[0]), unpacked)
             except SubmissionError as e:
+                shutil.rmtree(unpacked, ignore_errors=True)
                 print(f"grader: cannot read submission: {e}", file=sys.stderr)
                 return 2
 

@@ -14,6 +14,7 @@ Why one file (past 800 lines): the known-bad submissions, one function each and 
 runner reads; a file per subject would scatter the list.
 """
 import gzip
+import io
 import json
 import os
 import re
@@ -1071,6 +1072,60 @@ def case_pax_header_bomb():
 
 
 # ---- lenient checks and timing games ----------------------------------------------------------
+
+def case_refused_handins_leave_nothing():
+    """A handin grade.py refuses part-way leaves nothing behind: the folder it unpacked into
+    under build/ goes, with whatever it held (a class of 120 with a few bad uploads once left as
+    many folders, with the members read before the bad one). Four refusals: a tarball whose
+    second member leaves its folder, after a good first one; a tarball with a 100 MiB member; a
+    zip whose second member leaves; a folder holding only a tarball refused so. Each grade.py is
+    run here, so its process id names its folder (grade.unpack_prefix)."""
+    import zipfile
+    sys.path.insert(0, os.path.join(ROOT, "grader", "grading"))
+    import grade as grade_py
+    src = open(os.path.join(ROOT, "solutions", LAB01_FILE), "rb").read()
+    folder = os.path.join(BAD, "refused_handins")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(os.path.join(folder, "only_tarball"))
+
+    def tar_of(path, members):
+        with tarfile.open(path, "w:gz") as tar:
+            for name, data in members:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    tar_of(os.path.join(folder, "escape.tar.gz"), [(LAB01_FILE, src), ("../outside.c", src)])
+    tar_of(os.path.join(folder, "large.tar.gz"), [("01-serial/notes.txt", b"notes\n"), (LAB01_FILE, bytes(100 << 20))])
+    with zipfile.ZipFile(os.path.join(folder, "escape.zip"), "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(LAB01_FILE, src)
+        z.writestr("../outside.c", src)
+    shutil.copy(os.path.join(folder, "escape.tar.gz"), os.path.join(folder, "only_tarball", "handin.tar.gz"))
+    left, seen = [], []
+    for name in ("escape.tar.gz", "large.tar.gz", "escape.zip", "only_tarball"):
+        cmd = [sys.executable, os.path.join(ROOT, "grader", "grading", "grade.py"), "--backend", "emu", "--lab", "01",
+               "--test", "inc_example", "--submission", os.path.join(folder, name),
+               "--results", os.path.join(folder, name + ".json")]
+        p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             env=dict(os.environ, NO_COLOR="1"))
+        try:
+            out = p.communicate(timeout=120)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise CheckFailed(f"grade.py on {name} did not end within 120 s")
+        if p.returncode != 2 or "cannot read submission" not in out:
+            raise CheckFailed(f"{name}: exit {p.returncode}, expected 2 and 'cannot read submission':\n{out[-600:]}")
+        build = os.path.join(ROOT, "build")
+        mine = [e for e in os.listdir(build) if e.startswith(grade_py.unpack_prefix(p.pid))]
+        for e in mine:
+            held = sorted(os.path.relpath(os.path.join(d, f), os.path.join(build, e))
+                          for d, _, fs in os.walk(os.path.join(build, e)) for f in fs)
+            left.append(f"{name}: build/{e}" + (f" holding {', '.join(held)}" if held else " (empty)"))
+            shutil.rmtree(os.path.join(build, e), ignore_errors=True)
+        seen.append(name)
+    if left:
+        raise CheckFailed("refused handins left their unpacked folders behind:\n    " + "\n    ".join(left))
+    return f"{len(seen)} refused ({', '.join(seen)}), no folder left under build/"
+
 
 def case_missing_barrier_graded():
     """Without the second barrier a thread may add into a value another thread has not read
@@ -2378,6 +2433,7 @@ CASES = [
     ("tarball bomb", case_tarball_bomb),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),
     ("a handin whose pax header unpacks to 256 MiB", case_pax_header_bomb),
+    ("refused handins leave no unpacked folder behind", case_refused_handins_leave_nothing),
     ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
     ("missing barriers fail as races under every schedule (emu)", case_missing_barrier_race),
