@@ -3,7 +3,7 @@
 
 Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
 
-Four rewrites, each keeping every line on its line number (a `#line` directive at the top
+Five rewrites, each keeping every line on its line number (a `#line` directive at the top
 names the .cu file, so compiler errors and emulator diagnostics point into it):
 
 * `kernel<<<grid, block, smem, stream>>>(args)` becomes a call of
@@ -26,6 +26,13 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   empty object the compiler removes. Loops that GCC unrolls (`#pragma unroll` with a count
   other than 1, or before a bound known when compiling) are left alone: each iteration is
   code of its own. `#pragma unroll 1` becomes `_Pragma("GCC unroll 1")` inside the block.
+
+* each static-storage variable of device code (a `__device__` or `__managed__` variable at
+  namespace scope, a `static` variable in a `__device__` or `__global__` function, not `const`)
+  is followed by a call that tells the runtime its address and size
+  (`::scanlab_emu::device_static`): global memory on a GPU, where the memory probes count and
+  race-check it as they do cudaMalloc'd memory. A namespace-scope variable is told when the
+  program starts, a function's static when the function first runs.
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -532,6 +539,76 @@ def decl_end(m, i):
             return j
     return -1
 
+DEVICE_HEAD = re.compile(r'\b(__device__|__global__)\b')
+NOT_DEVICE_STATIC = re.compile(r'\b(__shared__|__constant__|__global__|const|constexpr|thread_local|extern|'
+                               r'template|typedef|using|static_assert|friend|operator)\b')
+
+
+def top_bodies(m, kinds):
+    """The top-level function bodies (start, end, device: the head says __device__ or
+    __global__) and the class bodies (start, end) of m, in order."""
+    funcs, classes, stack = [], [], []
+    for mt in re.finditer(r'[{}]', m):
+        j = mt.start()
+        if m[j] == '}':
+            if stack:
+                stack.pop()
+            continue
+        kind = kinds.get(j, 'code')
+        if kind == 'code' and 'code' not in stack:
+            head = m[max(m.rfind(';', 0, j), m.rfind('}', 0, j), m.rfind('{', 0, j)) + 1:j]
+            close = match_forward(m, j, '{', '}')
+            if close > 0:
+                funcs.append((j, close, DEVICE_HEAD.search(head) is not None))
+        elif kind == 'class' and 'code' not in stack:
+            close = match_forward(m, j, '{', '}')
+            if close > 0:
+                classes.append((j, close))
+        stack.append(kind)
+    return funcs, classes
+
+
+def declared_names(decl):
+    """The names a simple declaration declares (`int a, b[4] = {...}`), or [] where a
+    declarator is not a plain name with array bounds (a function, a pointer to one, a
+    parenthesized declarator)."""
+    names = []
+    text, out, k = blank_attributes(decl), [], 0
+    while k < len(text):  # array bounds emptied first: `a[(size_t)1 << 25]` is still a plain name
+        if text[k] == '[':
+            close = match_forward(text, k, '[', ']')
+            if close < 0:
+                return []
+            out.append('[]')
+            k = close + 1
+        else:
+            out.append(text[k])
+            k += 1
+    for part in split_top(''.join(out)):
+        left = split_top_eq(part)
+        if '(' in left or '{' in left:
+            return []
+        nm = re.search(r'([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$', left.strip())
+        if not nm:
+            return []
+        names.append(nm.group(1))
+    return names
+
+
+def split_top_eq(part):
+    """The declarator of `declarator = initializer` (or of `declarator{...}`): what precedes the
+    first '=' or '{' outside brackets."""
+    depth = 0
+    for k, c in enumerate(part):
+        if c in '([<':
+            depth += 1
+        elif c in ')]>':
+            depth -= 1
+        elif depth == 0 and (c == '=' or c == '{'):
+            return part[:k]
+    return part
+
+
 class Rewriter:
     def __init__(self, include_dirs):
         self.include_dirs = include_dirs
@@ -858,6 +935,9 @@ class Rewriter:
             text += '\n' * max(0, nl)
             edits.append((ds, de, text))
 
+        # -- device code's static-storage variables, told to the runtime (global memory on a GPU)
+        self.device_static_edits(m, kinds, edits)
+
         # -- each kernel that is not a template registers its name and how to call it with an
         #    argument array (profile names of launches through pointers, cudaLaunchKernel by address)
         for qual, base, end in self.kernel_bodies:
@@ -939,6 +1019,41 @@ class Rewriter:
             last = e
         out.append(src[last:])
         return ''.join(out)
+
+    def device_static_edits(self, m, kinds, edits):
+        """After each static-storage variable of device code, the call that tells the runtime
+        its address and size (the module docstring's fifth rewrite)."""
+        funcs, classes = top_bodies(m, kinds)
+        device_bodies = [(a, b) for a, b, dev in funcs if dev]
+        code = [(a, b) for a, b, _ in funcs] + classes
+
+        def inside(pos, ranges):
+            return any(a < pos < b for a, b in ranges)
+        done = set()
+        found = [(mt.start(), 'ns') for mt in re.finditer(r'\b(__device__|__managed__)\b', m)
+                 if not inside(mt.start(), code)]
+        found += [(mt.start(), 'fn') for mt in re.finditer(r'\bstatic\b', m) if inside(mt.start(), device_bodies)]
+        for i, where in found:
+            ds = max(m.rfind(';', 0, i), m.rfind('{', 0, i), m.rfind('}', 0, i)) + 1
+            if ds in done or (where == 'fn' and m[ds:i].strip()):
+                continue  # seen (`__device__ __managed__`), or `static` not at a statement's start
+            done.add(ds)
+            de = decl_end(m, i)
+            if de < 0:
+                continue
+            decl = m[ds:de]
+            if NOT_DEVICE_STATIC.search(decl):
+                continue
+            body = re.sub(r'\b(static|__device__|__managed__|volatile|inline)\b', ' ', decl)
+            names = declared_names(body)
+            if not names:
+                continue
+            text = ''
+            for nm in names:
+                self.counter += 1
+                text += (' [[maybe_unused]] static const bool scanlab_emu_dv_%d = ::scanlab_emu::device_static('
+                         '(const void *)&%s, sizeof(%s));' % (self.counter, nm, nm))
+            edits.append((de + 1, de + 1, text))
 
     def has_device_code(self, path):
         try:

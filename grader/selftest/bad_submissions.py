@@ -1804,6 +1804,130 @@ def case_serial_block_05(backend="emu"):
                   workers=MACHINE_FREE_WORKERS)
 
 
+# ---- device memory the probes once did not see: statics of device code, accesses past the log's cap
+
+STATIC_02 = """  static int g_tiles[1 << 22];                   /* a slice of global memory per block */
+  int *mine = g_tiles + (size_t)(blockIdx.x % 4096) * blockDim.x;
+  mine[t] = src[t];
+  __syncthreads();
+  if (t == 0)
+    for (unsigned k = 1; k < blockDim.x; k++) mine[k] += mine[k - 1];
+  __syncthreads();
+  src[t] = mine[t];
+  __syncthreads();
+"""
+STATIC_05 = """  static int32_t g_all[1 << 22];            /* thread 0 scans the block alone, in global memory */
+  int32_t *all = g_all + (size_t)(blockIdx.x % 4096) * 1024;
+  all[threadIdx.x] = x;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (unsigned k = 1; k < blockDim.x; k++) all[k] += all[k - 1];
+  __syncthreads();
+  const int32_t v = all[threadIdx.x];
+  (void)s_tmp;
+  if (total) *total = all[blockDim.x - 1];
+  __syncthreads();
+  return v;
+"""
+STATIC_04_OLD = """#pragma unroll
+  for (unsigned d = 1; d < WARP_SIZE; d *= 2) {
+    T y = lane >= d ? s[lane - d] : x;
+    __syncwarp(mask);             /* all reads of this step before any write */
+    if (lane >= d) {
+      x = op(y, x);
+      s[lane] = x;
+    }
+    __syncwarp(mask);             /* all writes of this step before the next step's reads */
+  }
+  return x;
+"""
+STATIC_04_NEW = """  static T g_walk[1 << 22];       /* the warp's values walked in global memory, not in s */
+  const size_t me = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) & ((1u << 22) - 1), first = me - lane;
+  x = s[lane];
+  g_walk[me] = x;
+  __syncwarp(mask);
+  T acc = g_walk[first];
+  for (unsigned j = 1; j <= lane; j++) acc = op(acc, g_walk[first + j]);
+  __syncwarp(mask);
+  return acc;
+"""
+
+
+def case_static_serial_02():
+    """Lab 02: the double-buffered scan done by thread 0 through an array that is a static of the
+    kernel (`static int g_tiles[...]`: global memory on a GPU, a slice per block). The emu's
+    probes saw only shared memory and cudaMalloc'd buffers, so thread 0's serial pass was not
+    counted and `emu_parallel` passed it (15/15); it now fails it as it fails the same scan in
+    shared memory."""
+    sub = make_submission("static_serial_02", "02-kogge-stone/kogge_stone.cu", KS_DB_LOOP, STATIC_02)
+    return expect("static_serial_02", sub, "02", LAB02_ALL,
+                  {"emu_parallel": r"thread 0 makes \d+% of its block's memory accesses"}, max_timeout=60,
+                  workers=MACHINE_FREE_WORKERS)
+
+
+def case_static_serial_05():
+    """Lab 05: scanIncBlock done by thread 0 through a function-static array (global memory on a
+    GPU), as case_serial_block_05 does through shared memory: `emu_parallel` passed it (the
+    probes did not see the array) and now fails it naming thread 0."""
+    sub = make_submission("static_serial_05", "05-global-scan/global_scan.cu", scan_inc_block_body(), STATIC_05)
+    return expect("static_serial_05", sub, "05", ("block_example", "block_sizes", "propagate_inc", "lookback_inc",
+                                                  "emu_parallel"),
+                  {"emu_parallel": r"thread 0 makes \d+% of its block's memory accesses"}, max_timeout=60,
+                  workers=MACHINE_FREE_WORKERS)
+
+
+def case_static_walk_04():
+    """Lab 04: scanIncWarpSmem stores its value in s once, then walks the warp's earlier values
+    one by one through a static array of global memory: 2 shared requests per warp, under the
+    bound, and `emu_shared` passed it (14/14). Its global traffic is now counted and bounded by
+    the copy's 8 bytes an element that a scan through s moves."""
+    sub = make_submission("static_walk_04", "04-warp-scan/warp_scan.cu", STATIC_04_OLD, STATIC_04_NEW)
+    return expect("static_walk_04", sub, "04", ("smem_ops", "smem_partial_warps", "emu_shared"),
+                  {"emu_shared": r"scanIncWarpSmem<int, Add>\(n=\d+, block=\d+\): [0-9.]+ global bytes per element"},
+                  max_timeout=60)
+
+
+LOG_CAP_05 = """  __shared__ int32_t s_junk[1024];
+  __shared__ unsigned s_last;
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = in[i];
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) s_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (s_last && threadIdx.x == 0) {   /* the last block: past the probes' log, then the scan */
+    int32_t junk = 0;
+    for (unsigned k = 0; k < (1u << 21) + 64; k++) { junk += s_junk[k & 1023]; s_junk[k & 1023] = junk; }
+    int32_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+      const int32_t x = out[i];
+      acc += x;
+      out[i] = EXCLUSIVE ? acc - x : acc;
+    }
+    s_junk[0] = junk;
+  }
+  (void)status, (void)epoch, (void)stream;
+"""
+
+
+def lookback_body_05():
+    """The solution's scanLookbackKernel, between its markers."""
+    text = open(os.path.join(ROOT, "solutions", "05-global-scan", "global_scan.cu")).read()
+    at = text.index("scanLookbackKernel(const int32_t *in")
+    begin = text.index("/* STUDENT-BEGIN(lab05) */\n", at) + len("/* STUDENT-BEGIN(lab05) */\n")
+    return text[begin:text.index("  /* STUDENT-END(lab05) */", begin)]
+
+
+def case_log_cap_05():
+    """Lab 05: a single pass that copies the input, then lets the last block's thread 0 make 2^22
+    shared-memory accesses (the probes keep that many per thread between barriers) and scan the
+    whole array alone, unseen: 8.00 bytes per element, `emu_traffic` passed. Counters that miss
+    accesses cannot judge a call: the test now fails, saying so."""
+    sub = make_submission("log_cap_05", "05-global-scan/global_scan.cu", lookback_body_05(), LOG_CAP_05)
+    return expect("log_cap_05", sub, "05", ("emu_traffic",),
+                  {"emu_traffic": r"the emu's memory probes did not keep every access"}, max_timeout=120)
+
+
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
 
 LAB06_MISSED = (
@@ -2393,6 +2517,10 @@ CASES = [
     ("lab 02: a block's scan done by thread 0 (emu counters)", case_serial_block_02),
     ("lab 02: a block's scan done by lane 0 of each warp (emu counters)", case_warp_lane_02),
     ("lab 05: scanIncBlock done by thread 0 (emu counters)", case_serial_block_05),
+    ("lab 02: a serial scan through a static array of the kernel (emu counters)", case_static_serial_02),
+    ("lab 05: scanIncBlock done by thread 0 through a static array (emu counters)", case_static_serial_05),
+    ("lab 04: a warp scan that walks the warp through a static array (emu counters)", case_static_walk_04),
+    ("lab 05: a scan hidden past the probes' log of a thread (emu counters)", case_log_cap_05),
     ("lab 05: a look-back that polls with plain loads (emu counters)", case_lookback_plain_loads),
     ("lab 05: a single pass with uncoalesced loads (emu counters)", case_lookback_uncoalesced),
     ("exit in the middle of a call", case_early_exit),

@@ -116,6 +116,10 @@ void sleep_point();
 void atomic_point(const volatile void *address, bool changed = true);
 void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
+/* A static-storage variable of device code (cu2cpp.py emits the call after its declaration): a
+ * `__device__` or `__managed__` variable, a `static` of a device function. Global memory on a
+ * GPU: the memory probes count and race-check it as they do cudaMalloc'd memory. */
+bool device_static(const void *p, size_t bytes);
 /* A copy to or from a symbol that runs past its end: refused (cudaErrorInvalidValue, also what
  * cudaGetLastError returns next), as the GPU's runtime refuses it. */
 cudaError_t symbol_overrun();

@@ -106,7 +106,10 @@ enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G
         * they were coalesced); plain global loads of a thread that read the address its previous
         * one at that instruction read (polling with plain loads, where a protocol needs volatile
         * or atomic loads) */
-       G_LD_BYTES, G_LD_PLAIN_REPOLL, N_COUNTS };
+       G_LD_BYTES, G_LD_PLAIN_REPOLL,
+       /* launches whose probes did not keep every access (a thread past LOG_CAP between two
+        * barriers, a block past LOG_BUDGET): their counts miss work, and cannot judge it */
+       G_INCOMPLETE, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 /* Room for the logs of one worker's block, all its threads together: a warp that spins for
@@ -307,16 +310,18 @@ void weak_publish(Worker *w, Probe *pr, uintptr_t pc) {
   pr->pending.clear();
 }
 
+const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi);
+
 [[noreturn]] __attribute__((noinline)) void weak_report(Worker *w, uintptr_t addr, const Unfenced &u, uintptr_t pc) {
   const dim3 &g = w->launch->info.grid;
   const unsigned long long b = u.block;
   char head[512];
-  auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(addr, ~(uintptr_t)0));
-  --it;
+  uintptr_t lo = addr, hi = addr;
+  const char *what = global_holder(addr, &lo, &hi);
   snprintf(head, sizeof head,
-           "emu: weak ordering in kernel %s: block (%u,%u,%u) reads global memory at byte offset %lu of a device "
-           "allocation that block (%llu,%llu,%llu) stored with a plain store",
-           g_launch ? g_launch->name : "?", w->bidx.x, w->bidx.y, w->bidx.z, (unsigned long)(addr - it->first),
+           "emu: weak ordering in kernel %s: block (%u,%u,%u) reads global memory at byte offset %lu of %s "
+           "that block (%llu,%llu,%llu) stored with a plain store",
+           g_launch ? g_launch->name : "?", w->bidx.x, w->bidx.y, w->bidx.z, (unsigned long)(addr - lo), what,
            b % g.x, b / g.x % g.y, b / ((unsigned long long)g.x * g.y));
   std::string msg = std::string(head) + " at " + where(u.store_pc) + " and then published (a volatile store or an "
                     "atomic, at " + where(u.publish_pc) + ") with no __threadfence() between them; the load is at " +
@@ -371,6 +376,59 @@ inline bool is_device(uintptr_t a) {
   t_last_hi = it->second;
   t_last_serial = g_launch_serial;
   return true;
+}
+
+/* Device code's static-storage variables (device_static): a fixed table, filled under a lock
+ * and read without one (an entry is complete before the count that shows it), so a function's
+ * static told while blocks run on other workers is seen from its next access. */
+const int MAX_STATICS = 4096;
+std::pair<uintptr_t, uintptr_t> g_statics[MAX_STATICS];
+std::atomic<int> g_n_statics{0};
+std::atomic<uintptr_t> g_st_lo{~(uintptr_t)0}, g_st_hi{0};
+std::mutex g_statics_mutex;
+
+__attribute__((noinline)) bool in_statics(uintptr_t a) {
+  const int n = g_n_statics.load(std::memory_order_acquire);
+  for (int k = 0; k < n; k++)
+    if (a - g_statics[k].first < g_statics[k].second - g_statics[k].first) {
+      t_last_lo = g_statics[k].first; /* is_device's cache: the variable lives as long as the program */
+      t_last_hi = g_statics[k].second;
+      t_last_serial = g_launch_serial;
+      return true;
+    }
+  return false;
+}
+
+/* Global memory that is not an allocation: a static of device code. */
+inline bool is_device_static(uintptr_t a) {
+  if (a < g_st_lo.load(std::memory_order_relaxed) || a >= g_st_hi.load(std::memory_order_relaxed)) return false;
+  return in_statics(a);
+}
+
+/* The static of device code that holds @p a: its bounds, or false. */
+bool static_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
+  const int n = g_n_statics.load(std::memory_order_acquire);
+  for (int k = 0; k < n; k++)
+    if (a - g_statics[k].first < g_statics[k].second - g_statics[k].first) {
+      *lo = g_statics[k].first;
+      *hi = g_statics[k].second;
+      return true;
+    }
+  return false;
+}
+
+/* What global memory at @p a belongs to, for a message ("a device allocation", "a static
+ * variable of device code"), with its bounds; "global memory" and lo = hi = a where neither. */
+const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
+  auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(a, ~(uintptr_t)0));
+  if (it != g_dev.begin() && a < (it - 1)->second) {
+    *lo = (it - 1)->first;
+    *hi = (it - 1)->second;
+    return "a device allocation";
+  }
+  if (static_of(a, lo, hi)) return "a static variable of device code";
+  *lo = *hi = a;
+  return "global memory";
 }
 
 inline size_t mix(uintptr_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 20); }
@@ -524,7 +582,7 @@ __attribute__((noinline)) void record_rare(const volatile void *p, unsigned size
   uintptr_t va = a, hi = 0;
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
   if (sh && a + size > hi) end_direct(pr);
-  if (!sh && !is_device(a)) return;
+  if (!sh && !is_device(a) && !is_device_static(a)) return;
   if (write) tick_store(pr);
   Access *y = (Access *)f->probe_cur;
   if (y == f->probe_end && !(y = log_room(pr, f))) return;
@@ -549,7 +607,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   Probe *pr = (Probe *)((Worker *)tls.worker)->probe;
   uintptr_t va = a, hi = 0;
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
-  if (sh ? a + size > hi : !is_device(a)) {
+  if (sh ? a + size > hi : !is_device(a) && !is_device_static(a)) {
     if (sh) record_rare(p, size, write, ret, vol);
     return;
   }
@@ -1424,10 +1482,9 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
         place = head;
       }
   } else {
-    auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(r.addr, ~(uintptr_t)0));
-    --it;
-    snprintf(head, sizeof head, "global memory at byte offset %lu of a device allocation",
-             (unsigned long)(r.addr - it->first));
+    uintptr_t lo = r.addr, hi = r.addr;
+    const char *what = global_holder(r.addr, &lo, &hi);
+    snprintf(head, sizeof head, "global memory at byte offset %lu of %s", (unsigned long)(r.addr - lo), what);
     place = head;
   }
   const bool same_warp = (r.a.tid >> 5) == (r.b.tid >> 5);
@@ -1458,6 +1515,27 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
 }  // namespace
 
 /* ---------------------------------------------------------------- hooks for sched.cpp */
+
+bool device_static(const void *p, size_t bytes) {
+  if (!bytes) return true;
+  std::lock_guard<std::mutex> g(g_statics_mutex);
+  const uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
+  const int n = g_n_statics.load(std::memory_order_relaxed);
+  for (int k = 0; k < n; k++)
+    if (g_statics[k].first == lo) return true;
+  if (n == MAX_STATICS) {
+    static bool said = false;
+    if (!said) diag("emu: more than %d static variables in device code: the memory probes do not count the "
+                    "later ones", MAX_STATICS);
+    said = true;
+    return false;
+  }
+  g_statics[n] = {lo, hi};
+  g_n_statics.store(n + 1, std::memory_order_release);
+  if (lo < g_st_lo.load(std::memory_order_relaxed)) g_st_lo.store(lo, std::memory_order_relaxed);
+  if (hi > g_st_hi.load(std::memory_order_relaxed)) g_st_hi.store(hi, std::memory_order_relaxed);
+  return true;
+}
 
 void probe_launch_begin(const LaunchInfo *in) {
   g_unfenced.clear();
@@ -1669,14 +1747,12 @@ bool probe_last_access(Worker *w, int tid, std::string *what) {
     place = "shared memory";
   } else {
     place = "global memory";
-    auto it = std::upper_bound(g_dev.begin(), g_dev.end(), std::make_pair(a.addr, ~(uintptr_t)0));
-    if (it != g_dev.begin()) {
-      --it;
-      if (a.addr < it->second) {
-        snprintf(buf, sizeof buf, " at byte offset %lu of a device allocation of %lu bytes",
-                 (unsigned long)(a.addr - it->first), (unsigned long)(it->second - it->first));
-        place += buf;
-      }
+    uintptr_t lo = a.addr, hi = a.addr;
+    const char *what = global_holder(a.addr, &lo, &hi);
+    if (hi > lo) {
+      snprintf(buf, sizeof buf, " at byte offset %lu of %s of %lu bytes", (unsigned long)(a.addr - lo), what,
+               (unsigned long)(hi - lo));
+      place += buf;
     }
   }
   *what = std::string(a.write ? "a store to " : (a.vol & VOLATILE) ? "a volatile load of " : "a load of ") + place +
@@ -1731,6 +1807,7 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
   merge_runs(workers, c);
   for (Worker *w : workers)
     if (w->probe && ((Probe *)w->probe)->truncated) {
+      c[G_INCOMPLETE] = 1;
       if (((Probe *)w->probe)->over_budget)
         diag("emu: kernel %s: the threads of a block made more memory accesses between two barriers than the "
              "memory probes keep (%zu MiB of log); the later ones are not counted and not checked for races",

@@ -423,11 +423,14 @@ enum {
   HX_C_W_BLOCKS,       /**< the blocks counted */
   HX_C_W_TOP_T0,       /**< of those, the blocks whose busiest thread is thread 0 */
   HX_C_GLD_BYTES,      /**< the bytes global loads asked for, lane by lane (32 * HX_C_GLD_SECT moved them) */
-  HX_C_GLD_PLAIN_REPOLL /**< plain global loads that read the address the same thread's previous load
+  HX_C_GLD_PLAIN_REPOLL, /**< plain global loads that read the address the same thread's previous load
                              at that instruction read: polling with plain loads */
+  HX_C_INCOMPLETE       /**< the call's launches whose accesses the probes did not all keep (a thread
+                             past their log between two barriers): hx_last_counters fails the test */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
- *  there). */
+ *  there). Where the emu's probes did not keep every access of the call (HX_C_INCOMPLETE), the
+ *  running test fails, once a call, saying so: the counts miss work and cannot judge it. */
 const hx_counters *hx_last_counters(void);
 /** The bytes a call moved through global memory, as the emu counts them: 32 per sector loaded
  *  or stored, less the volatile loads that read a sector again (a look-back's polling, as often

@@ -1280,7 +1280,18 @@ static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) 
 }
 
 static hx_counters last_counters;
-const hx_counters *hx_last_counters(void) { return last_counters.available ? &last_counters : NULL; }
+static int incomplete_said; /* the last call's incomplete counters reported (once a call) */
+const hx_counters *hx_last_counters(void) {
+  if (!last_counters.available) return NULL;
+  if (last_counters.c[HX_C_INCOMPLETE] && !incomplete_said) {
+    incomplete_said = 1;
+    hx_fail_at(__FILE__, __LINE__, "the emu's memory probes did not keep every access of the call's kernels "
+               "(a thread made more memory accesses between two barriers than they keep, or a block's "
+               "threads more than their log holds): the counters miss part of the work and cannot judge it; "
+               "a kernel of this lab needs far fewer accesses per thread");
+  }
+  return &last_counters;
+}
 
 int hx_check_parallel(const char *call, double max_share, double min_lanes) {
   const hx_counters *c = hx_last_counters();
@@ -1392,6 +1403,7 @@ static size_t call_args(long long *ret, const char *fn, const char *ctx, int nar
   const hxp_reply run = p->last;
   if (ret) *ret = run.ret;
   memset(&last_counters, 0, sizeof last_counters);
+  incomplete_said = 0;
   last_counters.available = run.counted >= HXP_COUNTERS;
   for (int k = 0; k < HXP_COUNTERS && last_counters.available; k++) last_counters.c[k] = run.counters[k];
   finish(p, 0, nargs, args, 0, where);

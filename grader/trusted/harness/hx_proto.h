@@ -128,7 +128,7 @@ enum hxp_status {
  *  requests and sectors, shared ld wavefronts and bank conflicts, st wavefronts and conflicts,
  *  shared ld and st requests, the global ld sectors of volatile loads, of those the ones that
  *  read a sector again (polling), and the atomic operations on shared and on global memory. */
-#define HXP_COUNTERS 20
+#define HXP_COUNTERS 21
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {

@@ -411,6 +411,13 @@ static void test_emu_shared(void) {
     HX_CHECK(per_warp[v] == 0,
              "%s<int, Add>(n=%zu, block=%d): %.2f shared-memory requests per warp, as the emu counts them; a "
              "shuffle scan keeps its values in registers and makes none", variant_name(all[v]), n, block, per_warp[v]);
+  for (int v = 0; v < 3; v++) {
+    const double bytes = hx_bytes_moved(&c[v]) / (double)n;
+    HX_CHECK(bytes <= 8.25,
+             "%s<int, Add>(n=%zu, block=%d): %.2f global bytes per element, as the emu counts them: the kit's launch "
+             "loads each element and stores its result (8 bytes); a warp scan keeps its values in registers or in "
+             "s, so the rest went through global memory", variant_name(all[v]), n, block, bytes);
+  }
   HX_CHECK(per_warp[2] > 0,
            "scanIncWarpSmem<int, Add>(n=%zu, block=%d): the emu counted no shared-memory access: the exercise is "
            "the scan through s", n, block);
