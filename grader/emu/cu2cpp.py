@@ -32,7 +32,9 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   is followed by a call that tells the runtime its address and size
   (`::scanlab_emu::device_static`): global memory on a GPU, where the memory probes count and
   race-check it as they do cudaMalloc'd memory. A namespace-scope variable is told when the
-  program starts, a function's static when the function first runs.
+  program starts, a function's static when the function first runs. In the same functions,
+  `malloc` and `free` become the device heap's (`::scanlab_emu::device_malloc`, `device_free`:
+  as large as `cudaLimitMallocHeapSize`, 8 MiB unless set).
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -1029,6 +1031,9 @@ class Rewriter:
 
         def inside(pos, ranges):
             return any(a < pos < b for a, b in ranges)
+        for a, b in device_bodies:  # the device heap's malloc and free
+            for mt in re.finditer(r'(?<![\w.>:])(malloc|free)(?=\s*\()', m[a:b]):
+                edits.append((a + mt.start(1), a + mt.end(1), '::scanlab_emu::device_' + mt.group(1)))
         done = set()
         found = [(mt.start(), 'ns') for mt in re.finditer(r'\b(__device__|__managed__)\b', m)
                  if not inside(mt.start(), code)]
@@ -1049,10 +1054,13 @@ class Rewriter:
             if not names:
                 continue
             text = ''
+            # a function's: thread_local, so that setting the flag, in a CUDA thread, stores to
+            # the worker's own storage, not to a host static the probes would stop
+            flag = 'static thread_local const bool' if where == 'fn' else 'static const bool'
             for nm in names:
                 self.counter += 1
-                text += (' [[maybe_unused]] static const bool scanlab_emu_dv_%d = ::scanlab_emu::device_static('
-                         '(const void *)&%s, sizeof(%s));' % (self.counter, nm, nm))
+                text += (' [[maybe_unused]] %s scanlab_emu_dv_%d = ::scanlab_emu::device_static('
+                         '(const void *)&%s, sizeof(%s));' % (flag, self.counter, nm, nm))
             edits.append((de + 1, de + 1, text))
 
     def has_device_code(self, path):

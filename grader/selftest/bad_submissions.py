@@ -1816,31 +1816,9 @@ STATIC_02 = """  static int g_tiles[1 << 22];                   /* a slice of gl
   src[t] = mine[t];
   __syncthreads();
 """
-STATIC_05 = """  static int32_t g_all[1 << 22];            /* thread 0 scans the block alone, in global memory */
-  int32_t *all = g_all + (size_t)(blockIdx.x % 4096) * 1024;
-  all[threadIdx.x] = x;
-  __syncthreads();
-  if (threadIdx.x == 0)
-    for (unsigned k = 1; k < blockDim.x; k++) all[k] += all[k - 1];
-  __syncthreads();
-  const int32_t v = all[threadIdx.x];
-  (void)s_tmp;
-  if (total) *total = all[blockDim.x - 1];
-  __syncthreads();
-  return v;
-"""
-STATIC_04_OLD = """#pragma unroll
-  for (unsigned d = 1; d < WARP_SIZE; d *= 2) {
-    T y = lane >= d ? s[lane - d] : x;
-    __syncwarp(mask);             /* all reads of this step before any write */
-    if (lane >= d) {
-      x = op(y, x);
-      s[lane] = x;
-    }
-    __syncwarp(mask);             /* all writes of this step before the next step's reads */
-  }
-  return x;
-"""
+# SERIAL_05_NEW through a slice of a static array of global memory instead of shared memory
+STATIC_05 = ("  static int32_t g_all[1 << 22];            /* thread 0 scans the block alone, in global memory */\n"
+             "  int32_t *all = g_all + (size_t)(blockIdx.x % 4096) * 1024;\n" + SERIAL_05_NEW.split("\n", 1)[1])
 STATIC_04_NEW = """  static T g_walk[1 << 22];       /* the warp's values walked in global memory, not in s */
   const size_t me = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) & ((1u << 22) - 1), first = me - lane;
   x = s[lane];
@@ -1881,7 +1859,10 @@ def case_static_walk_04():
     one by one through a static array of global memory: 2 shared requests per warp, under the
     bound, and `emu_shared` passed it (14/14). Its global traffic is now counted and bounded by
     the copy's 8 bytes an element that a scan through s moves."""
-    sub = make_submission("static_walk_04", "04-warp-scan/warp_scan.cu", STATIC_04_OLD, STATIC_04_NEW)
+    text = open(os.path.join(ROOT, "solutions", "04-warp-scan", "warp_scan.cu")).read()
+    at = text.index("#pragma unroll", text.index("scanIncWarpSmem(T x"))
+    steps = text[at:text.index("  return x;\n", at) + len("  return x;\n")]  # the solution's steps through s
+    sub = make_submission("static_walk_04", "04-warp-scan/warp_scan.cu", steps, STATIC_04_NEW)
     return expect("static_walk_04", sub, "04", ("smem_ops", "smem_partial_warps", "emu_shared"),
                   {"emu_shared": r"scanIncWarpSmem<int, Add>\(n=\d+, block=\d+\): [0-9.]+ global bytes per element"},
                   max_timeout=60)
@@ -1926,6 +1907,53 @@ def case_log_cap_05():
     sub = make_submission("log_cap_05", "05-global-scan/global_scan.cu", lookback_body_05(), LOG_CAP_05)
     return expect("log_cap_05", sub, "05", ("emu_traffic",),
                   {"emu_traffic": r"the emu's memory probes did not keep every access"}, max_timeout=120)
+
+
+HOST_COPY_05 = """static __global__ void copyThrough(const int32_t *src, int32_t *dst, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dst[i] = src[i];
+}
+"""
+HOST_SCAN_05 = """  if (n == 0) return;
+  int32_t *h = (int32_t *)malloc(n * sizeof(int32_t));   /* the host's memory, not the device's */
+  const unsigned blocks = (unsigned)((n + 255) / 256);
+  copyThrough<<<blocks, 256>>>(in, h, n);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  int32_t acc = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = h[i];
+    h[i] = EXCLUSIVE ? acc : acc + x;
+    acc += x;
+  }
+  copyThrough<<<blocks, 256>>>(h, out, n);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  free(h);
+"""
+
+
+def region_after(text, marker):
+    """The body of the first student region after `marker` in text."""
+    begin = text.index("/* STUDENT-BEGIN(lab05) */\n", text.index(marker)) + len("/* STUDENT-BEGIN(lab05) */\n")
+    return text[begin:text.index("/* STUDENT-END(lab05) */", begin)]
+
+
+def case_kernel_on_host_memory_05():
+    """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
+    input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
+    stores every output. An H200 (pageableMemoryAccess 0) fails the first launch with
+    cudaErrorIllegalAddress (0/5 there); the emu let kernels use the host's memory and graded it
+    5/5. A kernel's store to the host's own memory now ends the run, as on the GPU."""
+    text = open(os.path.join(ROOT, "solutions", "05-global-scan", "global_scan.cu")).read()
+    kernel = text.index("addOffsetsKernel(int32_t *out, size_t n, const int32_t *offsets) {")
+    helpers = region_after(text[text.index("/* STUDENT-END(lab05) */", kernel):], "STUDENT-END")  # the host helpers'
+    sub = make_submission("host_memory_05", "05-global-scan/global_scan.cu",
+                          region_after(text, "static void propagate(const int32_t *in"), HOST_SCAN_05,
+                          edits=[(helpers, helpers + HOST_COPY_05)])
+    reason = r"stores to the host's own memory"
+    return expect("host_memory_05", sub, "05", ("propagate_inc", "propagate_exc", "block_example"),
+                  {"propagate_inc": reason, "propagate_exc": reason}, max_timeout=60)
 
 
 # ---- what the earlier tests passed at full marks on the emu ---------------------------------
@@ -2521,6 +2549,7 @@ CASES = [
     ("lab 05: scanIncBlock done by thread 0 through a static array (emu counters)", case_static_serial_05),
     ("lab 04: a warp scan that walks the warp through a static array (emu counters)", case_static_walk_04),
     ("lab 05: a scan hidden past the probes' log of a thread (emu counters)", case_log_cap_05),
+    ("lab 05: kernels that use the host's memory for a host scan (emu)", case_kernel_on_host_memory_05),
     ("lab 05: a look-back that polls with plain loads (emu counters)", case_lookback_plain_loads),
     ("lab 05: a single pass with uncoalesced loads (emu counters)", case_lookback_uncoalesced),
     ("exit in the middle of a call", case_early_exit),

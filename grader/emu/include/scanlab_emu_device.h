@@ -120,6 +120,11 @@ void register_device_range(const void *p, size_t bytes);
  * `__device__` or `__managed__` variable, a `static` of a device function. Global memory on a
  * GPU: the memory probes count and race-check it as they do cudaMalloc'd memory. */
 bool device_static(const void *p, size_t bytes);
+/* malloc and free in device code (cu2cpp.py calls these there): the device heap, of
+ * cudaLimitMallocHeapSize bytes (8 MiB unless the program set it before its first device malloc);
+ * null once it is full, as on a GPU. */
+void *device_malloc(size_t bytes);
+void device_free(void *p);
 /* A copy to or from a symbol that runs past its end: refused (cudaErrorInvalidValue, also what
  * cudaGetLastError returns next), as the GPU's runtime refuses it. */
 cudaError_t symbol_overrun();

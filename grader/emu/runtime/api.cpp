@@ -341,6 +341,68 @@ void register_device_range(const void *p, size_t n) {
   if (!find_alloc(p)) g_allocs[(uintptr_t)p] = Alloc{n, 3};
 }
 
+/* cudaDeviceSetLimit's values, by cudaLimit (the device heap's size among them) */
+size_t g_limits[7] = {1024, 1048576, 8388608, 2, 2048, 64, 0};
+
+/* ---- the device heap: malloc and free in device code. One mapping of the heap's size, made at
+ * the first device malloc (as a GPU sizes its heap then); blocks of 16-byte multiples, first
+ * fit, freed runs merged with their neighbours. The probes neither count nor race-check it (a
+ * block freed and handed to another thread would read as a race), and do not take a store to
+ * it for one to the host's memory (in_device_heap). */
+static std::mutex g_heap_mutex;
+static std::atomic<unsigned char *> g_heap{nullptr};
+static size_t g_heap_size = 0;
+
+bool in_device_heap(uintptr_t a) {
+  const unsigned char *h = g_heap.load(std::memory_order_acquire);
+  return h && a - (uintptr_t)h < g_heap_size;
+}
+static std::map<size_t, size_t> g_heap_free;  /* offset -> length of each free run */
+static std::map<size_t, size_t> g_heap_used;  /* offset -> length of each block handed out */
+
+void *device_malloc(size_t n) {
+  std::lock_guard<std::mutex> g(g_heap_mutex);
+  if (!g_heap) {
+    const size_t size = (g_limits[cudaLimitMallocHeapSize] + 4095) / 4096 * 4096;
+    void *m = size ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                   : MAP_FAILED;
+    if (m == MAP_FAILED) return nullptr;
+    g_heap_size = size;
+    g_heap_free[0] = size;
+    g_heap.store((unsigned char *)m, std::memory_order_release);
+  }
+  const size_t need = n ? (n + 15) / 16 * 16 : 16;
+  for (auto it = g_heap_free.begin(); it != g_heap_free.end(); ++it)
+    if (it->second >= need) {
+      const size_t off = it->first, len = it->second;
+      g_heap_free.erase(it);
+      if (len > need) g_heap_free[off + need] = len - need;
+      g_heap_used[off] = need;
+      return g_heap.load(std::memory_order_relaxed) + off;
+    }
+  return nullptr; /* full: a GPU's malloc returns null too */
+}
+
+void device_free(void *p) {
+  std::lock_guard<std::mutex> g(g_heap_mutex);
+  if (!p || !in_device_heap((uintptr_t)p)) return;
+  auto used = g_heap_used.find((size_t)((unsigned char *)p - g_heap.load(std::memory_order_relaxed)));
+  if (used == g_heap_used.end()) return; /* not a block of the heap (freed twice): nothing to free */
+  size_t off = used->first, len = used->second;
+  g_heap_used.erase(used);
+  auto next = g_heap_free.find(off + len);
+  if (next != g_heap_free.end()) {
+    len += next->second;
+    g_heap_free.erase(next);
+  }
+  auto prev = g_heap_free.lower_bound(off);
+  if (prev != g_heap_free.begin() && (--prev)->first + prev->second == off) {
+    prev->second += len;
+    return;
+  }
+  g_heap_free[off] = len;
+}
+
 /* Explains why [p, p+n) is not device memory, for cudaMemcpy and cudaMemset. */
 static void explain_range(char *out, size_t cap, const char *what, const void *p, size_t n) {
   std::lock_guard<std::mutex> g(g_mem_mutex);
@@ -1450,7 +1512,7 @@ cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig *config) {
   *config = cudaSharedMemBankSizeFourByte;
   return cudaSuccess;
 }
-static size_t g_limits[7] = {1024, 1048576, 8388608, 2, 2048, 64, 0};
+
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
   STICKY_CHECK();
   if ((unsigned)limit > 6u) {
@@ -1527,15 +1589,22 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   return cudaFree(devPtr);
 }
 /* Host memory is the device's here: registering and mapping change nothing. */
+/* Registered host memory is memory kernels may use, as on a GPU (mapped, pinned): the probes
+ * count it, and do not take a kernel's store to it for a store to the host's own memory. */
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
-  (void)size;
   (void)flags;
   STICKY_CHECK();
-  return ptr ? cudaSuccess : cudaErrorInvalidValue;
+  if (!ptr || !size) return cudaErrorInvalidValue;
+  register_device_range(ptr, size);
+  return cudaSuccess;
 }
 cudaError_t cudaHostUnregister(void *ptr) {
   STICKY_CHECK();
-  return ptr ? cudaSuccess : cudaErrorInvalidValue;
+  if (!ptr) return cudaErrorInvalidValue;
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  auto it = g_allocs.find((uintptr_t)ptr);
+  if (it != g_allocs.end() && it->second.kind == 3) g_allocs.erase(it);
+  return cudaSuccess;
 }
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags) {
   (void)flags;

@@ -319,6 +319,7 @@ void probe_block_end(Worker *w); /* after the block's last probe_epoch */
 unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' threads made so far */
 unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
+bool in_device_heap(uintptr_t a); /* within the device heap (malloc in device code: api.cpp) */
 void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed);
 void probe_fence(Worker *w);    /* __threadfence: the block's plain stores so far are ordered */

@@ -35,6 +35,7 @@
  * counters' tables; split, each part would reach into the others' tables.
  */
 #include "emu_internal.h"
+#include <csignal>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -431,6 +432,33 @@ const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
   return "global memory";
 }
 
+/* A store by a CUDA thread to memory that is none of the device's: not shared memory, not an
+ * allocation (cudaMalloc, managed, pinned or registered host memory), not a static of device
+ * code, not the device heap, not the thread's own stack. A GPU's kernel cannot reach the host's
+ * own memory (malloc, a host array, a host stack: an H200 reads pageableMemoryAccess 0 and fails
+ * the launch with cudaErrorIllegalAddress), so the process ends as a kernel's segmentation
+ * fault ends it, naming the thread and the line. The worker's thread-local storage (the
+ * emulator's, below the thread pointer) is left alone. */
+__attribute__((noinline)) void host_store(uintptr_t a, void *ret) {
+  const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+  if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_device_heap(a)) return;
+  Worker *w = (Worker *)tls.worker;
+  Fiber *f = (Fiber *)tls.fiber;
+  char head[400];
+  snprintf(head, sizeof head,
+           "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) stores to the host's own memory at %p, which no "
+           "kernel can reach on a GPU (an H200 fails the launch with cudaErrorIllegalAddress): ",
+           g_launch ? g_launch->name : "?", w ? w->bidx.x : 0, w ? w->bidx.y : 0, w ? w->bidx.z : 0,
+           f ? f->tidx.x : 0, f ? f->tidx.y : 0, f ? f->tidx.z : 0, (void *)a);
+  const std::string msg = std::string(head) + "the store is at " + where((uintptr_t)ret) +
+                          "; a kernel's memory is the device's (cudaMalloc), pinned or managed memory, "
+                          "__device__ variables and its own locals\n";
+  ssize_t wr = write(2, msg.data(), msg.size());
+  (void)wr;
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
+}
+
 inline size_t mix(uintptr_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 20); }
 
 /* ---------------------------------------------------------------- word summaries */
@@ -609,6 +637,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
   if (sh ? a + size > hi : !is_device(a) && !is_device_static(a)) {
     if (sh) record_rare(p, size, write, ret, vol);
+    else if (write) host_store(a, ret);
     return;
   }
   /* a volatile access: in a program's own run the warp's lanes take their steps in turn
@@ -1630,6 +1659,10 @@ void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed) {
     pr->stores.store(pr->stores.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   uintptr_t va, hi;
   const bool shared = shared_offset(pr, (uintptr_t)p, &va, &hi);
+  if (!shared && !is_device((uintptr_t)p) && !is_device_static((uintptr_t)p) && tls.fiber &&
+      (uintptr_t)p - (uintptr_t)((Fiber *)tls.fiber)->stack.lo >=
+          (uintptr_t)(((Fiber *)tls.fiber)->stack.hi - ((Fiber *)tls.fiber)->stack.lo))
+    host_store((uintptr_t)p, pc); /* an atomic on the host's own memory: a store there too */
   pr->counts[shared ? S_ATOM : G_ATOM]++;
   if (!shared) {
     note_written(pr, (uintptr_t)p >> 5, (uintptr_t)p >> 5);
