@@ -350,6 +350,9 @@ size_t g_limits[7] = {1024, 1048576, 8388608, 2, 2048, 64, 0};
  * block freed and handed to another thread would read as a race), and do not take a store to
  * it for one to the host's memory (in_device_heap). */
 static std::mutex g_heap_mutex;
+/* the heap's first bytes are the allocator's, as a GPU's heap keeps some for itself: a request
+ * of the whole heap gets null (on an H200, 8 MiB of the default 8 MiB did; 6 MiB did not) */
+static const size_t HEAP_OWN = 4096;
 static std::atomic<unsigned char *> g_heap{nullptr};
 static size_t g_heap_size = 0;
 
@@ -364,11 +367,11 @@ void *device_malloc(size_t n) {
   std::lock_guard<std::mutex> g(g_heap_mutex);
   if (!g_heap) {
     const size_t size = (g_limits[cudaLimitMallocHeapSize] + 4095) / 4096 * 4096;
-    void *m = size ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+    void *m = size > HEAP_OWN ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
                    : MAP_FAILED;
     if (m == MAP_FAILED) return nullptr;
     g_heap_size = size;
-    g_heap_free[0] = size;
+    g_heap_free[HEAP_OWN] = size - HEAP_OWN;
     g_heap.store((unsigned char *)m, std::memory_order_release);
   }
   const size_t need = n ? (n + 15) / 16 * 16 : 16;
@@ -1519,7 +1522,8 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
     set_error(cudaErrorUnsupportedLimit);
     return cudaErrorUnsupportedLimit;
   }
-  g_limits[limit] = value;
+  /* the device heap is at least 4 MiB: an H200 read back 4194304 after 1 MiB or 100000 bytes */
+  g_limits[limit] = limit == cudaLimitMallocHeapSize && value < ((size_t)4 << 20) ? (size_t)4 << 20 : value;
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit) {

@@ -1,17 +1,17 @@
 // malloc and free in device code take from the device heap: cudaLimitMallocHeapSize bytes (8 MiB
-// unless the program sets it before its first kernel that allocates), global memory to the probes.
-// Each thread allocates, fills and frees a block; one asks for more than the heap holds and gets
-// null, as on a GPU (an H200 returned null for 1 GiB of its default 8 MiB heap, where the emu
-// once handed out the host's memory). Stores into the heap are the device's: the probes do not
+// unless the program sets it before its first kernel that allocates; at least 4 MiB: an H200 reads
+// back 4194304 after 1 MiB). Each thread allocates, fills and frees a block; thread 0 then asks
+// for 2 MiB, which the heap holds, and for all of it, 4 MiB, and gets null, as on the H200 (which
+// also refused 8 MiB of its default 8 MiB, where the emu once handed out the host's memory). Stores into the heap are the device's: the probes do not
 // take them for stores to the host's memory.
 // emu-test: expect pass
 // emu-test: probe
-// emu-test: stdout heap limit 1048576
-// emu-test: stdout sums right, too large null
+// emu-test: stdout heap limit 4194304
+// emu-test: stdout sums right, 2 MiB given, 4 MiB null
 #include <cstdlib>
 #include "emu_test.h"
 
-__global__ void useHeap(int *sums, int *tooLarge) {
+__global__ void useHeap(int *sums, int *given) {
   const unsigned t = threadIdx.x;
   int *mine = (int *)malloc(64 * sizeof(int));
   if (!mine) {
@@ -24,9 +24,11 @@ __global__ void useHeap(int *sums, int *tooLarge) {
   sums[t] = s;
   free(mine);
   if (t == 0) {
-    void *big = malloc((size_t)2 << 20); /* more than the 1 MiB heap set below */
-    *tooLarge = big == nullptr;
-    free(big);
+    void *some = malloc((size_t)2 << 20), *all = malloc((size_t)4 << 20);
+    given[0] = some != nullptr;
+    given[1] = all != nullptr;
+    free(some);
+    free(all);
   }
 }
 
@@ -35,15 +37,15 @@ int main() {
   size_t limit = 0;
   CK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
   printf("heap limit %zu\n", limit);
-  int *sums, *tooLarge, h[128], big = 0;
+  int *sums, *given, h[128], g[2] = {0, 0};
   CK(cudaMalloc(&sums, sizeof h));
-  CK(cudaMalloc(&tooLarge, sizeof(int)));
-  useHeap<<<1, 128>>>(sums, tooLarge);
+  CK(cudaMalloc(&given, sizeof g));
+  useHeap<<<1, 128>>>(sums, given);
   CK(cudaGetLastError());
   CK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&big, tooLarge, sizeof(int), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(g, given, sizeof g, cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int t = 0; t < 128; t++) bad += h[t] != 64 * t + 64 * 63 / 2;
-  printf("sums %s, too large %s\n", bad ? "wrong" : "right", big ? "null" : "not null");
-  return bad || !big;
+  printf("sums %s, 2 MiB %s, 4 MiB %s\n", bad ? "wrong" : "right", g[0] ? "given" : "null", g[1] ? "given" : "null");
+  return bad || !g[0] || g[1];
 }
