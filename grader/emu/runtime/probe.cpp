@@ -438,12 +438,17 @@ const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
  * own memory (malloc, a host array, a host stack: an H200 reads pageableMemoryAccess 0 and fails
  * the launch with cudaErrorIllegalAddress), so the process ends as a kernel's segmentation
  * fault ends it, naming the thread and the line. The worker's thread-local storage (the
- * emulator's, below the thread pointer) is left alone. */
+ * emulator's, below the thread pointer) is left alone, and so are the guard bytes and fences
+ * around shared memory and device allocations, whose own checks name an overrun. */
 __attribute__((noinline)) void host_store(uintptr_t a, void *ret) {
   const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
   if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_device_heap(a)) return;
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
+  /* next to shared memory or to a device allocation (their guard bytes, the fences): what the
+   * guards say of such a store (an overrun, and by how much) is the better message */
+  GuardHit hit;
+  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit)) return;
   char head[400];
   snprintf(head, sizeof head,
            "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) stores to the host's own memory at %p, which no "
