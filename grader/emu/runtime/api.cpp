@@ -367,8 +367,9 @@ void *device_malloc(size_t n) {
   std::lock_guard<std::mutex> g(g_heap_mutex);
   if (!g_heap) {
     const size_t size = (g_limits[cudaLimitMallocHeapSize] + 4095) / 4096 * 4096;
-    void *m = size > HEAP_OWN ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-                   : MAP_FAILED;
+    void *m = size > HEAP_OWN
+                  ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                  : MAP_FAILED;
     if (m == MAP_FAILED) return nullptr;
     g_heap_size = size;
     g_heap_free[HEAP_OWN] = size - HEAP_OWN;
@@ -1592,7 +1593,6 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream) {
   if ((uintptr_t)stream > 2 && stream->capture) return capture_refuse(stream, "cudaFreeAsync (memory nodes)");
   return cudaFree(devPtr);
 }
-/* Host memory is the device's here: registering and mapping change nothing. */
 /* Registered host memory is memory kernels may use, as on a GPU (mapped, pinned): the probes
  * count it, and do not take a kernel's store to it for a store to the host's own memory. */
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
