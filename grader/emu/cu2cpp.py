@@ -1032,8 +1032,8 @@ class Rewriter:
         def inside(pos, ranges):
             return any(a < pos < b for a, b in ranges)
         for a, b in device_bodies:  # the device heap's malloc and free
-            for mt in re.finditer(r'(?<![\w.>:])(malloc|free)(?=\s*\()', m[a:b]):
-                edits.append((a + mt.start(1), a + mt.end(1), '::scanlab_emu::device_' + mt.group(1)))
+            for mt in re.finditer(r'(?<![\w.>:])(?:(?:std)?::)?(malloc|free)(?=\s*\()', m[a:b]):
+                edits.append((a + mt.start(), a + mt.end(), '::scanlab_emu::device_' + mt.group(1)))
         done = set()
         found = [(mt.start(), 'ns') for mt in re.finditer(r'\b(__device__|__managed__)\b', m)
                  if not inside(mt.start(), code)]

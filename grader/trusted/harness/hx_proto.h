@@ -127,7 +127,9 @@ enum hxp_status {
 /** Memory counters a reply carries (the emu's probes): global ld requests and sectors, st
  *  requests and sectors, shared ld wavefronts and bank conflicts, st wavefronts and conflicts,
  *  shared ld and st requests, the global ld sectors of volatile loads, of those the ones that
- *  read a sector again (polling), and the atomic operations on shared and on global memory. */
+ *  read a sector again (polling), and the atomic operations on shared and on global memory,
+ *  then the rest of harness.h's HX_C_* (the work of blocks, global load bytes, plain re-polls,
+ *  and the launches whose accesses the probes did not all keep). */
 #define HXP_COUNTERS 21
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
