@@ -388,24 +388,6 @@ std::atomic<int> g_n_statics{0};
 std::atomic<uintptr_t> g_st_lo{~(uintptr_t)0}, g_st_hi{0};
 std::mutex g_statics_mutex;
 
-__attribute__((noinline)) bool in_statics(uintptr_t a) {
-  const int n = g_n_statics.load(std::memory_order_acquire);
-  for (int k = 0; k < n; k++)
-    if (a - g_statics[k].first < g_statics[k].second - g_statics[k].first) {
-      t_last_lo = g_statics[k].first; /* is_device's cache: the variable lives as long as the program */
-      t_last_hi = g_statics[k].second;
-      t_last_serial = g_launch_serial;
-      return true;
-    }
-  return false;
-}
-
-/* Global memory that is not an allocation: a static of device code. */
-inline bool is_device_static(uintptr_t a) {
-  if (a < g_st_lo.load(std::memory_order_relaxed) || a >= g_st_hi.load(std::memory_order_relaxed)) return false;
-  return in_statics(a);
-}
-
 /* The static of device code that holds @p a: its bounds, or false. */
 bool static_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
   const int n = g_n_statics.load(std::memory_order_acquire);
@@ -416,6 +398,23 @@ bool static_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
       return true;
     }
   return false;
+}
+
+/* static_of for the probes' path, filling is_device's cache (the variable lives as long as the
+ * program, so the cache stays right for the launch). */
+__attribute__((noinline)) bool in_statics(uintptr_t a) {
+  uintptr_t lo, hi;
+  if (!static_of(a, &lo, &hi)) return false;
+  t_last_lo = lo;
+  t_last_hi = hi;
+  t_last_serial = g_launch_serial;
+  return true;
+}
+
+/* Global memory that is not an allocation: a static of device code. */
+inline bool is_device_static(uintptr_t a) {
+  if (a < g_st_lo.load(std::memory_order_relaxed) || a >= g_st_hi.load(std::memory_order_relaxed)) return false;
+  return in_statics(a);
 }
 
 /* What global memory at @p a belongs to, for a message ("a device allocation", "a static
