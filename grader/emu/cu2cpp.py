@@ -1060,7 +1060,7 @@ class Rewriter:
             for nm in names:
                 self.counter += 1
                 text += (' [[maybe_unused]] %s scanlab_emu_dv_%d = ::scanlab_emu::device_static('
-                         '(const void *)&%s, sizeof(%s));' % (flag, self.counter, nm, nm))
+                         '(const void *)&%s, sizeof(%s), "%s");' % (flag, self.counter, nm, nm, nm))
             edits.append((de + 1, de + 1, text))
 
     def has_device_code(self, path):

@@ -1854,6 +1854,22 @@ def case_static_serial_05():
                   workers=MACHINE_FREE_WORKERS)
 
 
+def case_block_race_02():
+    """Lab 02: the double-buffered scan done right, but through one static array of the kernel
+    (global memory on a GPU) that every block of the launch shares: blocks overwrite each other's
+    tiles. On one host thread the emu ran the blocks one after another and the answers came out
+    right (tiles passed); on two they ran at once and tiles failed (4/5 against 0/5: a verdict
+    that hung on the machine's cores). The probes now fail any quiet launch (no atomic, fence or
+    volatile access) in which two blocks touch one word, one writing, on every machine."""
+    sub = make_submission("block_race_02", "02-kogge-stone/kogge_stone.cu",
+                          "  int *src = s, *dst = s + blockDim.x;\n",
+                          "  static int g_buf[2 * 1024];                   /* both buffers, for every block */\n"
+                          "  int *src = g_buf, *dst = g_buf + blockDim.x;\n  (void)s;\n")
+    race = r"race between blocks on global memory at byte offset \d+ of g_buf \(a static variable of device code\)"
+    return expect("block_race_02", sub, "02", LAB02_ALL, {"tiles": race, "emu_parallel": race}, max_timeout=60,
+                  workers=MACHINE_FREE_WORKERS)
+
+
 def case_static_walk_04():
     """Lab 04: scanIncWarpSmem stores its value in s once, then walks the warp's earlier values
     one by one through a static array of global memory: 2 shared requests per warp, under the
@@ -2546,6 +2562,7 @@ CASES = [
     ("lab 02: a block's scan done by lane 0 of each warp (emu counters)", case_warp_lane_02),
     ("lab 05: scanIncBlock done by thread 0 (emu counters)", case_serial_block_05),
     ("lab 02: a serial scan through a static array of the kernel (emu counters)", case_static_serial_02),
+    ("lab 02: blocks share one static array, a race between them (emu, 1 and 8 host threads)", case_block_race_02),
     ("lab 05: scanIncBlock done by thread 0 through a static array (emu counters)", case_static_serial_05),
     ("lab 04: a warp scan that walks the warp through a static array (emu counters)", case_static_walk_04),
     ("lab 05: a scan hidden past the probes' log of a thread (emu counters)", case_log_cap_05),

@@ -118,8 +118,9 @@ void shared_touch(const volatile void *p, size_t bytes);
 void register_device_range(const void *p, size_t bytes);
 /* A static-storage variable of device code (cu2cpp.py emits the call after its declaration): a
  * `__device__` or `__managed__` variable, a `static` of a device function. Global memory on a
- * GPU: the memory probes count and race-check it as they do cudaMalloc'd memory. */
-bool device_static(const void *p, size_t bytes);
+ * GPU: the memory probes count and race-check it as they do cudaMalloc'd memory, and name it
+ * (`name`, as the source spells it) in what they report. */
+bool device_static(const void *p, size_t bytes, const char *name = nullptr);
 /* malloc and free in device code (cu2cpp.py calls these there): the device heap, of
  * cudaLimitMallocHeapSize bytes (8 MiB unless the program set it before its first device malloc);
  * null once it is full, as on a GPU. */

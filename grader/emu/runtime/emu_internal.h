@@ -240,6 +240,7 @@ void summon_worker(Worker *w, LaunchState *L); /* sched.cpp: a helper's first tu
 /* A kernel is quiet when none of its launches so far had a publish or poll point: its blocks
  * cannot see one another's order, and its later launches run on parallel workers. */
 bool kernel_is_quiet(const void *key);
+bool kernel_is_loud(const void *key); /* a launch of it had points */
 void kernel_heard(const void *key, bool had_points);
 bool turn_wait_first(Worker *w); /* false: the launch ended without giving this slot a turn */
 void turn_slot_done(Worker *w);
@@ -312,7 +313,9 @@ void lockstep_point(const volatile void *p, bool write);
 bool lockstep_claim(Worker *w);
 void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
-void probe_launch_begin(const LaunchInfo *in);
+/* check_blocks: look for races between blocks (probe_block_race), for a launch of several
+ * blocks, not cooperative, of a kernel not known to order its blocks */
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_block_end(Worker *w); /* after the block's last probe_epoch */
@@ -330,6 +333,9 @@ const char *probe_race_message();
 unsigned long long probe_store_count(const std::vector<Worker *> &workers); /* the hang detector's */
 bool probe_last_access(Worker *w, int tid, std::string *what);
 void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers);
+/* After the launch: true, with *msg, when two of its blocks touched a word, one writing, and the
+ * launch was quiet (no publish or poll point: nothing ordered its blocks) */
+bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg);
 
 /* assert() inside a kernel (libc.cpp calls it) */
 [[noreturn]] void device_assert_failed(const char *assertion, const char *file, unsigned line, const char *function);

@@ -255,6 +255,8 @@ struct Probe {
   std::vector<uintptr_t> published;
   unsigned weak_gen = 0;
   unsigned barriers = 0; /* the block's barriers passed so far (describe_race's advice) */
+  uintptr_t xb_key = 0;  /* races between blocks: the shadow page looked up last, by key */
+  uint32_t *xb_page = nullptr;
 };
 
 /* device memory of the running launch, sorted by start */
@@ -384,17 +386,19 @@ inline bool is_device(uintptr_t a) {
  * static told while blocks run on other workers is seen from its next access. */
 const int MAX_STATICS = 4096;
 std::pair<uintptr_t, uintptr_t> g_statics[MAX_STATICS];
+const char *g_static_names[MAX_STATICS]; /* as the source names them (cu2cpp.py), or null */
 std::atomic<int> g_n_statics{0};
 std::atomic<uintptr_t> g_st_lo{~(uintptr_t)0}, g_st_hi{0};
 std::mutex g_statics_mutex;
 
 /* The static of device code that holds @p a: its bounds, or false. */
-bool static_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
+bool static_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi, const char **name = nullptr) {
   const int n = g_n_statics.load(std::memory_order_acquire);
   for (int k = 0; k < n; k++)
     if (a - g_statics[k].first < g_statics[k].second - g_statics[k].first) {
       *lo = g_statics[k].first;
       *hi = g_statics[k].second;
+      if (name) *name = g_static_names[k];
       return true;
     }
   return false;
@@ -426,7 +430,13 @@ const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
     *hi = (it - 1)->second;
     return "a device allocation";
   }
-  if (static_of(a, lo, hi)) return "a static variable of device code";
+  const char *name = nullptr;
+  if (static_of(a, lo, hi, &name)) {
+    if (!name) return "a static variable of device code";
+    static thread_local char named[160];
+    snprintf(named, sizeof named, "%.100s (a static variable of device code)", name);
+    return named;
+  }
   *lo = *hi = a;
   return "global memory";
 }
@@ -1545,11 +1555,173 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
   if (g_race_msg.empty()) g_race_msg = msg;
 }
 
+/* ---------------------------------------------------------------- races between blocks */
+
+/* Nothing orders the blocks of a launch but atomics, fences and what they poll for (volatile
+ * loads): in a launch with none of them on global memory (a *quiet* launch: no publish or poll
+ * point, turns.cpp), two blocks that touch one word, one of them writing, race. A GPU runs them
+ * at once, and the answer depends on which came first. The emu runs a quiet launch's blocks one
+ * after another (one worker, or taking turns) or in parallel (several workers), so its answer
+ * would depend on the host's cores; this check depends only on which blocks touched which
+ * words. Each epoch's global accesses of 4 bytes and more (probe_epoch) go into a shadow of one
+ * 32-bit cell per word, in pages of 64 KiB of addresses made at their first touch and cleared
+ * when the launch ends. A cell is empty; one block's (its linear index + 1, XB_W once it wrote);
+ * several blocks' reads (XB_MANY); or a race (XB_RACE: a second block's access where one of the
+ * two writes). What a cell ends as depends on the set of accesses, not on their order, and so do
+ * the words reported: their number and the lowest. Accesses of 1 and 2 bytes are left out:
+ * blocks may own neighbouring bytes of one word. */
+const uint32_t XB_W = 1u << 31, XB_MANY = 1u << 30, XB_RACE = 1u << 29, XB_ID = XB_RACE - 1;
+const unsigned XB_SHIFT = 16;                          /* a page: 64 KiB of addresses */
+const size_t XB_CELLS = ((size_t)1 << XB_SHIFT) / 4;
+const unsigned XB_DIR_BITS = 15;                       /* the directory: 32768 pages at most, */
+const size_t XB_DIR = (size_t)1 << XB_DIR_BITS;        /* 3/4 of them used (1.5 GiB touched) */
+const size_t XB_SPARE = 1024;                          /* cleared pages kept for the next launch */
+
+struct XbSlot {
+  std::atomic<uintptr_t> key{0};                       /* address >> XB_SHIFT, + 1; 0: empty */
+  std::atomic<uint32_t *> page{nullptr};
+};
+XbSlot *g_xb_dir = nullptr;
+std::mutex g_xb_mutex;                                 /* taking a slot */
+std::vector<size_t> g_xb_used;                         /* the slots taken this launch */
+std::vector<uint32_t *> g_xb_spare;
+bool g_xb_on = false;                                  /* this launch is checked */
+std::atomic<bool> g_xb_full{false};                    /* it touched more pages than the directory holds */
+std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a race */
+std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
+
+/* The shadow page of the addresses with @p key (made here at their first touch); null when the
+ * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
+uint32_t *xb_page(Probe *pr, uintptr_t key) {
+  if (key == pr->xb_key) return pr->xb_page;
+  const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
+  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
+    if (k == key) {
+      pr->xb_key = key;
+      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+    }
+    if (!k) break;
+  }
+  std::lock_guard<std::mutex> g(g_xb_mutex);
+  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_relaxed);
+    if (k == key) {
+      pr->xb_key = key;
+      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+    }
+    if (k) continue;
+    uint32_t *page = nullptr;
+    if (g_xb_used.size() < XB_DIR / 4 * 3) {
+      if (!g_xb_spare.empty()) {
+        page = g_xb_spare.back();
+        g_xb_spare.pop_back();
+      } else {
+        page = (uint32_t *)calloc(XB_CELLS, sizeof(uint32_t));
+      }
+    }
+    if (!page) {
+      g_xb_full.store(true, std::memory_order_relaxed);
+      return nullptr;
+    }
+    g_xb_dir[h].page.store(page, std::memory_order_relaxed);
+    g_xb_dir[h].key.store(key, std::memory_order_release);
+    g_xb_used.push_back(h);
+    pr->xb_key = key;
+    return pr->xb_page = page;
+  }
+  return nullptr;
+}
+
+/* Block @p me's access to the word at @p a (a multiple of 4). */
+inline void xb_touch(Probe *pr, uintptr_t a, uint32_t me, bool write) {
+  uint32_t *page = xb_page(pr, (a >> XB_SHIFT) + 1);
+  if (!page) return;
+  uint32_t *cell = page + ((a & (((uintptr_t)1 << XB_SHIFT) - 1)) >> 2);
+  uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
+  for (;;) {
+    uint32_t nv;
+    if (v & XB_RACE) return;
+    if (!v) nv = me | (write ? XB_W : 0);
+    else if (!(v & XB_MANY) && (v & XB_ID) == me) {
+      if (!write || (v & XB_W)) return;
+      nv = v | XB_W;
+    } else if (write || (v & XB_W)) nv = XB_RACE;
+    else if (v & XB_MANY) return;
+    else nv = XB_MANY;
+    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
+  }
+  if (v == XB_RACE || !(__atomic_load_n(cell, __ATOMIC_RELAXED) & XB_RACE)) return;
+  g_xb_races.fetch_add(1, std::memory_order_relaxed);
+  uintptr_t first = g_xb_first.load(std::memory_order_relaxed);
+  while (a < first && !g_xb_first.compare_exchange_weak(first, a, std::memory_order_relaxed)) {
+  }
+}
+
+/* The running block's global accesses of the epoch (the views of make_views) into the shadow. */
+void xb_epoch(Worker *w, Probe *pr) {
+  if (w->launch->any_point.load(std::memory_order_relaxed)) return; /* not quiet: ordered by its points */
+  const uint32_t me = (uint32_t)(block_linear(w) % XB_ID) + 1;
+  for (size_t t = 0; t < pr->tb.size(); t++) {
+    uintptr_t last = 1;
+    bool last_w = false;
+    for (const Access *x = pr->tb[t]; x != pr->te[t]; x++) {
+      if (x->shared || x->size < 4 || (x->addr & 3)) continue;
+      for (uintptr_t a = x->addr; a < x->addr + x->size; a += 4) {
+        if (a == last) { /* the same word again: a read, or a write after one, adds nothing */
+          if (!x->write || last_w) continue;
+          last_w = true;
+        } else {
+          last = a;
+          last_w = x->write;
+        }
+        xb_touch(pr, a, me, x->write);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 /* ---------------------------------------------------------------- hooks for sched.cpp */
 
-bool device_static(const void *p, size_t bytes) {
+bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg) {
+  if (!g_xb_on) return false;
+  g_xb_on = false;
+  const unsigned long long races = g_xb_races.load();
+  const uintptr_t a = g_xb_first.load();
+  bool found = false;
+  if (quiet && races && !g_xb_full.load()) {
+    uintptr_t lo = a, hi = a;
+    const char *what = global_holder(a, &lo, &hi);
+    char head[640];
+    snprintf(head, sizeof head,
+             "emu: race between blocks on global memory at byte offset %lu of %s in kernel %s: two blocks of the "
+             "launch access it, one of them writing (%llu word%s in all), and nothing orders the blocks of a launch "
+             "that has no atomic, __threadfence or volatile access to global memory. A GPU runs them at once and the "
+             "answer depends on which comes first: give each block a part of the memory of its own (indexed by "
+             "blockIdx), or hand the data on to a second launch",
+             (unsigned long)(a - lo), what, in.name, races, races == 1 ? "" : "s");
+    *msg = head;
+    found = true;
+  }
+  for (size_t h : g_xb_used) {
+    uint32_t *page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+    g_xb_dir[h].key.store(0, std::memory_order_relaxed);
+    g_xb_dir[h].page.store(nullptr, std::memory_order_relaxed);
+    if (g_xb_spare.size() < XB_SPARE) {
+      memset(page, 0, XB_CELLS * sizeof(uint32_t));
+      g_xb_spare.push_back(page);
+    } else {
+      free(page);
+    }
+  }
+  g_xb_used.clear();
+  return found;
+}
+
+
+bool device_static(const void *p, size_t bytes, const char *name) {
   if (!bytes) return true;
   std::lock_guard<std::mutex> g(g_statics_mutex);
   const uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
@@ -1564,13 +1736,21 @@ bool device_static(const void *p, size_t bytes) {
     return false;
   }
   g_statics[n] = {lo, hi};
+  g_static_names[n] = name;
   g_n_statics.store(n + 1, std::memory_order_release);
   if (lo < g_st_lo.load(std::memory_order_relaxed)) g_st_lo.store(lo, std::memory_order_relaxed);
   if (hi > g_st_hi.load(std::memory_order_relaxed)) g_st_hi.store(hi, std::memory_order_relaxed);
   return true;
 }
 
-void probe_launch_begin(const LaunchInfo *in) {
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks) {
+  g_xb_on = check_blocks && g_race_on;
+  if (g_xb_on) {
+    if (!g_xb_dir) g_xb_dir = new XbSlot[XB_DIR];
+    g_xb_full.store(false);
+    g_xb_first.store(~(uintptr_t)0);
+    g_xb_races.store(0);
+  }
   g_unfenced.clear();
   g_weak_gen++;
   g_dev.clear();
@@ -1598,6 +1778,8 @@ void probe_worker_reset(Worker *w) {
   pr->vol_limit = VOL_SLACK;
   pr->wrote.clear();
   pr->wrote_limit = VOL_SLACK;
+  pr->xb_key = 0;
+  pr->xb_page = nullptr;
 }
 
 void probe_block_begin(Worker *w) {
@@ -1709,6 +1891,7 @@ bool probe_epoch(Worker *w) {
   if (pr->tacc.size() < pr->tb.size()) pr->tacc.resize(pr->tb.size(), 0);
   for (size_t t = 0; t < pr->tb.size(); t++) pr->tacc[t] += (uint64_t)(pr->te[t] - pr->tb[t]);
   count_epoch(w, pr);
+  if (g_xb_on) xb_epoch(w, pr);
   bool ok = true;
   Race r;
   if (g_race_on && check_races(w, pr, &r)) {

@@ -304,6 +304,12 @@ bool kernel_is_quiet(const void *key) {
   return it != g_quiet.end() && it->second;
 }
 
+bool kernel_is_loud(const void *key) {
+  std::lock_guard<std::mutex> g(g_quiet_mutex);
+  auto it = g_quiet.find(key);
+  return it != g_quiet.end() && !it->second;
+}
+
 void kernel_heard(const void *key, bool had_points) {
   std::lock_guard<std::mutex> g(g_quiet_mutex);
   auto it = g_quiet.find(key);
