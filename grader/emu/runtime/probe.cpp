@@ -255,7 +255,8 @@ struct Probe {
   std::vector<uintptr_t> published;
   unsigned weak_gen = 0;
   unsigned barriers = 0; /* the block's barriers passed so far (describe_race's advice) */
-  uintptr_t xb_key = 0;  /* races between blocks: the shadow page looked up last, by key */
+  uint32_t xb_me = 0;    /* races between blocks: the running block, linear index + 1 (0: unchecked) */
+  uintptr_t xb_key = 0;  /* the shadow page looked up last, by key */
   uint32_t *xb_page = nullptr;
 };
 
@@ -584,6 +585,128 @@ inline void tick_store(Probe *pr) {
   pr->stores.store(pr->stores.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
+/* ---------------------------------------------------------------- races between blocks */
+
+/* Nothing orders the blocks of a launch but atomics, fences and what they poll for (volatile
+ * loads): in a launch with none of them on global memory (a *quiet* launch: no publish or poll
+ * point, turns.cpp), two blocks that touch one word, one of them writing, race. A GPU runs them
+ * at once, and the answer depends on which came first. The emu runs a quiet launch's blocks one
+ * after another (one worker, or taking turns) or in parallel (several workers), so its answer
+ * would depend on the host's cores; this check depends only on which blocks touched which
+ * words. The global accesses of 4 bytes and more go into a shadow of one
+ * 32-bit cell per word, in pages of 64 KiB of addresses made at their first touch and cleared
+ * when the launch ends. A cell is empty; one block's (its linear index + 1, XB_W once it wrote);
+ * several blocks' reads (XB_MANY); or a race (XB_RACE: a second block's access where one of the
+ * two writes). What a cell ends as depends on the set of accesses, not on their order, and so do
+ * the words reported: their number and the lowest. Accesses go in as they are kept (keep), in
+ * blocks whose launch had no point when they began (xb_me); a launch that has one later is not
+ * judged (probe_block_race). Accesses of 1 and 2 bytes are left out:
+ * blocks may own neighbouring bytes of one word. */
+const uint32_t XB_W = 1u << 31, XB_MANY = 1u << 30, XB_RACE = 1u << 29, XB_ID = XB_RACE - 1;
+const unsigned XB_SHIFT = 16;                          /* a page: 64 KiB of addresses */
+const size_t XB_CELLS = ((size_t)1 << XB_SHIFT) / 4;
+const unsigned XB_DIR_BITS = 15;                       /* the directory: 32768 pages at most, */
+const size_t XB_DIR = (size_t)1 << XB_DIR_BITS;        /* 3/4 of them used (1.5 GiB touched) */
+const size_t XB_SPARE = 1024;                          /* cleared pages kept for the next launch */
+
+struct XbSlot {
+  std::atomic<uintptr_t> key{0};                       /* address >> XB_SHIFT, + 1; 0: empty */
+  std::atomic<uint32_t *> page{nullptr};
+};
+XbSlot *g_xb_dir = nullptr;
+std::mutex g_xb_mutex;                                 /* taking a slot */
+std::vector<size_t> g_xb_used;                         /* the slots taken this launch */
+std::vector<uint32_t *> g_xb_spare;
+bool g_xb_on = false;                                  /* this launch is checked */
+std::atomic<bool> g_xb_full{false};                    /* it touched more pages than the directory holds */
+std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a race */
+std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
+
+/* The shadow page of the addresses with @p key (made here at their first touch); null when the
+ * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
+__attribute__((noinline)) uint32_t *xb_page(Probe *pr, uintptr_t key) {
+  const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
+  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
+    if (k == key) {
+      pr->xb_key = key;
+      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+    }
+    if (!k) break;
+  }
+  std::lock_guard<std::mutex> g(g_xb_mutex);
+  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_relaxed);
+    if (k == key) {
+      pr->xb_key = key;
+      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+    }
+    if (k) continue;
+    uint32_t *page = nullptr;
+    if (g_xb_used.size() < XB_DIR / 4 * 3) {
+      if (!g_xb_spare.empty()) {
+        page = g_xb_spare.back();
+        g_xb_spare.pop_back();
+      } else {
+        page = (uint32_t *)calloc(XB_CELLS, sizeof(uint32_t));
+      }
+    }
+    if (!page) {
+      g_xb_full.store(true, std::memory_order_relaxed);
+      return nullptr;
+    }
+    g_xb_dir[h].page.store(page, std::memory_order_relaxed);
+    g_xb_dir[h].key.store(key, std::memory_order_release);
+    g_xb_used.push_back(h);
+    pr->xb_key = key;
+    return pr->xb_page = page;
+  }
+  return nullptr;
+}
+
+/* A race found at the word @p a: counted, and the lowest kept. */
+__attribute__((noinline)) void xb_race(uintptr_t a) {
+  g_xb_races.fetch_add(1, std::memory_order_relaxed);
+  uintptr_t first = g_xb_first.load(std::memory_order_relaxed);
+  while (a < first && !g_xb_first.compare_exchange_weak(first, a, std::memory_order_relaxed)) {
+  }
+}
+
+/* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel). */
+__attribute__((noinline)) void xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write) {
+  uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
+  for (;;) {
+    uint32_t nv;
+    if (v & XB_RACE) return;
+    if (!v) nv = me | (write ? XB_W : 0);
+    else if (!(v & XB_MANY) && (v & XB_ID) == me) {
+      if (!write || (v & XB_W)) return;
+      nv = v | XB_W;
+    } else if (write || (v & XB_W)) nv = XB_RACE;
+    else if (v & XB_MANY) return;
+    else nv = XB_MANY;
+    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      if (nv == XB_RACE) xb_race(a);
+      return;
+    }
+  }
+}
+
+/* The running block's access to the words of [a, a + size) (a and size multiples of 4), as it
+ * is kept (keep): what its block already holds, the common case, is a load and a compare. */
+inline void xb_touch(Probe *pr, uintptr_t a, unsigned size, unsigned write) {
+  const uint32_t me = pr->xb_me;
+  for (uintptr_t x = a; x < a + size; x += 4) {
+    const uintptr_t key = (x >> XB_SHIFT) + 1;
+    uint32_t *page = key == pr->xb_key ? pr->xb_page : xb_page(pr, key);
+    if (!page) return;
+    uint32_t *cell = page + ((x & (((uintptr_t)1 << XB_SHIFT) - 1)) >> 2);
+    const uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
+    if ((v & ~XB_W) == me && (!write || (v & XB_W))) continue;
+    xb_update(cell, x, me, write);
+  }
+}
+
 /* The log entry and the word summaries of an access that is to be kept. */
 inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
                  unsigned vol, uint8_t sh) {
@@ -601,6 +724,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->shared = sh;
   y->write = (uint8_t)write;
   y->vol = (uint8_t)vol;
+  if (!sh && pr->xb_me && !((a | size) & 3)) xb_touch(pr, a, size, write);
   if (!g_race_on) return;
   const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(f->tid + 1) << 16;
   const uintptr_t w0 = a >> 2, nw = ((a + size - 1) >> 2) - w0;
@@ -1555,132 +1679,6 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
   if (g_race_msg.empty()) g_race_msg = msg;
 }
 
-/* ---------------------------------------------------------------- races between blocks */
-
-/* Nothing orders the blocks of a launch but atomics, fences and what they poll for (volatile
- * loads): in a launch with none of them on global memory (a *quiet* launch: no publish or poll
- * point, turns.cpp), two blocks that touch one word, one of them writing, race. A GPU runs them
- * at once, and the answer depends on which came first. The emu runs a quiet launch's blocks one
- * after another (one worker, or taking turns) or in parallel (several workers), so its answer
- * would depend on the host's cores; this check depends only on which blocks touched which
- * words. Each epoch's global accesses of 4 bytes and more (probe_epoch) go into a shadow of one
- * 32-bit cell per word, in pages of 64 KiB of addresses made at their first touch and cleared
- * when the launch ends. A cell is empty; one block's (its linear index + 1, XB_W once it wrote);
- * several blocks' reads (XB_MANY); or a race (XB_RACE: a second block's access where one of the
- * two writes). What a cell ends as depends on the set of accesses, not on their order, and so do
- * the words reported: their number and the lowest. Accesses of 1 and 2 bytes are left out:
- * blocks may own neighbouring bytes of one word. */
-const uint32_t XB_W = 1u << 31, XB_MANY = 1u << 30, XB_RACE = 1u << 29, XB_ID = XB_RACE - 1;
-const unsigned XB_SHIFT = 16;                          /* a page: 64 KiB of addresses */
-const size_t XB_CELLS = ((size_t)1 << XB_SHIFT) / 4;
-const unsigned XB_DIR_BITS = 15;                       /* the directory: 32768 pages at most, */
-const size_t XB_DIR = (size_t)1 << XB_DIR_BITS;        /* 3/4 of them used (1.5 GiB touched) */
-const size_t XB_SPARE = 1024;                          /* cleared pages kept for the next launch */
-
-struct XbSlot {
-  std::atomic<uintptr_t> key{0};                       /* address >> XB_SHIFT, + 1; 0: empty */
-  std::atomic<uint32_t *> page{nullptr};
-};
-XbSlot *g_xb_dir = nullptr;
-std::mutex g_xb_mutex;                                 /* taking a slot */
-std::vector<size_t> g_xb_used;                         /* the slots taken this launch */
-std::vector<uint32_t *> g_xb_spare;
-bool g_xb_on = false;                                  /* this launch is checked */
-std::atomic<bool> g_xb_full{false};                    /* it touched more pages than the directory holds */
-std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a race */
-std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
-
-/* The shadow page of the addresses with @p key (made here at their first touch); null when the
- * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
-uint32_t *xb_page(Probe *pr, uintptr_t key) {
-  if (key == pr->xb_key) return pr->xb_page;
-  const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
-  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
-    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
-    if (k == key) {
-      pr->xb_key = key;
-      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
-    }
-    if (!k) break;
-  }
-  std::lock_guard<std::mutex> g(g_xb_mutex);
-  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
-    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_relaxed);
-    if (k == key) {
-      pr->xb_key = key;
-      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
-    }
-    if (k) continue;
-    uint32_t *page = nullptr;
-    if (g_xb_used.size() < XB_DIR / 4 * 3) {
-      if (!g_xb_spare.empty()) {
-        page = g_xb_spare.back();
-        g_xb_spare.pop_back();
-      } else {
-        page = (uint32_t *)calloc(XB_CELLS, sizeof(uint32_t));
-      }
-    }
-    if (!page) {
-      g_xb_full.store(true, std::memory_order_relaxed);
-      return nullptr;
-    }
-    g_xb_dir[h].page.store(page, std::memory_order_relaxed);
-    g_xb_dir[h].key.store(key, std::memory_order_release);
-    g_xb_used.push_back(h);
-    pr->xb_key = key;
-    return pr->xb_page = page;
-  }
-  return nullptr;
-}
-
-/* Block @p me's access to the word at @p a (a multiple of 4). */
-inline void xb_touch(Probe *pr, uintptr_t a, uint32_t me, bool write) {
-  uint32_t *page = xb_page(pr, (a >> XB_SHIFT) + 1);
-  if (!page) return;
-  uint32_t *cell = page + ((a & (((uintptr_t)1 << XB_SHIFT) - 1)) >> 2);
-  uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
-  for (;;) {
-    uint32_t nv;
-    if (v & XB_RACE) return;
-    if (!v) nv = me | (write ? XB_W : 0);
-    else if (!(v & XB_MANY) && (v & XB_ID) == me) {
-      if (!write || (v & XB_W)) return;
-      nv = v | XB_W;
-    } else if (write || (v & XB_W)) nv = XB_RACE;
-    else if (v & XB_MANY) return;
-    else nv = XB_MANY;
-    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
-  }
-  if (v == XB_RACE || !(__atomic_load_n(cell, __ATOMIC_RELAXED) & XB_RACE)) return;
-  g_xb_races.fetch_add(1, std::memory_order_relaxed);
-  uintptr_t first = g_xb_first.load(std::memory_order_relaxed);
-  while (a < first && !g_xb_first.compare_exchange_weak(first, a, std::memory_order_relaxed)) {
-  }
-}
-
-/* The running block's global accesses of the epoch (the views of make_views) into the shadow. */
-void xb_epoch(Worker *w, Probe *pr) {
-  if (w->launch->any_point.load(std::memory_order_relaxed)) return; /* not quiet: ordered by its points */
-  const uint32_t me = (uint32_t)(block_linear(w) % XB_ID) + 1;
-  for (size_t t = 0; t < pr->tb.size(); t++) {
-    uintptr_t last = 1;
-    bool last_w = false;
-    for (const Access *x = pr->tb[t]; x != pr->te[t]; x++) {
-      if (x->shared || x->size < 4 || (x->addr & 3)) continue;
-      for (uintptr_t a = x->addr; a < x->addr + x->size; a += 4) {
-        if (a == last) { /* the same word again: a read, or a write after one, adds nothing */
-          if (!x->write || last_w) continue;
-          last_w = true;
-        } else {
-          last = a;
-          last_w = x->write;
-        }
-        xb_touch(pr, a, me, x->write);
-      }
-    }
-  }
-}
-
 }  // namespace
 
 /* ---------------------------------------------------------------- hooks for sched.cpp */
@@ -1804,6 +1802,8 @@ void probe_block_begin(Worker *w) {
   pr->resummarize = false;
   if (w->launch->info.smem) add_shared_range(pr, (uintptr_t)w->dyn, w->launch->info.smem);
   pr->tacc.assign(n, 0);
+  pr->xb_me = g_xb_on && !w->launch->any_point.load(std::memory_order_relaxed)
+                  ? (uint32_t)(block_linear(w) % XB_ID) + 1 : 0;
 }
 
 /* A block's end, after its last epoch: how its memory accesses were shared among its threads.
@@ -1891,7 +1891,6 @@ bool probe_epoch(Worker *w) {
   if (pr->tacc.size() < pr->tb.size()) pr->tacc.resize(pr->tb.size(), 0);
   for (size_t t = 0; t < pr->tb.size(); t++) pr->tacc[t] += (uint64_t)(pr->te[t] - pr->tb[t]);
   count_epoch(w, pr);
-  if (g_xb_on) xb_epoch(w, pr);
   bool ok = true;
   Race r;
   if (g_race_on && check_races(w, pr, &r)) {
