@@ -1870,6 +1870,26 @@ def case_block_race_02():
                   workers=MACHINE_FREE_WORKERS)
 
 
+def case_block_race_fenced_02():
+    """Lab 02: case_block_race_02's scan with a __threadfence() at the start and at the end of
+    every block. The fences make the kernel one whose blocks may order themselves, so it runs
+    taking turns, not quiet, and the check of races between blocks leaves it alone; blocks gave
+    up their turns only at the fences, so each ran its steps alone and tiles passed (5/5 on one
+    host thread and on two) where an H200 gets every launch of several blocks wrong. Blocks now
+    also give up their turns at barriers, in a launch's first tiles: the blocks' stores into the
+    one array meet, and tiles fails on its answers, on every machine."""
+    sub = make_submission("block_race_fenced_02", "02-kogge-stone/kogge_stone.cu",
+                          "  int *src = s, *dst = s + blockDim.x;\n",
+                          "  static int g_buf[2 * 1024];                   /* both buffers, for every block */\n"
+                          "  __threadfence();\n"
+                          "  int *src = g_buf, *dst = g_buf + blockDim.x;\n  (void)s;\n",
+                          edits=[("    dst = tmp;\n  }\n  if (i < n) out[i] = src[t];\n",
+                                  "    dst = tmp;\n  }\n  if (i < n) out[i] = src[t];\n  __threadfence();\n")])
+    wrong = r"scanIncKoggeStoneTiles\(n=\d+, blockSize=\d+, seed=\d+\): first mismatch at"
+    return expect("block_race_fenced_02", sub, "02", LAB02_ALL, {"tiles": wrong, "emu_parallel": wrong},
+                  max_timeout=60, workers=MACHINE_FREE_WORKERS)
+
+
 def case_static_walk_04():
     """Lab 04: scanIncWarpSmem stores its value in s once, then walks the warp's earlier values
     one by one through a static array of global memory: 2 shared requests per warp, under the
@@ -2563,6 +2583,8 @@ CASES = [
     ("lab 05: scanIncBlock done by thread 0 (emu counters)", case_serial_block_05),
     ("lab 02: a serial scan through a static array of the kernel (emu counters)", case_static_serial_02),
     ("lab 02: blocks share one static array, a race between them (emu, 1 and 8 host threads)", case_block_race_02),
+    ("lab 02: blocks share one static array behind fences at both ends (emu, 1 and 8 host threads)",
+     case_block_race_fenced_02),
     ("lab 05: scanIncBlock done by thread 0 through a static array (emu counters)", case_static_serial_05),
     ("lab 04: a warp scan that walks the warp through a static array (emu counters)", case_static_walk_04),
     ("lab 05: a scan hidden past the probes' log of a thread (emu counters)", case_log_cap_05),

@@ -218,6 +218,8 @@ struct LaunchState {
   int publishes = 0;    /* publish points that counted (turn_point) */
   long long kernel_publishes = 0; /* those of the kernel's earlier launches in this process */
   bool calm = false;    /* past ADVERSARIAL_PUBLISHES: blocks switch only when one waits */
+  int barrier_switches = 0; /* turns given up at a completed __syncthreads (turn_point) */
+  long long kernel_barrier_switches = 0; /* those of the kernel's earlier launches */
   unsigned long long trng = 1;
   unsigned long long dispatch_seed = 1; /* the order blocks are handed out in (fixed a launch) */
   unsigned long long handoffs = 0;
@@ -227,13 +229,16 @@ struct LaunchState {
 
 /* turns (turns.cpp) */
 int resident_blocks(const LaunchInfo &in);
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published);
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published,
+                 long long barrier_switches);
 long long kernel_publishes(const void *key);
 void kernel_published(const void *key, long long n);
+long long kernel_barrier_switches(const void *key);
+void kernel_barrier_switched(const void *key, long long n);
 long long turns_take_block(LaunchState *L);
 /* At a publish or poll point of the running fiber: true when the launch failed meanwhile (the
  * caller leaves the block). */
-enum PointKind { POINT_PUBLISH, POINT_POLL, POINT_TICK };
+enum PointKind { POINT_PUBLISH, POINT_POLL, POINT_TICK, POINT_BARRIER /* a block's __syncthreads, completed */ };
 bool turn_point(Worker *w, int kind);
 void inter_point(int kind); /* sched.cpp: turn_point, leaving the block on failure */
 void summon_worker(Worker *w, LaunchState *L); /* sched.cpp: a helper's first turn in a launch */
@@ -313,6 +318,7 @@ void lockstep_point(const volatile void *p, bool write);
 bool lockstep_claim(Worker *w);
 void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
+bool device_static_at(const void *p); /* within a static of device code (device_static, probe.cpp) */
 /* check_blocks: look for races between blocks (probe_block_race), for a launch of several
  * blocks, not cooperative, of a kernel not known to order its blocks */
 void probe_launch_begin(const LaunchInfo *in, bool check_blocks);

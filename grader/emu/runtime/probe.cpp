@@ -1719,6 +1719,11 @@ bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg) {
 }
 
 
+bool device_static_at(const void *p) {
+  uintptr_t lo, hi;
+  return static_of((uintptr_t)p, &lo, &hi);
+}
+
 bool device_static(const void *p, size_t bytes, const char *name) {
   if (!bytes) return true;
   std::lock_guard<std::mutex> g(g_statics_mutex);

@@ -532,7 +532,7 @@ int barrier(int kind, int pred, const char *file, int line) {
   w->bar_or |= pred != 0;
   if (w->bar_arrived == w->live) {
     barrier_all_arrived(w);
-    if (w->launch->turns && turn_point(w, POINT_TICK)) go(w, w->cur, nullptr);
+    if (w->launch->turns && turn_point(w, kind != BAR_GRID ? POINT_BARRIER : POINT_TICK)) go(w, w->cur, nullptr);
   }
   switch_next(w);
   return (int)f->result;
@@ -728,7 +728,8 @@ void atomic_point(const volatile void *address, bool changed) {
   yield_point();
   if (!tls.fiber) return;
   LaunchState *L = ((Worker *)tls.worker)->launch;
-  if ((L->turns || !L->any_point.load(std::memory_order_relaxed)) && range_is_device((const void *)address, 1))
+  if ((L->turns || !L->any_point.load(std::memory_order_relaxed)) &&
+      (range_is_device((const void *)address, 1) || device_static_at((const void *)address)))
     inter_point(POINT_PUBLISH);
 }
 
@@ -1912,7 +1913,8 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = &L;
   }
-  if (slots > 1) turns_begin(&L, p.workers.data(), slots, kernel_publishes(kernel_key));
+  if (slots > 1)
+    turns_begin(&L, p.workers.data(), slots, kernel_publishes(kernel_key), kernel_barrier_switches(kernel_key));
   /* taking turns, a helper starts when its slot first gets the turn (summon_worker) */
   const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
   const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
@@ -1930,7 +1932,10 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     p.done_cv.wait(lk, [&] { return p.active == 0; });
   }
   if (g_probe_on && !L.grid) kernel_heard(kernel_key, L.any_point.load());
-  if (L.turns) kernel_published(kernel_key, L.publishes);
+  if (L.turns) {
+    kernel_published(kernel_key, L.publishes);
+    kernel_barrier_switched(kernel_key, L.barrier_switches);
+  }
   {
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;

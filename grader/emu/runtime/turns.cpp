@@ -12,9 +12,12 @@
  * - *publish* points: an atomic on global memory (after it), a volatile store to global memory
  *   (before it: a block can be held between writing a value and writing its flag), a fence;
  * - *poll* points: a volatile load of global memory (before it), `__nanosleep`;
+ * - *barriers*: each completed `__syncthreads`, for the first ADVERSARIAL_BARRIERS of a launch
+ *   and KERNEL_BARRIERS of a kernel's launches (blocks interleave between barriers as on a GPU,
+ *   so blocks that share memory with no order between them see each other's stores);
  * - *ticks*: once the launch has had a publish point, each completed warp collective and
- *   barrier (so a spin loop on plain loads still turns over: a block that stored nothing between
- *   two such turn-overs is stuck too).
+ *   barrier past those (so a spin loop on plain loads still turns over: a block that stored
+ *   nothing between two such turn-overs is stuck too).
  *
  * A publish point counts only as a block's first or after PUBLISH_WORK memory accesses since the
  * last that counted (an atomic an element would otherwise switch at every one; many atomics with
@@ -70,6 +73,11 @@ static const int ADVERSARIAL_PUBLISHES = 256;
 /* And over all the launches of one kernel in a process (a test calls a function hundreds of
  * times, the small sizes first): past this many, its launches start calm. */
 static const long long KERNEL_PUBLISHES = 1024;
+/* Turns given up at a block's completed __syncthreads, at most, in a launch and over a kernel's
+ * launches in a process: blocks interleave between barriers, as on a GPU, in a launch's first
+ * tiles and a test's first calls (a handoff between OS threads each: the count is bounded). */
+static const int ADVERSARIAL_BARRIERS = 512;
+static const long long KERNEL_BARRIERS = 2048;
 
 static unsigned long long mix(unsigned long long &s) {
   s ^= s >> 12;
@@ -99,9 +107,12 @@ int resident_blocks(const LaunchInfo &in) {
   return (int)r;
 }
 
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published) {
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published,
+                 long long barrier_switches) {
   const Config &cfg = config();
   L->kernel_publishes = published;
+  L->kernel_barrier_switches = barrier_switches;
+  L->barrier_switches = 0;
   L->turns = true;
   L->nslots = nslots;
   L->slot_worker = workers;
@@ -242,6 +253,14 @@ bool turn_point(Worker *w, int kind) {
     t.polls = 0;
     t.stuck = true;
     give = true;
+  } else if (kind == POINT_BARRIER && !config().calm && !L->calm && L->barrier_switches < ADVERSARIAL_BARRIERS &&
+             L->kernel_barrier_switches + L->barrier_switches < KERNEL_BARRIERS) {
+    /* a block between two of its barriers: another block may run there, as on a GPU (blocks
+     * that share memory with no order between them then see each other's stores) */
+    if (config().schedule == SCHED_RANDOM && !(mix(L->trng) & 1)) return false;
+    L->barrier_switches++;
+    t.ticks = 0;
+    give = true;
   } else {
     if (!L->seen_publish || ++t.ticks < TICKS) return false;
     t.ticks = 0;
@@ -286,6 +305,19 @@ void turn_slot_done(Worker *w) {
 static std::mutex g_quiet_mutex;
 static std::map<const void *, bool> g_quiet; /* kernel -> no points in any launch so far */
 static std::map<const void *, long long> g_published; /* kernel -> publish points counted so far */
+
+static std::map<const void *, long long> g_barrier_switches; /* kernel -> turns given up at barriers */
+
+long long kernel_barrier_switches(const void *key) {
+  std::lock_guard<std::mutex> g(g_quiet_mutex);
+  auto it = g_barrier_switches.find(key);
+  return it == g_barrier_switches.end() ? 0 : it->second;
+}
+
+void kernel_barrier_switched(const void *key, long long n) {
+  std::lock_guard<std::mutex> g(g_quiet_mutex);
+  g_barrier_switches[key] += n;
+}
 
 long long kernel_publishes(const void *key) {
   std::lock_guard<std::mutex> g(g_quiet_mutex);
