@@ -593,15 +593,15 @@ inline void tick_store(Probe *pr) {
  * at once, and the answer depends on which came first. The emu runs a quiet launch's blocks one
  * after another (one worker, or taking turns) or in parallel (several workers), so its answer
  * would depend on the host's cores; this check depends only on which blocks touched which
- * words. The global accesses of 4 bytes and more go into a shadow of one
- * 32-bit cell per word, in pages of 64 KiB of addresses made at their first touch and cleared
- * when the launch ends. A cell is empty; one block's (its linear index + 1, XB_W once it wrote);
- * several blocks' reads (XB_MANY); or a race (XB_RACE: a second block's access where one of the
- * two writes). What a cell ends as depends on the set of accesses, not on their order, and so do
- * the words reported: their number and the lowest. Accesses go in as they are kept (keep), in
- * blocks whose launch had no point when they began (xb_me); a launch that has one later is not
- * judged (probe_block_race). Accesses of 1 and 2 bytes are left out:
- * blocks may own neighbouring bytes of one word. */
+ * words. The global accesses go into a shadow of one 32-bit cell per word, in pages of 64 KiB
+ * of addresses made at their first touch and cleared when the launch ends; an access of 1 or 2
+ * bytes (or not aligned to 4) takes a cell per byte instead, in pages of its own, since blocks
+ * may own neighbouring bytes of one word. A cell is empty; one block's (its linear index + 1,
+ * XB_W once it wrote); several blocks' reads (XB_MANY); or a race (XB_RACE: a second block's
+ * access where one of the two writes). What a cell ends as depends on the set of accesses, not
+ * on their order, and so do the words reported: their number and the lowest. Accesses go in as
+ * they are kept (keep), in blocks whose launch had no point when they began (xb_me); a launch
+ * that has one later is not judged (probe_block_race). */
 const uint32_t XB_W = 1u << 31, XB_MANY = 1u << 30, XB_RACE = 1u << 29, XB_ID = XB_RACE - 1;
 const unsigned XB_SHIFT = 16;                          /* a page: 64 KiB of addresses */
 const size_t XB_CELLS = ((size_t)1 << XB_SHIFT) / 4;
@@ -621,6 +621,8 @@ bool g_xb_on = false;                                  /* this launch is checked
 std::atomic<bool> g_xb_full{false};                    /* it touched more pages than the directory holds */
 std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a race */
 std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
+std::atomic<unsigned long long> g_xb_race_bytes{0};    /* and bytes (accesses of 1 or 2 bytes) */
+const uintptr_t XB_BYTES = (uintptr_t)1 << 62;         /* in a page's key: its cells are bytes */
 
 /* The shadow page of the addresses with @p key (made here at their first touch); null when the
  * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
@@ -664,16 +666,16 @@ __attribute__((noinline)) uint32_t *xb_page(Probe *pr, uintptr_t key) {
   return nullptr;
 }
 
-/* A race found at the word @p a: counted, and the lowest kept. */
-__attribute__((noinline)) void xb_race(uintptr_t a) {
-  g_xb_races.fetch_add(1, std::memory_order_relaxed);
+/* A race found at the word (or byte) @p a: counted, and the lowest kept. */
+__attribute__((noinline)) void xb_race(uintptr_t a, bool byte) {
+  (byte ? g_xb_race_bytes : g_xb_races).fetch_add(1, std::memory_order_relaxed);
   uintptr_t first = g_xb_first.load(std::memory_order_relaxed);
   while (a < first && !g_xb_first.compare_exchange_weak(first, a, std::memory_order_relaxed)) {
   }
 }
 
 /* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel). */
-__attribute__((noinline)) void xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write) {
+__attribute__((noinline)) void xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write, bool byte) {
   uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
   for (;;) {
     uint32_t nv;
@@ -686,24 +688,28 @@ __attribute__((noinline)) void xb_update(uint32_t *cell, uintptr_t a, uint32_t m
     else if (v & XB_MANY) return;
     else nv = XB_MANY;
     if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      if (nv == XB_RACE) xb_race(a);
+      if (nv == XB_RACE) xb_race(a, byte);
       return;
     }
   }
 }
 
-/* The running block's access to the words of [a, a + size) (a and size multiples of 4), as it
- * is kept (keep): what its block already holds, the common case, is a load and a compare. */
+/* The running block's access to [a, a + size), as it is kept (keep): a cell a word where a and
+ * size are multiples of 4, else a cell a byte, in pages of their own (16 KiB of addresses a
+ * page; XB_BYTES in the key). What its block already holds, the common case, is a load and a
+ * compare. */
 inline void xb_touch(Probe *pr, uintptr_t a, unsigned size, unsigned write) {
   const uint32_t me = pr->xb_me;
-  for (uintptr_t x = a; x < a + size; x += 4) {
-    const uintptr_t key = (x >> XB_SHIFT) + 1;
+  const bool byte = (a | size) & 3;
+  const unsigned span = byte ? XB_SHIFT - 2 : XB_SHIFT, step = byte ? 1 : 4;
+  for (uintptr_t x = a; x < a + size; x += step) {
+    const uintptr_t key = ((x >> span) + 1) | (byte ? XB_BYTES : 0);
     uint32_t *page = key == pr->xb_key ? pr->xb_page : xb_page(pr, key);
     if (!page) return;
-    uint32_t *cell = page + ((x & (((uintptr_t)1 << XB_SHIFT) - 1)) >> 2);
+    uint32_t *cell = page + ((x & (((uintptr_t)1 << span) - 1)) >> (byte ? 0 : 2));
     const uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
     if ((v & ~XB_W) == me && (!write || (v & XB_W))) continue;
-    xb_update(cell, x, me, write);
+    xb_update(cell, x, me, write, byte);
   }
 }
 
@@ -724,7 +730,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->shared = sh;
   y->write = (uint8_t)write;
   y->vol = (uint8_t)vol;
-  if (!sh && pr->xb_me && !((a | size) & 3)) xb_touch(pr, a, size, write);
+  if (!sh && pr->xb_me) xb_touch(pr, a, size, write);
   if (!g_race_on) return;
   const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(f->tid + 1) << 16;
   const uintptr_t w0 = a >> 2, nw = ((a + size - 1) >> 2) - w0;
@@ -1686,20 +1692,28 @@ void describe_race(Worker *w, Probe *pr, const Race &r) {
 bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg) {
   if (!g_xb_on) return false;
   g_xb_on = false;
-  const unsigned long long races = g_xb_races.load();
+  const unsigned long long races = g_xb_races.load(), bytes = g_xb_race_bytes.load();
   const uintptr_t a = g_xb_first.load();
   bool found = false;
-  if (quiet && races && !g_xb_full.load()) {
+  if (quiet && (races || bytes) && !g_xb_full.load()) {
+    char count[96];
+    if (races && bytes)
+      snprintf(count, sizeof count, "%llu word%s and %llu byte%s", races, races == 1 ? "" : "s", bytes,
+               bytes == 1 ? "" : "s");
+    else if (races)
+      snprintf(count, sizeof count, "%llu word%s", races, races == 1 ? "" : "s");
+    else
+      snprintf(count, sizeof count, "%llu byte%s", bytes, bytes == 1 ? "" : "s");
     uintptr_t lo = a, hi = a;
     const char *what = global_holder(a, &lo, &hi);
     char head[640];
     snprintf(head, sizeof head,
              "emu: race between blocks on global memory at byte offset %lu of %s in kernel %s: two blocks of the "
-             "launch access it, one of them writing (%llu word%s in all), and nothing orders the blocks of a launch "
-             "that has no atomic, __threadfence or volatile access to global memory. A GPU runs them at once and the "
-             "answer depends on which comes first: give each block a part of the memory of its own (indexed by "
-             "blockIdx), or hand the data on to a second launch",
-             (unsigned long)(a - lo), what, in.name, races, races == 1 ? "" : "s");
+             "launch access it, one of them writing (%s in all), and nothing orders the blocks of a launch that has "
+             "no atomic, __threadfence or volatile access to global memory. A GPU runs them at once and the answer "
+             "depends on which comes first: give each block a part of the memory of its own (indexed by blockIdx), "
+             "or hand the data on to a second launch",
+             (unsigned long)(a - lo), what, in.name, count);
     *msg = head;
     found = true;
   }
@@ -1753,6 +1767,7 @@ void probe_launch_begin(const LaunchInfo *in, bool check_blocks) {
     g_xb_full.store(false);
     g_xb_first.store(~(uintptr_t)0);
     g_xb_races.store(0);
+    g_xb_race_bytes.store(0);
   }
   g_unfenced.clear();
   g_weak_gen++;

@@ -2,7 +2,7 @@
 // (bad_block_race) must let pass in the grader's runs (SCANLAB_EMU_STRICT=1): a table every
 // block reads and none writes; each block's sum in a word of its own, next to its neighbours'
 // (one 32-byte sector holds eight blocks' words); 8-byte values a block apiece; a byte flag a
-// block (4 in a word: the check looks at words of 4 bytes and up only); a tile read and
+// block (4 in a word: the check compares bytes for accesses of 1 byte); a tile read and
 // written in place by its block alone; the output of an earlier launch read by every block of
 // the next; and blocks that order themselves with atomics and __threadfence (the last block to
 // finish adds up the others' sums, as CUDA's threadFenceReduction sample does).
