@@ -346,9 +346,10 @@ size_t g_limits[7] = {1024, 1048576, 8388608, 2, 2048, 64, 0};
 
 /* ---- the device heap: malloc and free in device code. One mapping of the heap's size, made at
  * the first device malloc (as a GPU sizes its heap then); blocks of 16-byte multiples, first
- * fit, freed runs merged with their neighbours. The probes neither count nor race-check it (a
- * block freed and handed to another thread would read as a race), and do not take a store to
- * it for one to the host's memory (in_device_heap). */
+ * fit, freed runs merged with their neighbours. The probes neither count it nor race-check it
+ * within a block (a block freed and handed to another thread would read as a race), and do not
+ * take a store to it for one to the host's memory (in_device_heap); the check of races between
+ * blocks follows it, forgetting what a free hands on (probe_heap_freed). */
 static std::mutex g_heap_mutex;
 /* the heap's first bytes are the allocator's, as a GPU's heap keeps some for itself: a request
  * of the whole heap gets null (on an H200, 8 MiB of the default 8 MiB did; 6 MiB did not) */
@@ -394,6 +395,7 @@ void device_free(void *p) {
   if (used == g_heap_used.end()) return; /* not a block of the heap (freed twice): nothing to free */
   size_t off = used->first, len = used->second;
   g_heap_used.erase(used);
+  probe_heap_freed(p, len);
   auto next = g_heap_free.find(off + len);
   if (next != g_heap_free.end()) {
     len += next->second;

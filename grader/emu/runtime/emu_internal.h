@@ -329,6 +329,7 @@ unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' thr
 unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 bool in_device_heap(uintptr_t a); /* within the device heap (malloc in device code: api.cpp) */
+void probe_heap_freed(const void *p, size_t bytes); /* device_free: the bytes' next owner starts afresh */
 void probe_collective(Worker *w, int tid, bool orders_memory);
 void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed);
 void probe_fence(Worker *w);    /* __threadfence: the block's plain stores so far are ordered */

@@ -605,8 +605,8 @@ inline void tick_store(Probe *pr) {
 const uint32_t XB_W = 1u << 31, XB_MANY = 1u << 30, XB_RACE = 1u << 29, XB_ID = XB_RACE - 1;
 const unsigned XB_SHIFT = 16;                          /* a page: 64 KiB of addresses */
 const size_t XB_CELLS = ((size_t)1 << XB_SHIFT) / 4;
-const unsigned XB_DIR_BITS = 15;                       /* the directory: 32768 pages at most, */
-const size_t XB_DIR = (size_t)1 << XB_DIR_BITS;        /* 3/4 of them used (1.5 GiB touched) */
+const unsigned XB_DIR_BITS = 15;                       /* the directory: 32768 slots, 3/4 of them */
+const size_t XB_DIR = (size_t)1 << XB_DIR_BITS;        /* used: 1.5 GiB of shadow, as many words */
 const size_t XB_SPARE = 1024;                          /* cleared pages kept for the next launch */
 
 struct XbSlot {
@@ -757,7 +757,10 @@ __attribute__((noinline)) void record_rare(const volatile void *p, unsigned size
   if (!sh && !is_device(a) && !is_device_static(a)) return;
   if (write) tick_store(pr);
   Access *y = (Access *)f->probe_cur;
-  if (y == f->probe_end && !(y = log_room(pr, f))) return;
+  if (y == f->probe_end && !(y = log_room(pr, f))) {
+    if (!sh && pr->xb_me) xb_touch(pr, a, size, write); /* past the log, still in the shadow */
+    return;
+  }
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
 }
 
@@ -781,6 +784,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
   const uint8_t sh = shared_offset(pr, a, &va, &hi);
   if (sh ? a + size > hi : !is_device(a) && !is_device_static(a)) {
     if (sh) record_rare(p, size, write, ret, vol);
+    else if (pr->xb_me && in_device_heap(a)) xb_touch(pr, a, size, write); /* the heap: races only */
     else if (write) host_store(a, ret);
     return;
   }
@@ -1695,7 +1699,15 @@ bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg) {
   const unsigned long long races = g_xb_races.load(), bytes = g_xb_race_bytes.load();
   const uintptr_t a = g_xb_first.load();
   bool found = false;
-  if (quiet && (races || bytes) && !g_xb_full.load()) {
+  if (quiet && g_xb_full.load()) {
+    char head[400];
+    snprintf(head, sizeof head,
+             "emu: kernel %s touched more global memory than the check of races between blocks follows (%zu "
+             "pages of %u KiB): its blocks could not be compared",
+             in.name, XB_DIR / 4 * 3, 1u << (XB_SHIFT - 10));
+    *msg = head;
+    found = true;
+  } else if (quiet && (races || bytes)) {
     char count[96];
     if (races && bytes)
       snprintf(count, sizeof count, "%llu word%s and %llu byte%s", races, races == 1 ? "" : "s", bytes,
@@ -1732,6 +1744,30 @@ bool probe_block_race(const LaunchInfo &in, bool quiet, std::string *msg) {
   return found;
 }
 
+
+void probe_heap_freed(const void *p, size_t bytes) {
+  if (!g_xb_on || !g_xb_dir) return;
+  /* the block's next owner starts afresh: a free and the malloc that hands the bytes on are
+   * ordered by the allocator, so the two owners' accesses do not race */
+  const uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
+  for (int byte = 0; byte < 2; byte++) {
+    const unsigned span = byte ? XB_SHIFT - 2 : XB_SHIFT;
+    for (uintptr_t x = lo; x < hi; x = ((x >> span) + 1) << span) {
+      const uintptr_t key = ((x >> span) + 1) | (byte ? XB_BYTES : 0);
+      const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
+      for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+        const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
+        if (!k) break;
+        if (k != key) continue;
+        uint32_t *page = g_xb_dir[h].page.load(std::memory_order_relaxed);
+        const uintptr_t base = x >> span << span, end = std::min(hi, base + ((uintptr_t)1 << span));
+        for (uintptr_t y = byte ? x : (x + 3) & ~(uintptr_t)3; y < end; y += byte ? 1 : 4)
+          __atomic_store_n(page + ((y - base) >> (byte ? 0 : 2)), 0u, __ATOMIC_RELAXED);
+        break;
+      }
+    }
+  }
+}
 
 bool device_static_at(const void *p) {
   uintptr_t lo, hi;

@@ -729,7 +729,8 @@ void atomic_point(const volatile void *address, bool changed) {
   if (!tls.fiber) return;
   LaunchState *L = ((Worker *)tls.worker)->launch;
   if ((L->turns || !L->any_point.load(std::memory_order_relaxed)) &&
-      (range_is_device((const void *)address, 1) || device_static_at((const void *)address)))
+      (range_is_device((const void *)address, 1) || device_static_at((const void *)address) ||
+       in_device_heap((uintptr_t)address)))
     inter_point(POINT_PUBLISH);
 }
 

@@ -13,8 +13,9 @@
  *   (before it: a block can be held between writing a value and writing its flag), a fence;
  * - *poll* points: a volatile load of global memory (before it), `__nanosleep`;
  * - *barriers*: each completed `__syncthreads`, for the first ADVERSARIAL_BARRIERS of a launch
- *   and KERNEL_BARRIERS of a kernel's launches (blocks interleave between barriers as on a GPU,
- *   so blocks that share memory with no order between them see each other's stores);
+ *   and KERNEL_BARRIERS of a kernel's launches, until the launch goes calm (blocks interleave
+ *   between barriers as on a GPU, so blocks that share memory with no order between them see
+ *   each other's stores);
  * - *ticks*: once the launch has had a publish point, each completed warp collective and
  *   barrier past those (so a spin loop on plain loads still turns over: a block that stored
  *   nothing between two such turn-overs is stuck too).
@@ -73,7 +74,7 @@ static const int ADVERSARIAL_PUBLISHES = 256;
 /* And over all the launches of one kernel in a process (a test calls a function hundreds of
  * times, the small sizes first): past this many, its launches start calm. */
 static const long long KERNEL_PUBLISHES = 1024;
-/* Turns given up at a block's completed __syncthreads, at most, in a launch and over a kernel's
+/* Completed __syncthreads, in a launch and over a kernel's
  * launches in a process: blocks interleave between barriers, as on a GPU, in a launch's first
  * tiles and a test's first calls (a handoff between OS threads each: the count is bounded). */
 static const int ADVERSARIAL_BARRIERS = 512;

@@ -2,12 +2,14 @@
 // earlier launch had no atomic, fence or volatile access), whose blocks run in parallel on the
 // workers: the answer depends on how they interleave, so with one worker it comes out right and
 // with two it may not. The check looks at which blocks touched which words, not at the order,
-// so both worker counts fail the same way, naming the array (cudaMalloc'd memory here).
+// so both worker counts fail the same way, naming the array (cudaMalloc'd memory here). It runs
+// with two workers, the blocks in parallel and the shadow's cells updated from both threads
+// (bad_block_race runs with one).
 // emu-test: expect fail
 // emu-test: probe
 // emu-test: schedules forward random:1
 // emu-test: env SCANLAB_EMU_STRICT=1
-// emu-test: env SCANLAB_EMU_WORKERS=1
+// emu-test: env SCANLAB_EMU_WORKERS=2
 // emu-test: stderr race between blocks on global memory at byte offset 0 of
 // emu-test: stderr in kernel stageThrough
 // emu-test: stdout first launch: no error

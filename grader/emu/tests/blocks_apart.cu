@@ -5,7 +5,8 @@
 // block (4 in a word: the check compares bytes for accesses of 1 byte); a tile read and
 // written in place by its block alone; the output of an earlier launch read by every block of
 // the next; and blocks that order themselves with atomics and __threadfence (the last block to
-// finish adds up the others' sums, as CUDA's threadFenceReduction sample does).
+// finish adds up the others' sums, as CUDA's threadFenceReduction sample does); and a buffer a
+// block takes from the device heap, uses and frees, which another block may be handed next.
 // emu-test: expect pass
 // emu-test: probe
 // emu-test: env SCANLAB_EMU_STRICT=1
@@ -41,6 +42,18 @@ __global__ void addTotal(const int *sums, int *out) {
   int total = 0;
   for (int k = 0; k < G; k++) total += sums[k]; /* written by the launch before: ordered */
   out[blockIdx.x * B + threadIdx.x] = total;
+}
+
+__global__ void heapPerBlock(const int *in, int *out) {
+  __shared__ int *buf;
+  if (threadIdx.x == 0) buf = (int *)malloc(B * sizeof(int));
+  __syncthreads();
+  const unsigned i = blockIdx.x * B + threadIdx.x;
+  buf[threadIdx.x] = in[i];
+  __syncthreads();
+  out[i] = buf[B - 1 - threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) free(buf);
 }
 
 __device__ unsigned g_finished;
@@ -84,6 +97,10 @@ int main() {
   doubleInPlace<<<G, B>>>(in);
   doubleInPlace<<<G, B>>>(in);
   lastBlockAdds<<<G, B>>>(in, partial, total);
+  int *mirrored;
+  CK(cudaMalloc(&mirrored, B * G * sizeof(int)));
+  heapPerBlock<<<G, B>>>(in, mirrored);
+  heapPerBlock<<<G, B>>>(in, mirrored); /* again, quiet: blocks in parallel, buffers handed on */
   CK(cudaDeviceSynchronize());
   std::vector<int> got(B * G), s(G);
   std::vector<long long> w(G);
@@ -107,6 +124,10 @@ int main() {
     quad += 4 * h[i] + 3;
   }
   ok &= t == (int)quad;
+  std::vector<int> mir(B * G), now(B * G);
+  CK(cudaMemcpy(mir.data(), mirrored, B * G * sizeof(int), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(now.data(), in, B * G * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < B * G; i++) ok &= mir[i] == now[i / B * B + (B - 1 - i % B)];
   printf("%s\n", ok ? "all agree" : "WRONG");
   return !ok;
 }
