@@ -74,9 +74,10 @@ static const int ADVERSARIAL_PUBLISHES = 256;
 /* And over all the launches of one kernel in a process (a test calls a function hundreds of
  * times, the small sizes first): past this many, its launches start calm. */
 static const long long KERNEL_PUBLISHES = 1024;
-/* Completed __syncthreads, in a launch and over a kernel's
- * launches in a process: blocks interleave between barriers, as on a GPU, in a launch's first
- * tiles and a test's first calls (a handoff between OS threads each: the count is bounded). */
+/* Completed __syncthreads at which a block gives up its turn, at most, in a launch and over a
+ * kernel's launches in a process: blocks interleave between barriers, as on a GPU, in a
+ * launch's first tiles and a test's first calls (a handoff between OS threads each: the count
+ * is bounded). */
 static const int ADVERSARIAL_BARRIERS = 512;
 static const long long KERNEL_BARRIERS = 2048;
 
