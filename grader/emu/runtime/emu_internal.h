@@ -229,12 +229,10 @@ struct LaunchState {
 
 /* turns (turns.cpp) */
 int resident_blocks(const LaunchInfo &in);
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published,
-                 long long barrier_switches);
-long long kernel_publishes(const void *key);
-void kernel_published(const void *key, long long n);
-long long kernel_barrier_switches(const void *key);
-void kernel_barrier_switched(const void *key, long long n);
+/* key: the kernel, whose earlier launches' turns (kernel_took_turns) decide how soon this one
+ * goes calm */
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, const void *key);
+void kernel_took_turns(const void *key, const LaunchState *L);
 long long turns_take_block(LaunchState *L);
 /* At a publish or poll point of the running fiber: true when the launch failed meanwhile (the
  * caller leaves the block). */

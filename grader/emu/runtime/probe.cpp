@@ -626,16 +626,24 @@ const uintptr_t XB_BYTES = (uintptr_t)1 << 62;         /* in a page's key: its c
 
 /* The shadow page of the addresses with @p key (made here at their first touch); null when the
  * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
-__attribute__((noinline)) uint32_t *xb_page(Probe *pr, uintptr_t key) {
-  const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
-  for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
+size_t xb_slot0(uintptr_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS)); }
+
+/* The page with @p key, if it is made; lock-free. */
+uint32_t *xb_find(uintptr_t key) {
+  for (size_t n = 0, h = xb_slot0(key); n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
     const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
-    if (k == key) {
-      pr->xb_key = key;
-      return pr->xb_page = g_xb_dir[h].page.load(std::memory_order_relaxed);
-    }
+    if (k == key) return g_xb_dir[h].page.load(std::memory_order_relaxed);
     if (!k) break;
   }
+  return nullptr;
+}
+
+__attribute__((noinline)) uint32_t *xb_page(Probe *pr, uintptr_t key) {
+  if (uint32_t *page = xb_find(key)) {
+    pr->xb_key = key;
+    return pr->xb_page = page;
+  }
+  const size_t start = xb_slot0(key);
   std::lock_guard<std::mutex> g(g_xb_mutex);
   for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
     const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_relaxed);
@@ -1753,18 +1761,11 @@ void probe_heap_freed(const void *p, size_t bytes) {
   for (int byte = 0; byte < 2; byte++) {
     const unsigned span = byte ? XB_SHIFT - 2 : XB_SHIFT;
     for (uintptr_t x = lo; x < hi; x = ((x >> span) + 1) << span) {
-      const uintptr_t key = ((x >> span) + 1) | (byte ? XB_BYTES : 0);
-      const size_t start = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - XB_DIR_BITS));
-      for (size_t n = 0, h = start; n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
-        const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
-        if (!k) break;
-        if (k != key) continue;
-        uint32_t *page = g_xb_dir[h].page.load(std::memory_order_relaxed);
-        const uintptr_t base = x >> span << span, end = std::min(hi, base + ((uintptr_t)1 << span));
-        for (uintptr_t y = byte ? x : (x + 3) & ~(uintptr_t)3; y < end; y += byte ? 1 : 4)
-          __atomic_store_n(page + ((y - base) >> (byte ? 0 : 2)), 0u, __ATOMIC_RELAXED);
-        break;
-      }
+      uint32_t *page = xb_find(((x >> span) + 1) | (byte ? XB_BYTES : 0));
+      if (!page) continue;
+      const uintptr_t base = x >> span << span, end = std::min(hi, base + ((uintptr_t)1 << span));
+      for (uintptr_t y = byte ? x : (x + 3) & ~(uintptr_t)3; y < end; y += byte ? 1 : 4)
+        __atomic_store_n(page + ((y - base) >> (byte ? 0 : 2)), 0u, __ATOMIC_RELAXED);
     }
   }
 }

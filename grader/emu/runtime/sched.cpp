@@ -1914,8 +1914,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = &L;
   }
-  if (slots > 1)
-    turns_begin(&L, p.workers.data(), slots, kernel_publishes(kernel_key), kernel_barrier_switches(kernel_key));
+  if (slots > 1) turns_begin(&L, p.workers.data(), slots, kernel_key);
   /* taking turns, a helper starts when its slot first gets the turn (summon_worker) */
   const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
   const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
@@ -1933,10 +1932,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     p.done_cv.wait(lk, [&] { return p.active == 0; });
   }
   if (g_probe_on && !L.grid) kernel_heard(kernel_key, L.any_point.load());
-  if (L.turns) {
-    kernel_published(kernel_key, L.publishes);
-    kernel_barrier_switched(kernel_key, L.barrier_switches);
-  }
+  if (L.turns) kernel_took_turns(kernel_key, &L);
   {
     std::lock_guard<std::mutex> g(g_wd_mutex);
     g_wd_launch = nullptr;

@@ -97,6 +97,14 @@ static long long gcd(long long a, long long b) {
   return a;
 }
 
+static std::mutex g_quiet_mutex;
+static std::map<const void *, bool> g_quiet; /* kernel -> no points in any launch so far */
+/* kernel -> its earlier launches' publish points that counted and turns given up at barriers */
+struct KernelTurns {
+  long long publishes = 0, barrier_switches = 0;
+};
+static std::map<const void *, KernelTurns> g_turns;
+
 int resident_blocks(const LaunchInfo &in) {
   const unsigned long long threads = (unsigned long long)in.block.x * in.block.y * in.block.z;
   int per_sm = 0;
@@ -109,11 +117,17 @@ int resident_blocks(const LaunchInfo &in) {
   return (int)r;
 }
 
-void turns_begin(LaunchState *L, Worker *const *workers, int nslots, long long published,
-                 long long barrier_switches) {
+void turns_begin(LaunchState *L, Worker *const *workers, int nslots, const void *key) {
   const Config &cfg = config();
+  KernelTurns before;
+  {
+    std::lock_guard<std::mutex> g(g_quiet_mutex);
+    auto it = g_turns.find(key);
+    if (it != g_turns.end()) before = it->second;
+  }
+  const long long published = before.publishes;
   L->kernel_publishes = published;
-  L->kernel_barrier_switches = barrier_switches;
+  L->kernel_barrier_switches = before.barrier_switches;
   L->barrier_switches = 0;
   L->turns = true;
   L->nslots = nslots;
@@ -304,32 +318,11 @@ void turn_slot_done(Worker *w) {
   for (int s = 0; s < L->nslots; s++) L->slot_worker[s]->turn_cv.notify_all();
 }
 
-static std::mutex g_quiet_mutex;
-static std::map<const void *, bool> g_quiet; /* kernel -> no points in any launch so far */
-static std::map<const void *, long long> g_published; /* kernel -> publish points counted so far */
-
-static std::map<const void *, long long> g_barrier_switches; /* kernel -> turns given up at barriers */
-
-long long kernel_barrier_switches(const void *key) {
+void kernel_took_turns(const void *key, const LaunchState *L) {
   std::lock_guard<std::mutex> g(g_quiet_mutex);
-  auto it = g_barrier_switches.find(key);
-  return it == g_barrier_switches.end() ? 0 : it->second;
-}
-
-void kernel_barrier_switched(const void *key, long long n) {
-  std::lock_guard<std::mutex> g(g_quiet_mutex);
-  g_barrier_switches[key] += n;
-}
-
-long long kernel_publishes(const void *key) {
-  std::lock_guard<std::mutex> g(g_quiet_mutex);
-  auto it = g_published.find(key);
-  return it == g_published.end() ? 0 : it->second;
-}
-
-void kernel_published(const void *key, long long n) {
-  std::lock_guard<std::mutex> g(g_quiet_mutex);
-  g_published[key] += n;
+  KernelTurns &k = g_turns[key];
+  k.publishes += L->publishes;
+  k.barrier_switches += L->barrier_switches;
 }
 
 bool kernel_is_quiet(const void *key) {
