@@ -1168,6 +1168,24 @@ def case_missing_barrier_race():
     return "; ".join(verdicts) + ", under forward and reverse"
 
 
+def case_many_passes():
+    """Lab 01's timing test can fail a right scan: one that scans a large input ten times over
+    (as a scan that copies its input back and forth might) passes every test of its answers and
+    fails timing, measured in CPU seconds, at the kit's size and threshold."""
+    again = ("  if (n > 1000000) /* nine more scans of a large input: the same answer, ten times the work */\n"
+             "    for (int rep = 0; rep < 9; rep++) {\n"
+             "      memcpy(acc, identity, size);\n"
+             "      for (size_t i = 0; i < n; i++) {\n"
+             "        op(acc, acc, src + i * size);\n"
+             "        memcpy(dst + i * size, acc, size);\n"
+             "      }\n"
+             "    }\n")
+    sub = make_submission("many_passes", LAB01_FILE, edits=[(INC_LOOP_END, INC_LOOP_END + again)])
+    return expect("many_passes", sub, "01", ("inc_example", "inc_random", "timing"),
+                  {"timing": r"scanIncSerial\(n=33554432\) reached 0\.0[0-2]\d of memcpy bandwidth; the threshold is 0\.030"},
+                  max_timeout=60)
+
+
 def case_replay_timing():
     """Lab 01's timing test: a scan that saves its first large answer and replays it."""
     replay = ("  static unsigned char *saved;\n  static size_t saved_n;\n"
@@ -2633,6 +2651,7 @@ CASES = [
     ("missing barrier fails the grade (emu)", case_missing_barrier_graded),
     ("missing __syncwarp fails the grade (emu)", case_missing_syncwarp_graded),
     ("missing barriers fail as races under every schedule (emu)", case_missing_barrier_race),
+    ("lab 01: a right scan done ten times over fails its timing (CPU seconds)", case_many_passes),
     ("timing replays a saved answer", case_replay_timing),
     ("a reply to the run forged by the student's host code", case_forged_reply),
     ("a reply with ideal counters forged by a kernel (emu)", case_forged_counts),

@@ -861,6 +861,18 @@ def read_gradebook():
         return {r["student"]: r for r in csv.DictReader(f)}
 
 
+def failed_tests(student):
+    """What a student's results say of each test that lost points (its output, shortened), for a
+    check's failure message: '' where there are none or no results."""
+    try:
+        tests = json.load(open(os.path.join(CLASS_OUT, student, "results.json")))["tests"]
+    except (OSError, ValueError, KeyError):
+        return ""
+    lines = [f"\n        {t.get('name', '?')}: {' '.join(str(t.get('output', '')).split())[:400]}"
+             for t in tests if t.get("score", 0) != t.get("max_score", 0)]
+    return "".join(lines)
+
+
 def class_grading():
     """15 generated students (and the course checks' planted ones) graded with one command, in parallel; every score right, none
     taken from another; the run no longer than the one-job time over the jobs, plus the
@@ -882,7 +894,7 @@ def class_grading():
         if row is None:
             bad.append(f"{name}: not in the gradebook")
         elif score is not None and int(row["score"]) != score:
-            bad.append(f"{name}: {row['score']}/{row['max']}, expected {score}")
+            bad.append(f"{name}: {row['score']}/{row['max']}, expected {score}{failed_tests(name)}")
         elif score is None:
             partial.setdefault(name.split("_", 1)[1], set()).add(row["score"])
             if not 0 < int(row["score"]) < 15:

@@ -393,7 +393,9 @@ struct hx_timed {
 /**
  * @brief Median seconds per call of @p t, over @p batches batches of @p per_batch calls (each
  * on its own fresh input and output, run back to back); NAN with a failed test when an
- * output is wrong or a call fails.
+ * output is wrong or a call fails. On the cpu backend the seconds are the CPU time the
+ * driver's processes used (read from outside them), so the load of the machine does not
+ * count; elsewhere they are wall-clock seconds.
  */
 double hx_time_calls(const hx_timed *t, int batches, int per_batch);
 
@@ -478,8 +480,8 @@ int hx_check_parallel(const char *call, double max_share, double min_lanes);
  * there are no counters) for a failure message.
  */
 void hx_traffic_diagnosis(char *out, size_t cap);
-/** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend), timed as
- *  hx_time_calls() times, in a process that runs no student code, with the student's driver
+/** Median seconds per copy of @p bytes (device to device; memcpy on the cpu backend, in CPU
+ *  seconds), timed as hx_time_calls() times, in a process that runs no student code, with the student's driver
  *  ended first (the next call starts it again), so no work of the student's shares the device
  *  or the CPU with the yardstick. */
 double hx_time_copy(size_t bytes, int batches, int per_batch);
