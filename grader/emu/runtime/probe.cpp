@@ -623,6 +623,7 @@ std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a r
 std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
 std::atomic<unsigned long long> g_xb_race_bytes{0};    /* and bytes (accesses of 1 or 2 bytes) */
 const uintptr_t XB_BYTES = (uintptr_t)1 << 62;         /* in a page's key: its cells are bytes */
+std::atomic<bool> g_xb_bytes{false};                   /* a page of byte cells was made this launch */
 
 /* The shadow page of the addresses with @p key (made here at their first touch); null when the
  * directory is full. Lock-free where the page exists: a slot's page is stored before its key. */
@@ -631,7 +632,7 @@ size_t xb_slot0(uintptr_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >
 /* The page with @p key, if it is made; lock-free. */
 uint32_t *xb_find(uintptr_t key) {
   for (size_t n = 0, h = xb_slot0(key); n < XB_DIR; n++, h = (h + 1) & (XB_DIR - 1)) {
-    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_acquire);
+    const uintptr_t k = g_xb_dir[h].key.load(std::memory_order_seq_cst); /* xb_cross needs more than acquire */
     if (k == key) return g_xb_dir[h].page.load(std::memory_order_relaxed);
     if (!k) break;
   }
@@ -665,8 +666,9 @@ __attribute__((noinline)) uint32_t *xb_page(Probe *pr, uintptr_t key) {
       g_xb_full.store(true, std::memory_order_relaxed);
       return nullptr;
     }
+    if (key & XB_BYTES) g_xb_bytes.store(true, std::memory_order_seq_cst);
     g_xb_dir[h].page.store(page, std::memory_order_relaxed);
-    g_xb_dir[h].key.store(key, std::memory_order_release);
+    g_xb_dir[h].key.store(key, std::memory_order_seq_cst);
     g_xb_used.push_back(h);
     pr->xb_key = key;
     return pr->xb_page = page;
@@ -682,24 +684,64 @@ __attribute__((noinline)) void xb_race(uintptr_t a, bool byte) {
   }
 }
 
-/* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel). */
-__attribute__((noinline)) void xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write, bool byte) {
+/* Whether an access of block @p me (a write or not) and the accesses a cell @p v holds race:
+ * another block's access is there, and one of the two writes. */
+inline bool xb_conflict(uint32_t v, uint32_t me, bool write) {
+  return v && !(v & XB_RACE) && ((v & XB_MANY) || (v & XB_ID) != me) && (write || (v & XB_W));
+}
+
+/* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel).
+ * True where the cell now holds this access and is no race. */
+__attribute__((noinline)) bool xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write, bool byte) {
   uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
   for (;;) {
     uint32_t nv;
-    if (v & XB_RACE) return;
+    if (v & XB_RACE) return false;
     if (!v) nv = me | (write ? XB_W : 0);
     else if (!(v & XB_MANY) && (v & XB_ID) == me) {
-      if (!write || (v & XB_W)) return;
+      if (!write || (v & XB_W)) return false;
       nv = v | XB_W;
     } else if (write || (v & XB_W)) nv = XB_RACE;
-    else if (v & XB_MANY) return;
+    else if (v & XB_MANY) return false;
     else nv = XB_MANY;
-    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    /* sequentially consistent, as xb_cross needs (on x86 every CAS is) */
+    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
       if (nv == XB_RACE) xb_race(a, byte);
-      return;
+      return nv != XB_RACE;
     }
   }
+}
+
+/* A word accessed whole by one block and by bytes by another: the word's cell and its bytes'
+ * cells are compared, after either changes. The byte side looks at the word's cell; the word
+ * side at the bytes' cells, where a page of bytes was made for the word (g_xb_bytes says whether
+ * any was, this launch); neither changes the other's cells, and a race found either way is the
+ * word's (XB_RACE in its cell, reported at the word), so what is reported does not depend on
+ * which came first. One of the two sees the other: each changes its own cell, then reads the
+ * other's, both sequentially consistent (a store-buffer pattern). */
+__attribute__((noinline)) void xb_cross(uint32_t *cell, uintptr_t x, uint32_t me, bool write, bool byte) {
+  const uintptr_t word = x & ~(uintptr_t)3;
+  uint32_t *wcell = cell;
+  if (byte) {
+    uint32_t *page = xb_find((word >> XB_SHIFT) + 1);
+    if (!page) return;
+    wcell = page + ((word & (((uintptr_t)1 << XB_SHIFT) - 1)) >> 2);
+    if (!xb_conflict(__atomic_load_n(wcell, __ATOMIC_SEQ_CST), me, write)) return;
+  } else {
+    if (!g_xb_bytes.load(std::memory_order_seq_cst)) return;
+    uint32_t *bytes = xb_find(((word >> (XB_SHIFT - 2)) + 1) | XB_BYTES);
+    if (!bytes) return;
+    bytes += word & (((uintptr_t)1 << (XB_SHIFT - 2)) - 1);
+    int k = 0;
+    while (k < 4 && !xb_conflict(__atomic_load_n(bytes + k, __ATOMIC_SEQ_CST), me, write)) k++;
+    if (k == 4) return;
+  }
+  uint32_t v = __atomic_load_n(wcell, __ATOMIC_RELAXED);
+  while (!(v & XB_RACE))
+    if (__atomic_compare_exchange_n(wcell, &v, XB_RACE, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+      xb_race(word, false);
+      return;
+    }
 }
 
 /* The running block's access to [a, a + size), as it is kept (keep): a cell a word where a and
@@ -717,7 +759,7 @@ inline void xb_touch(Probe *pr, uintptr_t a, unsigned size, unsigned write) {
     uint32_t *cell = page + ((x & (((uintptr_t)1 << span) - 1)) >> (byte ? 0 : 2));
     const uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
     if ((v & ~XB_W) == me && (!write || (v & XB_W))) continue;
-    xb_update(cell, x, me, write, byte);
+    if (xb_update(cell, x, me, write, byte)) xb_cross(cell, x, me, write, byte);
   }
 }
 
@@ -1805,6 +1847,7 @@ void probe_launch_begin(const LaunchInfo *in, bool check_blocks) {
     g_xb_first.store(~(uintptr_t)0);
     g_xb_races.store(0);
     g_xb_race_bytes.store(0);
+    g_xb_bytes.store(false);
   }
   g_unfenced.clear();
   g_weak_gen++;

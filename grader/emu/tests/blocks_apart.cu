@@ -5,8 +5,9 @@
 // block (4 in a word: the check compares bytes for accesses of 1 byte); a tile read and
 // written in place by its block alone; the output of an earlier launch read by every block of
 // the next; and blocks that order themselves with atomics and __threadfence (the last block to
-// finish adds up the others' sums, as CUDA's threadFenceReduction sample does); and a buffer a
-// block takes from the device heap, uses and frees, which another block may be handed next.
+// finish adds up the others' sums, as CUDA's threadFenceReduction sample does); a buffer a
+// block takes from the device heap, uses and frees, which another block may be handed next;
+// and words a block writes a byte at a time and reads whole, its neighbours' beside them.
 // emu-test: expect pass
 // emu-test: probe
 // emu-test: env SCANLAB_EMU_STRICT=1
@@ -56,6 +57,14 @@ __global__ void heapPerBlock(const int *in, int *out) {
   if (threadIdx.x == 0) free(buf);
 }
 
+__global__ void bytesThenWhole(int *w, int *out) {
+  const unsigned t = threadIdx.x, i = blockIdx.x * B + t;
+  unsigned char *mine = (unsigned char *)&w[i];
+  for (int k = 0; k < 4; k++) mine[k] = (unsigned char)(i >> (8 * k));
+  __syncthreads();
+  out[i] = w[blockIdx.x * B + (B - 1 - t)];
+}
+
 __device__ unsigned g_finished;
 
 __global__ void lastBlockAdds(const int *in, int *partial, int *total) {
@@ -101,6 +110,11 @@ int main() {
   CK(cudaMalloc(&mirrored, B * G * sizeof(int)));
   heapPerBlock<<<G, B>>>(in, mirrored);
   heapPerBlock<<<G, B>>>(in, mirrored); /* again, quiet: blocks in parallel, buffers handed on */
+  int *bytewise, *wholes;
+  CK(cudaMalloc(&bytewise, B * G * sizeof(int)));
+  CK(cudaMalloc(&wholes, B * G * sizeof(int)));
+  bytesThenWhole<<<G, B>>>(bytewise, wholes);
+  bytesThenWhole<<<G, B>>>(bytewise, wholes); /* quiet: blocks in parallel */
   CK(cudaDeviceSynchronize());
   std::vector<int> got(B * G), s(G);
   std::vector<long long> w(G);
@@ -128,6 +142,9 @@ int main() {
   CK(cudaMemcpy(mir.data(), mirrored, B * G * sizeof(int), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(now.data(), in, B * G * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < B * G; i++) ok &= mir[i] == now[i / B * B + (B - 1 - i % B)];
+  std::vector<int> wh(B * G);
+  CK(cudaMemcpy(wh.data(), wholes, B * G * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < B * G; i++) ok &= wh[i] == i / B * B + (B - 1 - i % B);
   printf("%s\n", ok ? "all agree" : "WRONG");
   return !ok;
 }
