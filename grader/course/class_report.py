@@ -58,6 +58,16 @@ def _fmt(v):
     return f"{v:g}" if abs(v) >= 1 or v == 0 else f"{v:.3g}"
 
 
+def _tick_label(x, y, text):
+    """A label under the x axis at `x`, centred unless that would carry it past the figure's
+    right edge (a label as wide as "0.125" under the last tick did), where it ends at `x`, or
+    into the y axis's labels on the left ("0.0125" under the first tick met the "0" there),
+    where it starts at `x`."""
+    half = len(text) * FONT * 0.32  # half a label's width, generously, in sans-serif digits
+    anchor = "end" if x + half > W - 2 else "start" if x - half < PAD_L - 8 else "middle"
+    return f'<text x="{x:.1f}" y="{y}" text-anchor="{anchor}">{esc(text)}</text>'
+
+
 def histogram(values, lo, hi, bins, title, xlabel, ylabel="students", integers=False):
     """A histogram of `values` over [lo, hi] in `bins` equal bins; with `integers`, one bar per
     whole number lo..hi, labelled under its middle."""
@@ -84,7 +94,7 @@ def histogram(values, lo, hi, bins, title, xlabel, ylabel="students", integers=F
     for i in range(0, bins + (0 if integers else 1), every):
         x = PAD_L + (i + 0.5) * bw if integers else PAD_L + i * bw
         v = lo + 0.5 + i if integers else lo + i * width
-        body.append(f'<text x="{x:.1f}" y="{H - PAD_B + 17}" text-anchor="middle">{_fmt(v)}</text>')
+        body.append(_tick_label(x, H - PAD_B + 17, _fmt(v)))
     body.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{PAD_T + ph}" y2="{PAD_T + ph}" stroke="#333"/>')
     body.append(f'<text x="{PAD_L + pw / 2:.1f}" y="{H - 8}" text-anchor="middle">{esc(xlabel)}</text>')
     body.append(f'<text x="14" y="{PAD_T + ph / 2:.1f}" text-anchor="middle" '
@@ -108,8 +118,8 @@ def strip(values, reference, title, xlabel, higher_better):
         return PAD_L + pw * (v - lo) / (hi - lo)
     body = [f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y1}" y2="{y1}" stroke="#333"/>']
     for t in ticks:
-        body.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{y0 - 6}" y2="{y1}" stroke="#eee"/>'
-                    f'<text x="{x(t):.1f}" y="{y1 + 17}" text-anchor="middle">{_fmt(t)}</text>')
+        body.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{y0 - 6}" y2="{y1}" stroke="#eee"/>' +
+                    _tick_label(x(t), y1 + 17, _fmt(t)))
     for i, v in enumerate(sorted(values)):
         jitter = y0 + 8 + (i * 37 % 11) / 10 * (y1 - y0 - 16)
         body.append(f'<circle cx="{x(v):.1f}" cy="{jitter:.1f}" r="4.5" fill="#4c78a8" fill-opacity="0.75">'
