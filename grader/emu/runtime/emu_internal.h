@@ -152,6 +152,10 @@ struct Worker {
   std::condition_variable turn_cv; /* turns.cpp: woken when this worker's slot gets the turn */
   struct LaunchState *summoned = nullptr; /* a launch whose turn it got first (summon_worker) */
   void *probe = nullptr;        /* probe.cpp's state, in programs built with the probes */
+  /* the emulator's own work at a barrier or a block's end (the guards, the probes' epoch):
+   * since when (now_s()), 0 when none; one that lasts is progress for the hang detector (a
+   * thread that logged millions of accesses makes it last seconds; OwnWork, sched.cpp) */
+  std::atomic<double> own_work{0};
   /* lockstep warps (lockstep_point), without the probes: each word of the block's volatile
    * stores since its last barrier, by the thread that stored it and that thread's __syncwarp
    * count then (tid << 32 | count) */

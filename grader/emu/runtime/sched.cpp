@@ -379,6 +379,19 @@ static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunc
 }
 
 /* Reports from inside a fiber and leaves the block: the fiber is never resumed. */
+/* The emulator's own work at a barrier or at a block's end, for the hang detector: a thread
+ * that logged 2^22 accesses takes the probes' epoch a second and more, storing nothing
+ * (hang_check). A failure found meanwhile leaves the block without coming back here: run_block
+ * clears the mark for the next one. */
+struct OwnWork {
+  Worker *w;
+  explicit OwnWork(Worker *w_) : w(w_) { w->own_work.store(now_s(), std::memory_order_relaxed); }
+  ~OwnWork() { w->own_work.store(0, std::memory_order_relaxed); }
+};
+/* Own work longer than this is progress; shorter, it is a barrier's bookkeeping, which a block
+ * that spins through barriers for ever (waiting at them for a flag) does again and again. */
+const double OWN_WORK_S = 0.05;
+
 [[noreturn]] static void fail_in_fiber(Worker *w, const Buf &msg) {
   report(w, msg);
   go(w, w->cur, nullptr);
@@ -486,6 +499,7 @@ static void barrier_all_arrived(Worker *w) {
   w->nrunnable += w->bar_arrived;
   w->bar_arrived = 0;
   w->vol_words.clear();
+  OwnWork busy(w);
   Buf g;
   if (!guards_intact(w, g)) {
     g.add(", found at %s (%s:%d)", bar_name(w->bar_kind), base_name(w->bar_file), w->bar_line);
@@ -1090,6 +1104,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   const int n = (int)(bx * by * bz);
   const unsigned long long gx = in.grid.x, gy = in.grid.y;
   w->bidx = ::uint3{(unsigned)(b % gx), (unsigned)((b / gx) % gy), (unsigned)(b / (gx * gy))};
+  w->own_work.store(0, std::memory_order_relaxed);
   tls.block_idx = w->bidx;
   tls.block_dim = ::uint3{bx, by, bz};
   tls.grid_dim = ::uint3{in.grid.x, in.grid.y, in.grid.z};
@@ -1172,6 +1187,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   }
   tls.fiber = nullptr;
   w->cur = nullptr;
+  OwnWork busy(w);
   Buf g;
   if (!guards_intact(w, g)) {
     g.add(", found when the block ended");
@@ -1354,8 +1370,9 @@ static LaunchState *g_wd_launch = nullptr;
 /* A launch that can no longer end: in a build with the memory probes, no block has started or
  * finished and no thread has stored anything for config().hang_s seconds, while blocks run (a
  * look-back waiting for a tile that never publishes, a thread spinning on a flag no one will
- * set). Says which blocks run and what each warp does (spins, and what it read last, or waits at
- * a barrier), then ends the process as the watchdog does: a spinning block cannot be stopped. */
+ * set); the emulator's own work at a barrier or a block's end counts as progress. Says which
+ * blocks run and what each warp does (spins, and what it read last, or waits at a barrier),
+ * then ends the process as the watchdog does: a spinning block cannot be stopped. */
 static void hang_check(LaunchState *L) {
   static unsigned long long serial = ~0ull, last = 0;
   static double since = 0;
@@ -1364,7 +1381,12 @@ static void hang_check(LaunchState *L) {
   const std::vector<Worker *> &workers = pool().workers;
   const unsigned long long progress = (unsigned long long)L->next_block.load() + probe_store_count(workers);
   const double t = now_s();
-  if (L->serial != serial || progress != last) {
+  bool own = false; /* a worker at the emulator's own work for a while (OwnWork) is on its way */
+  for (Worker *w : workers) {
+    const double since_own = w->launch == L ? w->own_work.load(std::memory_order_relaxed) : 0;
+    own = own || (since_own > 0 && t - since_own > OWN_WORK_S);
+  }
+  if (L->serial != serial || progress != last || own) {
     serial = L->serial;
     last = progress;
     since = t;
