@@ -1605,35 +1605,42 @@ static int cmp_double(const void *a, const void *b) {
 static int timed_in_cpu_seconds(void) { return strcmp(cfg.backend, "cpu") == 0; }
 
 /* The processes the sandbox @p root started, itself among them: at most @p cap pids in @p out,
- * found through each process's parent in /proc; how many. */
+ * found through each process's parent in /proc (a pass adds the children of those found, until
+ * one adds none); how many. */
 static int process_tree(pid_t root, pid_t *out, int cap) {
   int n = 0;
   if (cap > 0) out[n++] = root;
-  DIR *d = opendir("/proc");
-  if (!d) return n;
-  pid_t pid[4096], parent[4096];
-  int all = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL && all < 4096;) {
-    char path[64], buf[512];
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    const ssize_t got = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (got <= 0) continue;
-    buf[got] = '\0';
-    const char *close_paren = strrchr(buf, ')'); /* the command's name may hold anything */
-    int ppid;
-    char state;
-    if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) continue;
-    pid[all] = (pid_t)atoi(buf);
-    parent[all++] = (pid_t)ppid;
+  for (int added = 1, pass = 0; added && pass < 8 && n < cap; pass++) {
+    added = 0;
+    DIR *d = opendir("/proc");
+    if (!d) break;
+    for (struct dirent *e; (e = readdir(d)) != NULL && n < cap;) {
+      char path[64], buf[512];
+      if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+      const pid_t pid = (pid_t)atoi(e->d_name);
+      int known = 0;
+      for (int i = 0; i < n && !known; i++) known = out[i] == pid;
+      if (known) continue;
+      snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
+      const int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      const ssize_t got = read(fd, buf, sizeof buf - 1);
+      close(fd);
+      if (got <= 0) continue;
+      buf[got] = '\0';
+      const char *close_paren = strrchr(buf, ')'); /* the command's name may hold anything */
+      int ppid;
+      char state;
+      if (!close_paren || sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) continue;
+      for (int i = 0; i < n; i++)
+        if (out[i] == (pid_t)ppid) {
+          out[n++] = pid;
+          added = 1;
+          break;
+        }
+    }
+    closedir(d);
   }
-  closedir(d);
-  for (int i = 0; i < n; i++) /* breadth first: each found process's children join the list */
-    for (int j = 0; j < all && n < cap; j++)
-      if (parent[j] == out[i]) out[n++] = pid[j];
   return n;
 }
 
