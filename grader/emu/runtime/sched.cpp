@@ -378,7 +378,6 @@ static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunc
   fflush(stderr);
 }
 
-/* Reports from inside a fiber and leaves the block: the fiber is never resumed. */
 /* The emulator's own work at a barrier or at a block's end, for the hang detector: a thread
  * that logged 2^22 accesses takes the probes' epoch a second and more, storing nothing
  * (hang_check). A failure found meanwhile leaves the block without coming back here: run_block
@@ -392,6 +391,7 @@ struct OwnWork {
  * that spins through barriers for ever (waiting at them for a flag) does again and again. */
 const double OWN_WORK_S = 0.05;
 
+/* Reports from inside a fiber and leaves the block: the fiber is never resumed. */
 [[noreturn]] static void fail_in_fiber(Worker *w, const Buf &msg) {
   report(w, msg);
   go(w, w->cur, nullptr);
