@@ -1453,16 +1453,23 @@ static void hang_check(LaunchState *L) {
   fprintf(stderr, "%s\n", b.s);
   for (const std::string &s : lines) fprintf(stderr, "%s\n", s.c_str());
   // A warp that polls (its last access a volatile or atomic read) waits for another block's
-  // store; one that reads nothing so is a loop whose condition never changes.
-  bool polls = false;
-  for (const std::string &s : lines)
+  // store; one that reads nothing so is a loop whose condition never changes. A spinning
+  // thread caught just past a barrier has logged nothing since it (a block that polls between
+  // barriers, bad_hang_barriers.cu): then neither is said.
+  bool polls = false, known = false;
+  for (const std::string &s : lines) {
     polls = polls || s.find("volatile load") != std::string::npos || s.find("atomic") != std::string::npos;
+    known = known || s.find("the last access of thread") != std::string::npos;
+  }
   if (polls)
     fprintf(stderr, "emu: hang: a block that waits for what no running thread will write (a flag never set, a "
             "tile of a look-back that never publishes) spins so; the process ends here\n");
-  else
+  else if (known)
     fprintf(stderr, "emu: hang: a loop that never ends (nothing it reads can change: no store, no volatile or "
             "atomic read in the loop) spins so; the process ends here\n");
+  else
+    fprintf(stderr, "emu: hang: the threads that run had made no access since their last barrier when the "
+            "emulator stopped them, so what they wait for cannot be told; the process ends here\n");
   fflush(stderr);
   _exit(124);
 }

@@ -1,7 +1,9 @@
 // A block that waits for a flag no one sets, all its threads polling it between barriers: it
 // stores nothing, but completes a barrier again and again, and each completion is a little of
 // the emulator's own work (the guards, the probes' epoch). Such work counts as progress for the
-// hang detector only when it lasts (log_heavy_epoch.cu), so this hang is still named.
+// hang detector only when it lasts (log_heavy_epoch.cu), so this hang is still named. What its
+// warps are doing when it is named depends on the moment (at the barrier, or just past it with
+// no access made yet): the test holds the lines that do not.
 // emu-test: expect fail
 // emu-test: probe
 // emu-test: schedules forward
@@ -9,8 +11,9 @@
 // emu-test: env SCANLAB_EMU_WORKERS=2
 // emu-test: timeout 20
 // emu-test: rc 124
-// emu-test: stderr emu: hang: kernel waitKernel<<<(2,1,1), (128,1,1), 0>>> launched at bad_hang_barriers.cu:30 cannot end: for 1 s no block has started or finished and no thread has stored anything
-// emu-test: stderr is a volatile load of global memory at byte offset 0 of a device allocation of 8 bytes
+// emu-test: stderr emu: hang: kernel waitKernel<<<(2,1,1), (128,1,1), 0>>> launched at bad_hang_barriers.cu:33 cannot end: for 1 s no block has started or finished and no thread has stored anything
+// emu-test: stderr emu: hang: block (1,0,0):
+// emu-test: stderr the process ends here
 #include <cstdio>
 
 __global__ void waitKernel(volatile int *flags, int *out) {
