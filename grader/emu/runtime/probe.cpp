@@ -766,7 +766,6 @@ inline void xb_touch(Probe *pr, uintptr_t a, unsigned size, unsigned write) {
 /* The log entry and the word summaries of an access that is to be kept. */
 inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
                  unsigned vol, uint8_t sh) {
-  f->probe_cur = y + 1;
   pr->accesses++;
   /* filled in place, field by field: a whole Access built on the stack and copied in costs a
      stalled 16-byte load (the fields were just stored one by one) on every access */
@@ -780,6 +779,11 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
   y->shared = sh;
   y->write = (uint8_t)write;
   y->vol = (uint8_t)vol;
+  /* the entry is whole before the log counts it: the hang detector reads a spinning thread's
+     last entry from the watchdog's thread (probe_last_access); counted first, it was at times
+     read still empty, "a load of global memory (pc 0)" (a release store: a plain store on x86,
+     which keeps the compiler from moving the fields' stores after it) */
+  __atomic_store_n(&f->probe_cur, (void *)(y + 1), __ATOMIC_RELEASE);
   if (!sh && pr->xb_me) xb_touch(pr, a, size, write);
   if (!g_race_on) return;
   const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(f->tid + 1) << 16;
@@ -2057,9 +2061,13 @@ bool probe_last_access(Worker *w, int tid, std::string *what) {
   if (!w->probe || tid < 0 || (size_t)tid >= w->fibers.size()) return false;
   Probe *pr = (Probe *)w->probe;
   const Fiber &f = w->fibers[(size_t)tid];
-  if ((size_t)tid >= pr->logs.size() || !f.probe_cur || f.probe_cur <= (void *)pr->logs[(size_t)tid].base)
-    return false;
-  const Access a = *((const Access *)f.probe_cur - 1);
+  if ((size_t)tid >= pr->logs.size()) return false;
+  /* read while the thread runs (keep publishes an entry once it is whole); a log about to grow
+     (full to its room, below LOG_CAP) may be moved by realloc as it is read: not read */
+  const Access *cur = (const Access *)__atomic_load_n(&f.probe_cur, __ATOMIC_ACQUIRE);
+  const ThreadLog &l = pr->logs[(size_t)tid];
+  if (!cur || cur <= l.base || cur > l.base + l.cap || (cur == l.base + l.cap && l.cap < LOG_CAP)) return false;
+  const Access a = cur[-1];
   char buf[200];
   std::string place;
   if (a.shared) {
