@@ -59,6 +59,7 @@ def sh(cmd, env=None, timeout=1800, cwd=ROOT):
     _, status, usage = os.wait4(p.pid, 0)  # reaped here, for its rusage
     p.returncode = os.waitstatus_to_exitcode(status)
     CPU.seconds = getattr(CPU, "seconds", 0.0) + usage.ru_utime + usage.ru_stime
+    CPU.system = getattr(CPU, "system", 0.0) + usage.ru_stime
     if fired:
         raise subprocess.TimeoutExpired(cmd, timeout, output=out)
     return p.returncode, out.decode(errors="replace")

@@ -1310,10 +1310,10 @@ def main():
                     print(failures[-1], flush=True)
                 return
         t0 = time.monotonic()
-        CPU.seconds = 0.0
+        CPU.seconds = CPU.system = 0.0
 
         def took():
-            return f"{time.monotonic() - t0:.1f}s, cpu {CPU.seconds:.0f}s"
+            return f"{time.monotonic() - t0:.1f}s, cpu {CPU.seconds:.0f}s, sys {CPU.system:.0f}s"
         try:
             detail = fn()
             line, key = f"{name}: OK ({took()}) {detail or ''}", "passed"
