@@ -84,6 +84,7 @@ def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_tim
     if schedule:
         env["SCANLAB_EMU_SCHEDULE"] = schedule
     code, out = sh(cmd, env=env)
+    os.makedirs(BUILD, exist_ok=True)
     with open(os.path.join(BUILD, f"{tag}.out"), "w") as f:  # the grader's own lines, each test's time in them
         f.write(out)
     data = json.load(open(results)) if os.path.exists(results) else {"tests": [], "score": None,
