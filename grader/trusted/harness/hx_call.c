@@ -1606,7 +1606,8 @@ static int timed_in_cpu_seconds(void) { return strcmp(cfg.backend, "cpu") == 0; 
 
 /* The processes the sandbox @p root started, itself among them: at most @p cap pids in @p out,
  * found through each process's parent in /proc (a pass adds the children of those found, until
- * one adds none); how many. */
+ * one adds none, at most 8 passes: the sandbox and the driver under it are two levels, and a
+ * pass also finds the children of those it found earlier in it); how many. */
 static int process_tree(pid_t root, pid_t *out, int cap) {
   int n = 0;
   if (cap > 0) out[n++] = root;
