@@ -116,6 +116,8 @@ def expect(case, sub, lab, tests, verdicts, max_timeout=4, ignore=(), schedule=N
     if backend == "emu":
         env = dict(env or {}, **selftest.small_manifests(selftest.REVERSE_MAX_SIZE,
                                                           (env or {}).get("SCANLAB_MANIFESTS")))
+    if workers:  # graded first with the machine's own count, then with each of `workers`
+        env = dict(env or {}, SCANLAB_EMU_WORKERS=selftest.MACHINE_WORKERS)
     code, out, data = grade(case, sub, [lab], tests=tests, max_timeout=max_timeout, schedule=schedule,
                             extra=extra, backend=backend, env=env)
     got = selftest.by_name(data)

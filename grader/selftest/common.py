@@ -65,10 +65,22 @@ def sh(cmd, env=None, timeout=1800, cwd=ROOT):
     return p.returncode, out.decode(errors="replace")
 
 
+# make check grades beside another lane on two cores, so each of its grades gives the emulator
+# one host thread (SCANLAB_EMU_WORKERS=1), as grade-class gives each student where JOBS fills the
+# cores: a verdict does not depend on the count, and a second host thread only waited for a core
+# the other lane held (two lab 05 grades side by side, the look-back, reduce-then-scan,
+# propagate, huge, in-place and repeat tests: 29 CPU seconds each with one host thread, 33 to 34
+# with two). The cases that compare host thread counts grade with the machine's own count
+# (MACHINE_WORKERS) and the others they name, in `env`.
+GRADE_WORKERS = "1"
+MACHINE_WORKERS = str(os.cpu_count() or 1)
+
+
 def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_timeout=None,
                tag="run", extra=(), env=None):
     """Grades and returns (exit code, output, results.json as a dict). `schedule` None: the
-    grader's own default; `env`: more environment (SCANLAB_MANIFESTS, say)."""
+    grader's own default; `env`: more environment (SCANLAB_MANIFESTS, say; SCANLAB_EMU_WORKERS
+    replaces GRADE_WORKERS)."""
     results = os.path.join(BUILD, f"{tag}.json")
     if os.path.exists(results):
         os.remove(results)
@@ -80,7 +92,7 @@ def run_grader(submission, labs, backend="emu", schedule=None, tests=(), max_tim
         cmd += ["--test", t]
     if max_timeout:
         cmd += ["--max-timeout", str(max_timeout)]
-    env = dict(env or {}, NO_COLOR="1")
+    env = {"SCANLAB_EMU_WORKERS": GRADE_WORKERS, **(env or {}), "NO_COLOR": "1"}
     if schedule:
         env["SCANLAB_EMU_SCHEDULE"] = schedule
     code, out = sh(cmd, env=env)

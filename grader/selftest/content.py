@@ -153,7 +153,7 @@ def quotes():
     gpu = q.command({"run": "make test LAB=04", "gpu": True})
     if not emu.endswith("SUBMISSION=/tmp/sub BACKEND=emu") or "BACKEND" in gpu:
         raise CheckFailed(f"quotes.py runs an emu quote as `{emu}` and a GPU quote as `{gpu}`")
-    code, out = sh([sys.executable, "grader/docs/quotes.py"])
+    code, out = sh([sys.executable, "grader/docs/quotes.py"], env={"SCANLAB_EMU_WORKERS": common.GRADE_WORKERS})
     if code:
         raise CheckFailed(out[-3000:])
     return out.strip().splitlines()[-1]
