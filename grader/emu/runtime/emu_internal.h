@@ -322,8 +322,9 @@ void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
 bool device_static_at(const void *p); /* within a static of device code (device_static, probe.cpp) */
 /* check_blocks: look for races between blocks (probe_block_race), for a launch of several
- * blocks, not cooperative, of a kernel not known to order its blocks */
-void probe_launch_begin(const LaunchInfo *in, bool check_blocks);
+ * blocks, not cooperative, of a kernel not known to order its blocks; alone: one worker runs
+ * all its blocks (no helper, no turns), so nothing else writes the shadow while it does */
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_block_end(Worker *w); /* after the block's last probe_epoch */

@@ -618,6 +618,7 @@ std::mutex g_xb_mutex;                                 /* taking a slot */
 std::vector<size_t> g_xb_used;                         /* the slots taken this launch */
 std::vector<uint32_t *> g_xb_spare;
 bool g_xb_on = false;                                  /* this launch is checked */
+bool g_xb_alone = false;                               /* by one worker alone: no CAS needed */
 std::atomic<bool> g_xb_full{false};                    /* it touched more pages than the directory holds */
 std::atomic<uintptr_t> g_xb_first{~(uintptr_t)0};      /* the lowest word in a race */
 std::atomic<unsigned long long> g_xb_races{0};         /* words in a race */
@@ -690,7 +691,9 @@ inline bool xb_conflict(uint32_t v, uint32_t me, bool write) {
   return v && !(v & XB_RACE) && ((v & XB_MANY) || (v & XB_ID) != me) && (write || (v & XB_W));
 }
 
-/* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel).
+/* xb_touch where the cell changes: a CAS loop (blocks of a quiet launch run in parallel), or,
+ * where one worker runs the launch alone (g_xb_alone), a plain store: the same cell as the CAS
+ * would leave, without its locked instruction (7% of a lab 05 grade's time on one worker).
  * True where the cell now holds this access and is no race. */
 __attribute__((noinline)) bool xb_update(uint32_t *cell, uintptr_t a, uint32_t me, bool write, bool byte) {
   uint32_t v = __atomic_load_n(cell, __ATOMIC_RELAXED);
@@ -705,10 +708,10 @@ __attribute__((noinline)) bool xb_update(uint32_t *cell, uintptr_t a, uint32_t m
     else if (v & XB_MANY) return false;
     else nv = XB_MANY;
     /* sequentially consistent, as xb_cross needs (on x86 every CAS is) */
-    if (__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-      if (nv == XB_RACE) xb_race(a, byte);
-      return nv != XB_RACE;
-    }
+    if (g_xb_alone) __atomic_store_n(cell, nv, __ATOMIC_RELAXED);
+    else if (!__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) continue;
+    if (nv == XB_RACE) xb_race(a, byte);
+    return nv != XB_RACE;
   }
 }
 
@@ -1843,8 +1846,9 @@ bool device_static(const void *p, size_t bytes, const char *name) {
   return true;
 }
 
-void probe_launch_begin(const LaunchInfo *in, bool check_blocks) {
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone) {
   g_xb_on = check_blocks && g_race_on;
+  g_xb_alone = alone;
   if (g_xb_on) {
     if (!g_xb_dir) g_xb_dir = new XbSlot[XB_DIR];
     g_xb_full.store(false);

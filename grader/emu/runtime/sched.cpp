@@ -1924,8 +1924,12 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   L.info = in;
   L.device = device;
   L.name_pending = !in.kaddr;
+  /* how many workers run blocks at once: a cooperative launch's all; taking turns, one at a
+   * time (a helper starts when its slot first gets the turn, summon_worker); else the config's */
+  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
+  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (g_probe_on) {
-    probe_launch_begin(&L.info, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key));
+    probe_launch_begin(&L.info, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key), helpers <= 0 && slots <= 1);
     for (Worker *w : p.workers) probe_worker_reset(w);
   }
   L.thunk = thunk;
@@ -1944,9 +1948,6 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     g_wd_launch = &L;
   }
   if (slots > 1) turns_begin(&L, p.workers.data(), slots, kernel_key);
-  /* taking turns, a helper starts when its slot first gets the turn (summon_worker) */
-  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
-  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (helpers > 0) {
     std::lock_guard<std::mutex> lk(p.m);
     p.launch = &L;
