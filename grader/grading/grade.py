@@ -934,14 +934,22 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
         res["problems"] = [clean(f"cannot read the submission: {e}")]
         return res
 
-    h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
-    # The key is the code, not where it came from: the same file in two students' folders (or a
-    # class's copies of the solution) builds once; the spliced text names the file by its
-    # place in the kit, never by the submission's path.
-    h.update(f"{sm}\0{QUICK_OPT if quick else ''}\0".encode())
-    for name in sorted(spliced):
-        h.update(name.encode() + b"\0" + spliced[name].encode() + b"\0")
-    key = h.hexdigest()[:24]
+    def key_of(opt):
+        # The key is the code, not where it came from: the same file in two students' folders (or
+        # a class's copies of the solution) builds once; the spliced text names the file by its
+        # place in the kit, never by the submission's path.
+        h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
+        h.update(f"{sm}\0{opt}\0".encode())
+        for name in sorted(spliced):
+            h.update(name.encode() + b"\0" + spliced[name].encode() + b"\0")
+        return h.hexdigest()[:24]
+    # make test's quick build gives way to the graded build of the same code where that is built
+    # already (make grade graded this code, or an earlier make test's graded build finished): the
+    # first result comes at once, and from the build make grade grades (res["graded"]).
+    if quick and not force and os.path.exists(os.path.join(BUILD, "sub", lb, key_of(""), f"lab{lab}", ".complete")):
+        quick = False
+        res["graded"] = True
+    key = key_of(QUICK_OPT if quick else "")
     final = os.path.join(BUILD, "sub", lb, key, f"lab{lab}")
     driver = os.path.join(final, f"lab{lab}_driver")
     log_path = os.path.join(grade_dir, "logs", f"lab{lab}", "build-quick.log" if quick else "build.log")
@@ -1722,6 +1730,7 @@ def main(argv=None):
                 counted = [t for t in tests if reads_counters(t)]
                 quick = args.quick and lb == "emu" and len(counted) < len(tests)
                 built = build_student(m, backend, args.sm, sub_dir, grade_dir, force=args.rebuild, quick=quick)
+                quick = quick and not built.get("graded")
                 if quick and built["ok"] and counted:  # the graded build, on the other core, while tests run
                     graded_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
                     graded_build = graded_pool.submit(build_student, m, backend, args.sm, sub_dir, grade_dir,

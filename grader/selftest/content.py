@@ -229,7 +229,8 @@ def failure_messages():
 # Lab 06's file is the slowest to build (five element types, every scan). After a one-line edit
 # in a student region, `make test LAB=06` must print its first test's result within
 # EDIT_FIRST_S seconds, run every test (the counted ones on the graded build, which must agree
-# with make grade), and a second run with nothing changed within CACHED_FIRST_S.
+# with make grade), and a second run with nothing changed within CACHED_FIRST_S, on the graded
+# build the first one left (make test takes make grade's build of the same code where it is there).
 
 EDIT_FIRST_S, CACHED_FIRST_S = 15.0, 5.0
 
@@ -295,6 +296,9 @@ def edit_to_result():
     if "at -O1, race detector on" not in out1 or "Score: 40/40" not in out1 or "emu_traffic: OK" not in out1:
         bad.append("the quick build, the graded build's counted test and every test passing: not all seen:\n" +
                    out1[-1500:])
+    if "at -O1" in out2 or "(built in" not in out2:  # the whole first run left the graded build behind
+        bad.append("with nothing changed, make test did not take the graded build the run before made:\n" +
+                   out2[-800:])
     if bad:
         raise CheckFailed("\n    ".join(bad + ([f"(measured twice, each run: {', '.join(late)})"] if late else [])))
     return (f"lab 06 after a one-line edit: first result {f1:.1f} s, all {t1:.1f} s; unchanged: first {f2:.1f} s "
