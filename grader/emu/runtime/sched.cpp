@@ -332,6 +332,17 @@ long long clock_ns() {
 
 /* ------------------------------------------------------------------ switching */
 
+static void fiber_entry();
+
+/* A thread's first frame is made on its stack only when a switch first goes to it: a thread
+ * that takes over an exited thread's stack (fiber_exit) never needs one, and in a kernel
+ * without barriers that is every thread but a block's first (making them all when the block
+ * started wrote to the top of 256 stacks of 512 KiB a block of 256 threads: a third of such a
+ * launch's time). */
+static inline void first_frame(Worker *w, Fiber *to) {
+  if (to && to->fresh) fiber_prepare(w, to, fiber_entry);
+}
+
 static void go(Worker *w, Fiber *from, Fiber *to) {
   w->cur = to;
   tls.fiber = to;
@@ -339,6 +350,7 @@ static void go(Worker *w, Fiber *from, Fiber *to) {
     tls.thread_idx = to->tidx;
     set_thread_index(to->tidx); /* builtins.cpp */
   }
+  first_frame(w, to);
   switch_to(w, &from->sp, from, to);
 }
 
@@ -1120,6 +1132,9 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   for (void **(*addr)() : file_dynamic_shared()) *addr() = w->dyn;
 
   if ((int)w->fibers.size() < n) w->fibers.resize((size_t)n);
+  const unsigned long long start_ns = (unsigned long long)(L->start_s * 1e9);
+  ::uint3 t{0, 0, 0}; /* thread i's index, counted along (three divisions a thread were a sixth
+                         of a barrier-free launch's time) */
   for (int i = 0; i < n; i++) {
     Fiber *f = &w->fibers[(size_t)i];
     if (!f->stack.map && !stack_alloc(&f->stack, config().stack_bytes)) {
@@ -1130,17 +1145,20 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
       return;
     }
     f->tid = i;
-    f->tidx = ::uint3{(unsigned)i % bx, ((unsigned)i / bx) % by, (unsigned)i / (bx * by)};
+    f->tidx = t;
+    if (++t.x == bx) {
+      t.x = 0;
+      if (++t.y == by) t.y = 0, t.z++;
+    }
     f->state = F_RUNNABLE;
     f->fresh = true;
-    f->vclock = (unsigned long long)(L->start_s * 1e9);
+    f->vclock = start_ns;
     f->kind = -1;
     f->file = nullptr;
     f->line = 0;
     f->probe_sync = 0;
     f->vol_pending = 0;
     f->vol_since = 0;
-    fiber_prepare(w, f, fiber_entry);
   }
   const int nw = (n + 31) / 32;
   w->warps.assign((size_t)nw, WarpState{0, 0, 0, 0, 0, false});
@@ -1183,6 +1201,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     tls.fiber = f;
     tls.thread_idx = f->tidx;
     set_thread_index(f->tidx);
+    first_frame(w, f);
     switch_to(w, &w->sched_sp, nullptr, f);
   }
   tls.fiber = nullptr;
