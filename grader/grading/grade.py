@@ -989,7 +989,11 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     sandbox), then the build (in the sandbox), then the object check."""
     lab = manifest["lab"]
     os.chmod(work, 0o755)
-    shutil.copytree(kit_dir, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".ready"))
+    # what the build makes (src/, check/, out/) is made here, never taken from the kit's folder,
+    # where a stray one (a hand-run build there) stopped every grade with a traceback
+    shutil.copytree(kit_dir, work, dirs_exist_ok=True,
+                    ignore=lambda d, names: [n for n in names if n == ".ready" or
+                                             (os.path.samefile(d, kit_dir) and n in ("src", "check", "out"))])
     src_dir, out_dir = os.path.join(work, "src", manifest["dir"]), os.path.join(work, "out")
     os.makedirs(src_dir)
     os.makedirs(out_dir)
