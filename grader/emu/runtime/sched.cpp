@@ -336,8 +336,8 @@ static void fiber_entry();
 
 /* A thread's first frame is made on its stack only when a switch first goes to it: a thread
  * that takes over an exited thread's stack (fiber_exit) never needs one, and in a kernel
- * without barriers that is every thread but a block's first (making them all when the block
- * started wrote to the top of 256 stacks of 512 KiB a block of 256 threads: a third of such a
+ * without barriers that is every thread but a block's first (making them all as the block
+ * started wrote to the top of each thread's stack, 64 or 512 KiB apart: a third of such a
  * launch's time). */
 static inline void first_frame(Worker *w, Fiber *to) {
   if (to && to->fresh) fiber_prepare(w, to, fiber_entry);
