@@ -707,8 +707,8 @@ __attribute__((noinline)) bool xb_update(uint32_t *cell, uintptr_t a, uint32_t m
     } else if (write || (v & XB_W)) nv = XB_RACE;
     else if (v & XB_MANY) return false;
     else nv = XB_MANY;
-    /* sequentially consistent, as xb_cross needs (on x86 every CAS is) */
-    if (g_xb_alone) __atomic_store_n(cell, nv, __ATOMIC_RELAXED);
+    if (g_xb_alone) __atomic_store_n(cell, nv, __ATOMIC_RELAXED); /* no other worker reads it meanwhile */
+    /* sequentially consistent, as xb_cross needs between workers (on x86 every CAS is) */
     else if (!__atomic_compare_exchange_n(cell, &v, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) continue;
     if (nv == XB_RACE) xb_race(a, byte);
     return nv != XB_RACE;
