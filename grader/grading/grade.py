@@ -326,7 +326,11 @@ TAR_LIMITS = {"bytes": 32 << 20, "members": 2000, "unpacked": 64 << 20, "member"
 STUDENT_FILE_MAX = 1 << 20
 
 
-CHECK_MEM_MB = 1024       # the source check's preprocessor runs: address space (the build: 16 GiB)
+# The source check's preprocessor runs: address space (the build: 16 GiB). Each lab's solution
+# preprocesses within 128 MiB, with nvcc -E and with the emu's g++ -E (its largest output, lab
+# 08's, is 2 MiB); a macro that expands without end meets 256 MiB in half a second of CPU, where
+# it took 4 s to meet 1 GiB, three runs at once
+CHECK_MEM_MB = 256
 CHECK_CPU_S = 5           # ... and CPU seconds a process (the build: 4 x build_timeout)
 TAR_HEADER_MAX = 64 << 10  # a pax or GNU long-name header's body: a name and a few keys
 
