@@ -938,11 +938,13 @@ def build_student(manifest, backend, sm, sub_dir, grade_dir, force=False, quick=
         res["problems"] = [clean(f"cannot read the submission: {e}")]
         return res
 
+    kit = kit_fingerprint(manifest, lb).encode()  # read once: it hashes the kit's files
+
     def key_of(opt):
         # The key is the code, not where it came from: the same file in two students' folders (or
         # a class's copies of the solution) builds once; the spliced text names the file by its
         # place in the kit, never by the submission's path.
-        h = hashlib.sha256(kit_fingerprint(manifest, lb).encode())
+        h = hashlib.sha256(kit)
         h.update(f"{sm}\0{opt}\0".encode())
         for name in sorted(spliced):
             h.update(name.encode() + b"\0" + spliced[name].encode() + b"\0")
