@@ -73,6 +73,10 @@ def kit_files(exts, top="grader", root=ROOT):
     return out
 
 
+# grader/'s folders that hold Python modules: a package-style import names one of their modules
+PACKAGES = ("grading", "course", "measure", "docs", "selftest", "emu")
+
+
 def python_edges(root=ROOT):
     files = kit_files((".py",), root=root)
     own = os.path.join("grader", "emu", "corpus", "run.py")  # the corpus's runner is the kit's own
@@ -84,8 +88,18 @@ def python_edges(root=ROOT):
     edges = {f: set() for f in files}
     for f in files:
         text = open(os.path.join(root, f), encoding="utf-8").read()
-        for m in re.finditer(r"^[ \t]*(?:import|from)[ \t]+([A-Za-z_][\w.]*)", text, re.M):
-            name = m.group(1).split(".")[0]
+        for m in re.finditer(r"^[ \t]*(import|from)[ \t]+([A-Za-z_][\w.]*)(?:[ \t]+import[ \t]+\(?([\w, \t]+))?",
+                             text, re.M):
+            parts = m.group(2).split(".")
+            # a folder of grader/ named as a package (`from grading import grade`, `import
+            # grading.grade`) stands for the module it names there
+            if parts[0] in PACKAGES and (len(parts) > 1 or m.group(3)):
+                names = parts[1:2] if len(parts) > 1 else [n.strip() for n in m.group(3).split(",")]
+                found = [t for t in (os.path.join("grader", parts[0], n + ".py") for n in names) if t in edges]
+                edges[f].update(t for t in found if t != f)
+                if found:  # else `from course import x` is the module course.py's name x
+                    continue
+            name = parts[0]
             for target in by_module.get(name, []):
                 # the module a bare import finds: the one in the importer's folder, else the
                 # one its sys.path names (grader/ or grader/selftest/): any by that name
