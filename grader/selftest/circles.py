@@ -3,7 +3,8 @@ down grader/'s map (LAYERS).
 
 Three kinds of edge, read from the code itself:
   - Python: `import X` / `from X import` of a module the kit has (grader/**/*.py, at any depth
-    of the file: an import inside a function is an edge too);
+    of the file: an import inside a function is an edge too; `from grading import grade` and
+    `import grading.grade` name grader/grading/grade.py);
   - C, C++ and CUDA: `#include "X"` (quoted includes only; <...> names the system's or, for the
     emu's headers, the toolkit's stand-ins, and `#include_next` follows the search path: both
     are read as edges where they resolve to a kit file, under grader/emu/include);
