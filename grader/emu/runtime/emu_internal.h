@@ -78,8 +78,6 @@ struct Fiber {
   int tid;
   ::uint3 tidx;
   uint8_t state;
-  uint8_t vol_pending; /* the volatile access it waits to make: 0 none, 1 a load, 2 a store (lockstep_point) */
-  unsigned long long vol_since; /* the round in which it came to that access */
   bool fresh;       /* prepared for this block, not started yet */
   unsigned long long vclock; /* its clock64() */
   /* what it waits at */
@@ -101,6 +99,26 @@ struct WarpState {
   int sig_kind;
   unsigned sig_mask;
   bool sig_mixed;
+  /* lockstep warps (lockstep_point): the lanes waiting to make a volatile load [0] or store [1],
+   * and of those, the ones that came to it in round pend_round[k] */
+  unsigned pend[2] = {0, 0};
+  unsigned pend_new[2] = {0, 0};
+  unsigned long long pend_round[2] = {0, 0};
+};
+
+/* A block's volatile stores since its last barrier, by byte address (lockstep_point): open
+ * addressing, cleared by a new generation; up to 2^16 words (the slots grow from 1,024 as they
+ * fill). An unordered_map here cost a node's malloc and free per store, an eighth of a
+ * volatile-heavy kernel's time. */
+struct VolWords {
+  struct Slot { uintptr_t key; uint64_t value; uint32_t gen; };
+  std::vector<Slot> slots;
+  uint32_t gen = 1;
+  size_t count = 0;
+  size_t size() const { return count; }
+  void clear();
+  void put(uintptr_t key, uint64_t value);
+  const uint64_t *find(uintptr_t key) const;
 };
 
 struct LaunchState;
@@ -159,7 +177,7 @@ struct Worker {
   /* lockstep warps (lockstep_point), without the probes: each word of the block's volatile
    * stores since its last barrier, by the thread that stored it and that thread's __syncwarp
    * count then (tid << 32 | count) */
-  std::unordered_map<uintptr_t, uint64_t> vol_words;
+  VolWords vol_words;
 };
 
 /* The grid-wide barrier of a cooperative launch (grid_group::sync): one thread of each block
