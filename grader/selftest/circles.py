@@ -2,9 +2,10 @@
 down grader/'s map (LAYERS).
 
 Three kinds of edge, read from the code itself:
-  - Python: `import X` / `from X import` of a module the kit has (grader/**/*.py, at any depth
-    of the file: an import inside a function is an edge too; `from grading import grade` and
-    `import grading.grade` name grader/grading/grade.py);
+  - Python: `import X` / `from X import` of a module the kit has (grader/**/*.py), read by
+    Python's parser at any depth of the file (an import inside a function is an edge too), and
+    lines of its strings that start with an import (scripts it runs); `from grading import
+    grade` and `import grading.grade` name grader/grading/grade.py;
   - C, C++ and CUDA: `#include "X"` (quoted includes only; <...> names the system's or, for the
     emu's headers, the toolkit's stand-ins, and `#include_next` follows the search path: both
     are read as edges where they resolve to a kit file, under grader/emu/include);
@@ -18,6 +19,7 @@ listed in ALLOWED with the reason; `python3 grader/selftest/circles.py` prints t
 circles, and the self-test's check fails on any not allowed (and on an allowed one that no
 longer exists, so the list stays true).
 """
+import ast
 import os
 import re
 import sys
@@ -78,6 +80,27 @@ def kit_files(exts, top="grader", root=ROOT):
 PACKAGES = ("grading", "course", "measure", "docs", "selftest", "emu")
 
 
+def python_imports(text):
+    """[(module, [names])] for every import in a file: its statements, read by Python's parser
+    (at any depth; `as` names, lists in parentheses across lines), and the lines of its strings
+    that start with `import` or `from` (the scripts it hands to another interpreter)."""
+    out = []
+    try:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                out += [(a.name, []) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                out.append((node.module, [a.name for a in node.names]))
+    except SyntaxError:
+        pass
+    for m in re.finditer(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+))", text, re.M):
+        if m.group(1):
+            out.append((m.group(1), []))
+        else:
+            out.append((m.group(2), [n.split()[0] for n in m.group(3).split(",") if n.strip()]))
+    return out
+
+
 def python_edges(root=ROOT):
     files = kit_files((".py",), root=root)
     own = os.path.join("grader", "emu", "corpus", "run.py")  # the corpus's runner is the kit's own
@@ -88,18 +111,16 @@ def python_edges(root=ROOT):
         by_module.setdefault(os.path.splitext(os.path.basename(f))[0], []).append(f)
     edges = {f: set() for f in files}
     for f in files:
-        text = open(os.path.join(root, f), encoding="utf-8").read()
-        for m in re.finditer(r"^[ \t]*(import|from)[ \t]+([A-Za-z_][\w.]*)(?:[ \t]+import[ \t]+\(?([\w, \t]+))?",
-                             text, re.M):
-            parts = m.group(2).split(".")
+        for module, names in python_imports(open(os.path.join(root, f), encoding="utf-8").read()):
+            parts = module.split(".")
             # a folder of grader/ named as a package (`from grading import grade`, `import
-            # grading.grade`) stands for the module it names there
-            if parts[0] in PACKAGES and (len(parts) > 1 or m.group(3)):
-                names = parts[1:2] if len(parts) > 1 else [n.strip() for n in m.group(3).split(",")]
-                found = [t for t in (os.path.join("grader", parts[0], n + ".py") for n in names) if t in edges]
-                edges[f].update(t for t in found if t != f)
-                if found:  # else `from course import x` is the module course.py's name x
-                    continue
+            # grading.grade`) stands for the module it names there; where a module has the
+            # folder's name too (course.py), the import may mean either, and both are edges
+            if parts[0] in PACKAGES:
+                for n in (parts[1:2] if len(parts) > 1 else names):
+                    target = os.path.join("grader", parts[0], n + ".py")
+                    if target in edges and target != f:
+                        edges[f].add(target)
             name = parts[0]
             for target in by_module.get(name, []):
                 # the module a bare import finds: the one in the importer's folder, else the

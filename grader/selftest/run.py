@@ -245,7 +245,7 @@ def no_circles():
              "grader/trusted/include/kit_a.h": '#include "kit_b.h"\n', "grader/trusted/include/kit_b.h": '#include "kit_a.h"\n',
              "grader/grading/codecheck.py": "import similarity\n",              # grading -> course: up the map
              "grader/course/similarity.py": "",
-             "grader/grading/minitoml.py": "from grading import grade\n",  # package-style, grade -> minitoml already
+             "grader/grading/minitoml.py": "from grading import (\n    grade as g)\n",  # package-style; grade -> minitoml
              "grader/grading/grade.py": ""}
     for rel, extra in files.items():
         os.makedirs(os.path.dirname(os.path.join(planted, rel)), exist_ok=True)
@@ -260,7 +260,7 @@ def no_circles():
     if not any(k.startswith("python") and {"grader/grading/grade.py", "grader/grading/minitoml.py"} <= set(c)
                for k, c in found):
         raise CheckFailed(f"a circle planted in {os.path.relpath(planted, ROOT)} through a package-style import "
-                          "(minitoml.py: from grading import grade) was not found")
+                          "(minitoml.py: from grading import (grade as g)) was not found")
     up = [(a, b) for _, a, b in circles.layer_breaks(circles.circles(planted)[2])]
     if up != [("grader/grading/codecheck.py", "grader/course/similarity.py")]:
         raise CheckFailed(f"a use up the map planted in {os.path.relpath(planted, ROOT)} (codecheck.py imports "
