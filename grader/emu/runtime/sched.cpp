@@ -922,9 +922,9 @@ void lockstep_point(const volatile void *p, bool write) {
       yield_point();
     }
   }
-  const unsigned bit = ~(1u << (f->tid & 31));
-  ws.pend[write ? 1 : 0] &= bit;
-  ws.pend_new[write ? 1 : 0] &= bit;
+  const unsigned others = ~(1u << (f->tid & 31)); /* it no longer waits */
+  ws.pend[write ? 1 : 0] &= others;
+  ws.pend_new[write ? 1 : 0] &= others;
 }
 
 bool lockstep_claim(Worker *w) {
