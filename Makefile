@@ -10,9 +10,13 @@ T           ?=
 BACKEND     ?= $(shell $(PYTHON) -c 'import sys; sys.path.insert(0, "grader/grading"); import grade; print(grade.detect_backend())')
 export BACKEND SM
 
-GRADE       := $(PYTHON) grader/grading/grade.py --backend $(BACKEND) --sm $(SM)
-LAB_ARGS     = $(if $(LAB),--lab $(LAB))
-TEST_ARGS    = $(foreach t,$(T),--test $(t))
+# A value from the command line as one word for the shell, quoted whatever it holds: a path with
+# a space, a ; or a $ (a handin's name as an LMS saved it) reaches the program as it is, and
+# never runs as a command.
+q            = '$(subst ','\'',$(1))'
+GRADE       := $(PYTHON) grader/grading/grade.py --backend $(call q,$(BACKEND)) --sm $(call q,$(SM))
+LAB_ARGS     = $(if $(LAB),--lab $(call q,$(LAB)))
+TEST_ARGS    = $(foreach t,$(T),--test $(call q,$(t)))
 
 # Targets that need the reference solutions: not listed in the student kit, which has none; there
 # each says so and stops, installing nothing (make deps installs what grading needs).
@@ -53,27 +57,27 @@ help: ## list the targets
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
-	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(SUBMISSION)
+	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(call q,$(SUBMISSION))
 
 grade-class: ## grade every student in CLASS=dir into build/class/labNN/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
-	@test -n "$(CLASS)" || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
+	@test -n $(call q,$(CLASS)) || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
-	@$(PYTHON) grader/course/grade_class.py --class "$(CLASS)" --backend $(BACKEND) $(LAB_ARGS) $(TEST_ARGS) \
-	  $(if $(JOBS),--jobs $(JOBS)) $(if $(REGRADE),--regrade) $(if $(RELEASE),--release) $(if $(STUDENT),--student "$(STUDENT)") $(if $(RUNNER),--runner $(RUNNER)) \
-	  $(if $(SLURM_ARGS),--slurm-args "$(SLURM_ARGS)") $(if $(COURSE),--course "$(COURSE)") \
-	  $(if $(ROSTER),--roster "$(ROSTER)") $(if $(ARRIVALS),--arrivals "$(ARRIVALS)") $(if $(SIMILARITY),--similarity) \
-	  $(if $(CLASS_OUT),--out "$(CLASS_OUT)")
+	@$(PYTHON) grader/course/grade_class.py --class $(call q,$(CLASS)) --backend $(call q,$(BACKEND)) $(LAB_ARGS) $(TEST_ARGS) \
+	  $(if $(JOBS),--jobs $(call q,$(JOBS))) $(if $(REGRADE),--regrade) $(if $(RELEASE),--release) $(if $(STUDENT),--student $(call q,$(STUDENT))) $(if $(RUNNER),--runner $(call q,$(RUNNER))) \
+	  $(if $(SLURM_ARGS),--slurm-args $(call q,$(SLURM_ARGS))) $(if $(COURSE),--course $(call q,$(COURSE))) \
+	  $(if $(ROSTER),--roster $(call q,$(ROSTER))) $(if $(ARRIVALS),--arrivals $(call q,$(ARRIVALS))) $(if $(SIMILARITY),--similarity) \
+	  $(if $(CLASS_OUT),--out $(call q,$(CLASS_OUT)))
 
 similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
-	@test -n "$(CLASS)" || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
+	@test -n $(call q,$(CLASS)) || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
 	@grader/deps.sh similarity
-	@$(PYTHON) grader/course/similarity.py --class "$(CLASS)" $(LAB_ARGS) $(if $(EARLIER),--earlier "$(EARLIER)") \
-	  --out "$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity"
+	@$(PYTHON) grader/course/similarity.py --class $(call q,$(CLASS)) $(LAB_ARGS) $(if $(EARLIER),--earlier $(call q,$(EARLIER))) \
+	  --out $(call q,$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity)
 
 test: ## run one lab's tests on your working copy, every message, first results in seconds: make test LAB=02
-	@test -n "$(LAB)" || { echo "make test needs a lab: make test LAB=02"; exit 2; }
+	@test -n $(call q,$(LAB)) || { echo "make test needs a lab: make test LAB=02"; exit 2; }
 	@grader/deps.sh grade
-	@$(GRADE) --lab $(LAB) $(TEST_ARGS) --submission $(SUBMISSION) --verbose --quick
+	@$(GRADE) --lab $(call q,$(LAB)) $(TEST_ARGS) --submission $(call q,$(SUBMISSION)) --verbose --quick
 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
 	@$(FULL_KIT)
@@ -103,14 +107,14 @@ slides: ## build every lab's slide deck into build/slides/*.pdf
 	@$(PYTHON) grader/course/kit.py slides
 
 handin: ## pack your student files into build/handin.tar.gz, to submit
-	@$(PYTHON) grader/course/kit.py handin --from $(SUBMISSION)
+	@$(PYTHON) grader/course/kit.py handin --from $(call q,$(SUBMISSION))
 
 student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
 	@$(FULL_KIT)
 	@$(PYTHON) grader/course/kit.py student-kit
 
 autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
-	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(l)) $(if $(COURSE),--course "$(COURSE)")
+	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(call q,$(l))) $(if $(COURSE),--course $(call q,$(COURSE)))
 
 bench: ## time every solution against the device copy and CUB (GPU only)
 	@$(FULL_KIT)
@@ -118,23 +122,23 @@ bench: ## time every solution against the device copy and CUB (GPU only)
 	@$(PYTHON) grader/measure/bench.py
 
 profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared: make profile LAB=03 or LAB=all
-	@test -n "$(LAB)" || { echo "make profile needs a lab: make profile LAB=03 (or LAB=all)"; exit 2; }
+	@test -n $(call q,$(LAB)) || { echo "make profile needs a lab: make profile LAB=03 (or LAB=all)"; exit 2; }
 	@grader/deps.sh grade
-	@$(PYTHON) grader/measure/profile_banks.py --lab "$(LAB)"
+	@$(PYTHON) grader/measure/profile_banks.py --lab $(call q,$(LAB))
 
 RANKS       ?= 3
 RANKS_SRC    = $(firstword $(wildcard $(SUBMISSION)/08-multi-gpu/multi_gpu.cu $(SUBMISSION)/multi_gpu.cu))
 RANKS_BIN   ?= build/ranks/$(BACKEND)/lab08_ranks
 RANKS_INC    = -Igrader/trusted/include -Igrader/trusted/driver -Igrader/trusted/harness
 ranks-build: ## lab 08 as processes: build SUBMISSION's multi_gpu.cu into build/ranks/BACKEND/lab08_ranks
-	@test -n "$(RANKS_SRC)" || { echo "make ranks: no multi_gpu.cu in $(SUBMISSION)/08-multi-gpu/ or $(SUBMISSION)/"; exit 2; }
-	@mkdir -p $(dir $(RANKS_BIN))
-	$(if $(filter emu,$(BACKEND)),grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(SM)) $(RANKS_INC) \
-	  labs/08-multi-gpu/ranks/lab08_ranks.cu $(RANKS_SRC) grader/trusted/driver/nccl_shim.cu \
-	  grader/trusted/driver/nccl_process.cu -o $(RANKS_BIN) -ldl
+	@test -n $(call q,$(RANKS_SRC)) || { echo $(call q,make ranks: no multi_gpu.cu in $(SUBMISSION)/08-multi-gpu/ or $(SUBMISSION)/); exit 2; }
+	@mkdir -p $(call q,$(dir $(RANKS_BIN)))
+	$(if $(filter emu,$(BACKEND)),grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(call q,$(SM))) $(RANKS_INC) \
+	  labs/08-multi-gpu/ranks/lab08_ranks.cu $(call q,$(RANKS_SRC)) grader/trusted/driver/nccl_shim.cu \
+	  grader/trusted/driver/nccl_process.cu -o $(call q,$(RANKS_BIN)) -ldl
 
 ranks: ranks-build ## lab 08's ranks as RANKS=3 processes on this host (ARGS="--time N" times them; srun: lab08_ranks.sbatch)
-	@labs/08-multi-gpu/ranks/run_ranks.sh $(RANKS) $(RANKS_BIN) $(ARGS)
+	@labs/08-multi-gpu/ranks/run_ranks.sh $(call q,$(RANKS)) $(call q,$(RANKS_BIN)) $(ARGS)
 
 clean: ## remove build/
 	rm -rf build

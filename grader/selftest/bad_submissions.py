@@ -964,6 +964,41 @@ def case_tarball_bomb():
     return "refused: " + [ln for ln in out.splitlines() if "larger than" in ln or "more than" in ln][0][:80]
 
 
+def case_shell_in_names():
+    """A handin's name is only a name (the fourth trial): `make grade SUBMISSION=...` put the path
+    into its recipe unquoted, so a folder named `a;id>PWNED.txt;#` ran `id` as the instructor and
+    make exited 0, and a path with a space was two arguments. Now every value from make's
+    command line reaches the grader as one word: a folder whose name holds a space, a `;`, a
+    `#` and backquotes is graded; a missing one with a command in its name is refused with the
+    name and a non-zero exit; grade-class's CLASS and make test's SUBMISSION the same; no
+    command in any name runs."""
+    top = os.path.join(BAD, "shell names")
+    shutil.rmtree(top, ignore_errors=True)
+    marks = [os.path.join(top, f"MARK{i}") for i in range(4)]
+    sub = os.path.join(top, f"a b;touch {marks[0]};#`touch {marks[1]}`")
+    os.makedirs(os.path.join(sub, "01-serial"))
+    shutil.copy(os.path.join(ROOT, "solutions", LAB01_FILE), os.path.join(sub, LAB01_FILE))
+    make = ["make", "--no-print-directory"]
+    code, out = selftest.sh(make + ["grade", "LAB=01", "T=inc_example", f"SUBMISSION={sub}"], timeout=300)
+    if code != 0 or "Score: 1/1" not in out:
+        raise CheckFailed(f"the folder {sub!r} was not graded 1/1 (exit code {code}):\n" + out[-800:])
+    missing = os.path.join(top, f"none;touch {marks[2]};#")
+    code2, out2 = selftest.sh(make + ["grade", "LAB=01", f"SUBMISSION={missing}"], timeout=300)
+    if code2 == 0 or "does not exist" not in out2 or missing not in out2:
+        raise CheckFailed(f"a missing folder {missing!r} was not refused by name with a non-zero exit (exit code "
+                          f"{code2}):\n" + out2[-800:])
+    code3, out3 = selftest.sh(make + ["grade-class", f"CLASS={top}/x;touch {marks[3]}", "LAB=01"], timeout=300)
+    code4, out4 = selftest.sh(make + ["test", "LAB=01", f"SUBMISSION={top}/`touch {marks[3]}`"], timeout=300)
+    ran = [m for m in marks if os.path.exists(m)] + [f for f in ("PWNED.txt",) if os.path.exists(os.path.join(ROOT, f))]
+    if ran:
+        raise CheckFailed("a command in a name ran: it made " + ", ".join(ran))
+    if code3 == 0 or code4 == 0:
+        raise CheckFailed(f"grade-class of a missing CLASS (exit code {code3}) or make test of a missing SUBMISSION "
+                          f"(exit code {code4}) did not fail:\n" + out3[-400:] + "\n" + out4[-400:])
+    return "a folder named with a space, ; # and backquotes graded 1/1; a missing one refused by name (exit " \
+        f"code {code2}); grade-class and make test refuse theirs; no command in a name ran"
+
+
 def case_zip_handins():
     """A zip handin, as LMSs deliver and students upload: one holding the lab 01 solution is
     graded (it was refused as "not a handin tarball"); one whose member leaves its folder, one
@@ -2647,6 +2682,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),
     ("a handin whose pax header unpacks to 256 MiB", case_pax_header_bomb),
     ("refused handins leave no unpacked folder behind", case_refused_handins_leave_nothing),
