@@ -1324,6 +1324,18 @@ def not_graded(result, backend):
     result.status = "skip"
 
 
+def counters_lost(result):
+    """A counters test graded here (the emu) that reported a skip: the graded build always has
+    the probes, so their counters are missing only where the run lost them, as code that writes
+    the emulator's own memory does (the fourth trial cleared the byte that turns the probes on).
+    It fails: a skip would take its points out of the maximum, which the backend alone sets."""
+    said = result.reasons[0] if result.reasons else "skipped"
+    result.status = "fail"
+    result.reasons = ["the emu's memory counters did not come back from the run, which the graded build always "
+                      "counts: the submission's code changed the emulator's own memory (or the emulator failed: "
+                      f"grade again to tell); the test said: {said}"]
+
+
 def describe_status(code):
     if code < 0:
         try:
@@ -1809,6 +1821,8 @@ def main(argv=None):
                     run_one(t, r)
                 if t in not_here:
                     not_graded(r, backend)
+                elif t.get("counters") and r.status == "skip":
+                    counters_lost(r)
                 print_result(r, args.verbose)
                 if t.get("visibility", "visible") == "visible":  # results.json's output: students see it
                     out_lines.append(f"  {r.name}: {r.status.upper()}" + "".join(f"\n      {x}" for x in r.reasons[:6]))

@@ -13,6 +13,7 @@ The classes (grader/README.md lists what each protection does):
 Why one file (past 800 lines): the known-bad submissions, one function each and a list the
 runner reads; a file per subject would scatter the list.
 """
+import glob
 import gzip
 import io
 import json
@@ -641,6 +642,45 @@ def case_host_scan_reopened(backend="emu"):
     return expect("host_scan_reopened", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
                   {t: r"stored .* by a kernel|the output was not written by" for t in ("propagate_inc", "propagate_exc")},
                   max_timeout=60, env=allowing("05", "mprotect"), backend=backend)
+
+
+def case_counters_cleared():
+    """The emu's counters switched off from student code (the fourth trial): a static initializer,
+    and each call, clears the byte that turns the probes on, found at a fixed distance from a
+    static of the submission's own (no name the source check knows). The counters tests got no
+    counters and reported a skip, which took their points out of the maximum: lab 05 scored
+    32/32, "3 points skipped on this machine", and make exited 0. On the emu a counters test
+    has nothing to skip: without counters it fails, saying they did not come back, and the
+    maximum stays the backend's. The distance is read from a first build of the same code."""
+    rel = "05-global-scan/global_scan.cu"
+    tests = ("propagate_inc", "emu_traffic", "emu_parallel")
+
+    def with_offset(offset):
+        clear = ("static unsigned char g_anchor;\n"
+                 "static int probesOff(void) {\n"
+                 f"  volatile unsigned char *on = (volatile unsigned char *)&g_anchor + ({offset}L);\n"
+                 "  if (*on == 1) *on = 0;\n  return 0;\n}\n"
+                 "static const int g_probes_off = probesOff();\n")
+        return make_submission("counters_cleared", rel, PROP_BODY, "  (void)probesOff();\n" + PROP_BODY,
+                               edits=[(SCRATCH, clear + SCRATCH)])
+    sub = with_offset(0)
+    code, out, data = grade("counters_cleared-layout", sub, ["05"], tests=("propagate_inc",))
+    driver = data.get("labs", [{}])[0].get("driver") if isinstance(data.get("labs"), list) else None
+    if not driver:
+        builds = [os.path.join(d, "lab05", "lab05_driver")
+                  for d in glob.glob(os.path.join(ROOT, "build", "sub", "emu", "*"))]
+        builds = [b for b in builds if os.path.exists(b)]
+        driver = max(builds, key=os.path.getmtime) if builds else None
+    syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
+    at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
+    anchor = next((v for k, v in at.items() if k == "g_anchor" or k.startswith("_ZL8g_anchor")), None)
+    flag = at.get("_ZN11scanlab_emu10g_probe_onE")
+    if anchor is None or flag is None:
+        raise CheckFailed(f"cannot find g_anchor and g_probe_on in the first build's driver {driver}")
+    sub = with_offset(flag - anchor)
+    return expect("counters_cleared", sub, "05", tests,
+                  {"emu_traffic": r"counters did not come back", "emu_parallel": r"counters did not come back"},
+                  max_timeout=60)
 
 
 def case_internal_call():
@@ -2682,6 +2722,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),
     ("a handin whose pax header unpacks to 256 MiB", case_pax_header_bomb),
