@@ -2070,6 +2070,206 @@ def region_after(text, marker):
     return text[begin:text.index("/* STUDENT-END(lab05) */", begin)]
 
 
+def replace_region(text, lab, marker, body):
+    """text with the body of the first student region after `marker` replaced."""
+    begin = text.index(f"/* STUDENT-BEGIN(lab{lab}) */\n", text.index(marker)) + len(f"/* STUDENT-BEGIN(lab{lab}) */\n")
+    end = text.index(f"/* STUDENT-END(lab{lab}) */", begin)
+    end = text.rindex("\n", begin, end) + 1
+    return text[:begin] + body + text[end:]
+
+
+def write_submission(case, rel, text):
+    sub = os.path.join(BAD, case)
+    shutil.rmtree(sub, ignore_errors=True)
+    os.makedirs(os.path.join(sub, os.path.dirname(rel)))
+    with open(os.path.join(sub, rel), "w") as f:
+        f.write(text)
+    return sub
+
+
+def replace_nth_region(text, lab, k, body):
+    """text with the body of its k-th student region (from 0) replaced."""
+    tag = f"/* STUDENT-BEGIN(lab{lab}) */\n"
+    begin = -1
+    for _ in range(k + 1):
+        begin = text.index(tag, begin + 1)
+    end = text.rindex("\n", begin, text.index(f"/* STUDENT-END(lab{lab}) */", begin)) + 1
+    return text[:begin + len(tag)] + body + text[end:]
+
+
+def case_prefix_sums_02():
+    """Lab 02's two block scans done by every thread adding up the elements before its own (the
+    fourth trial: 15/15): right, its work shared evenly among the threads, and blockSize / 2
+    shared reads an element where Kogge-Stone makes log2(blockSize) steps. emu_parallel fails it
+    on its memory accesses per element (515.5, at most 80)."""
+    rel = "02-kogge-stone/kogge_stone.cu"
+    naive = """  extern __shared__ int s[];
+  const unsigned t = threadIdx.x;
+  const size_t i = (size_t)blockIdx.x * blockDim.x + t;
+  s[t] = i < n ? in[i] : 0;
+  __syncthreads();
+  int sum = 0;
+  for (unsigned k = 0; k <= t; k++) sum += s[k];
+  if (i < n) out[i] = sum;
+"""
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    text = replace_nth_region(replace_nth_region(text, "02", 0, naive), "02", 1, naive)
+    sub = write_submission("prefix_sums_02", rel, text)
+    return expect("prefix_sums_02", sub, "02", ("ks_example", "db_example", "tiles", "emu_parallel"),
+                  {"emu_parallel": r"scanIncKoggeStone\(n=1024, blockSize=1024\): 515\.5 memory accesses per element"},
+                  max_timeout=60)
+
+
+def case_shuffles_for_blelloch_03():
+    """Lab 03's two scans with no sweep at all (the fourth trial: 15/15): each thread adds its
+    pair, the warps scan with shuffles, thread 0 scans the warps' totals. Right and free of
+    bank conflicts, which was all emu_conflicts asked. It fails now on the sweeps' shared loads
+    (0.031 an element, at least 0.08) and on its strided pair loads (16 global bytes an
+    element, at most 8.25)."""
+    rel = "03-blelloch/blelloch.cu"
+    body = """  extern __shared__ int32_t tile[];
+  const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const unsigned nw = (blockDim.x + 31) / 32;
+  const unsigned live = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
+  const unsigned mask = live == 32 ? 0xffffffffu : ((1u << live) - 1u);
+  const size_t base = (size_t)blockIdx.x * 2 * blockDim.x;
+  const size_t i0 = base + 2 * t, i1 = i0 + 1;
+  const int32_t a = i0 < n ? in[i0] : 0, b = i1 < n ? in[i1] : 0;
+  const int32_t p = (int32_t)((uint32_t)a + (uint32_t)b);
+  int32_t v = p;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    const int32_t y = __shfl_up_sync(mask, v, d);
+    if (lane >= d) v = (int32_t)((uint32_t)v + (uint32_t)y);
+  }
+  if (lane == live - 1) tile[warp] = v;
+  __syncthreads();
+  if (t == 0) {
+    int32_t run = 0;
+    for (unsigned w = 0; w < nw; w++) { const int32_t s = tile[w]; tile[w] = run; run += s; }
+  }
+  __syncthreads();
+  const int32_t e = (int32_t)((uint32_t)v - (uint32_t)p + (uint32_t)tile[warp]);
+  if (i0 < n) out[i0] = e;
+  if (i1 < n) out[i1] = (int32_t)((uint32_t)e + (uint32_t)a);
+"""
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    text = replace_nth_region(replace_nth_region(text, "03", 1, body), "03", 2, body)
+    sub = write_submission("shuffles_for_blelloch_03", rel, text)
+    return expect("shuffles_for_blelloch_03", sub, "03", ("example", "padded_example", "emu_conflicts"),
+                  {"emu_conflicts": r"(?s)0\.031 shared-memory load requests per element.*at least 0\.080.*"
+                                    r"16\.00 global bytes per element"}, max_timeout=60)
+
+
+def case_token_store_04():
+    """Lab 04's shared-memory warp scan as the shuffle scan plus one store to s (the fourth
+    trial: 14/14): emu_shared asked for some shared requests and at most 24 a warp. Now at
+    least 8 (the 5 steps' loads and stores): 1.00 fails."""
+    rel = "04-warp-scan/warp_scan.cu"
+    body = "  s[threadIdx.x % WARP_SIZE] = x;\n  return scanIncWarp(x, op, mask);\n"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    sub = write_submission("token_store_04", rel, replace_nth_region(text, "04", 2, body))
+    return expect("token_store_04", sub, "04", ("smem_ops", "emu_shared"),
+                  {"emu_shared": r"scanIncWarpSmem<int, Add>\(n=65536, block=256\): 1\.00 shared-memory requests per "
+                                 r"warp.*at least 8"}, max_timeout=60)
+
+
+GRID_OF_ONE_05 = "  if (n == 0) return;\n  scanBlockAnyLengthKernel<EXCLUSIVE><<<1, GS_RANGE_THREADS>>>(in, out, n);\n" \
+                 "  CUDA_CHECK_LAUNCH();\n"
+BLOCK0_WALKS_05 = """  __shared__ int32_t s_tmp[GS_WARP];
+  (void)status; (void)counter; (void)epoch; (void)stream;
+  if (blockIdx.x != 0) return;
+  int32_t carry = 0;
+  for (size_t base = 0; base < n; base += GS_LOOKBACK_THREADS) {
+    const size_t i = base + threadIdx.x;
+    const int32_t x = i < n ? in[i] : 0;
+    int32_t total;
+    const int32_t inc = scanIncBlock(x, s_tmp, &total);
+    if (i < n) out[i] = carry + (EXCLUSIVE ? inc - x : inc);
+    carry += total;
+  }
+"""
+
+
+def case_grid_of_one_05():
+    """Lab 05 with none of the three global scans written (the fourth trial: 35/35): (a) and (b)
+    launch the lab's one-block any-length scan over the whole input, and (c)'s block 0 walks
+    every tile with scanIncBlock while the other blocks return. Right answers, 8 bytes per
+    element, every block's threads busy: the emu's tests saw nothing, and a GPU runs it at one
+    multiprocessor's speed. `emu_blocks` counts the sectors each block stores and fails each
+    form, naming the spread (1.0 blocks of equal output); the same with 1 and 8 host threads."""
+    rel = "05-global-scan/global_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    text = replace_region(text, "05", "static void propagate(const int32_t *in", GRID_OF_ONE_05)
+    text = replace_region(text, "05", "static void reduceThenScan(const int32_t *in", GRID_OF_ONE_05)
+    text = replace_region(text, "05", "scanLookbackKernel(const int32_t *in, int32_t *out, size_t n, gs_status",
+                          BLOCK0_WALKS_05)
+    sub = write_submission("grid_of_one_05", rel, text)
+    reason = r"(?s)scanIncPropagate.*worth 1\.0 blocks.*fewer than 3.*scanIncReduceThenScan.*worth 1\.0.*" \
+             r"scanIncLookback.*worth 1\.0"
+    return expect("grid_of_one_05", sub, "05", ("propagate_inc", "rts_exc", "lookback_inc", "emu_traffic",
+                                                "emu_blocks"),
+                  {"emu_blocks": reason}, max_timeout=60, workers=MACHINE_FREE_WORKERS)
+
+
+def case_first_block_walks_06():
+    """Lab 06's single pass done by one block (the fourth trial: 40/40): the block that draws
+    tile 0 scans every tile in order, carrying across them, while the others take a tile number
+    and return (or, drawn late, find their predecessor done). Right, 9 bytes per element. The
+    emu's `emu_blocks` fails it: the sectors its blocks store are worth 1.0 blocks."""
+    rel = "06-segmented-scan/seg_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    body = """  __shared__ unsigned s_tile;
+  __shared__ int s_work;
+  __shared__ SegBlockTemp<T> temp;
+  __shared__ T s_inc[SS_GLOBAL_THREADS];
+  __shared__ T s_carry;
+  (void)stream;
+  if (threadIdx.x == 0) {
+    s_tile = atomicAdd(counter, 1u);
+    s_work = 0;
+    if (s_tile == 0) {
+      s_work = 1;
+    } else {
+      const unsigned long long w = statusLoad(&status[s_tile - 1]);
+      if (statusFlag(w, epoch) == SS_FLAG_PREFIX) { s_work = 2; s_carry = statusValue<T>(w); }
+    }
+  }
+  __syncthreads();
+  if (!s_work) return;
+  const unsigned t = threadIdx.x;
+  bool have = s_work == 2;
+  T carry = s_carry;
+  for (size_t b = (size_t)s_tile * SS_GLOBAL_TILE; b < n; b += blockDim.x) {
+    const size_t i = b + t;
+    T x;
+    memset(&x, 0, sizeof x);
+    if (i < n) x = in[i];
+    const bool head = i < n ? flags[i] != 0 : true;
+    if (t == 0 && have && !head) x = op(carry, x);
+    const T y = segScanIncBlock(x, head, op, &temp);
+    s_inc[t] = y;
+    __syncthreads();
+    if (i < n) {
+      if (EXCLUSIVE) {
+        T e = identity;
+        if (!head) { if (t > 0) e = s_inc[t - 1]; else if (have) e = carry; }
+        out[i] = e;
+      } else {
+        out[i] = y;
+      }
+    }
+    carry = s_inc[blockDim.x - 1];
+    have = true;
+    __syncthreads();
+  }
+"""
+    text = replace_region(text, "06", "segScanGlobalKernel(const T *in, const uint8_t *flags, T *out", body)
+    sub = write_submission("first_block_walks_06", rel, text)
+    return expect("first_block_walks_06", sub, "06", ("global_inc", "global_exc", "emu_traffic", "emu_blocks"),
+                  {"emu_blocks": r"segScanIncGlobal.*worth 1\.0 blocks of equal output, fewer than 3"},
+                  max_timeout=60)
+
+
 def case_kernel_on_host_memory_05():
     """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
     input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
@@ -2722,6 +2922,11 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("lab 02: each thread adds up the elements before its own (emu counters)", case_prefix_sums_02),
+    ("lab 03: warp shuffles in place of the sweeps (emu counters)", case_shuffles_for_blelloch_03),
+    ("lab 04: the shared-memory scan as shuffles and one store to s (emu counters)", case_token_store_04),
+    ("lab 05: none of the global scans written, one block doing each (emu counters)", case_grid_of_one_05),
+    ("lab 06: the single pass done by the block that draws tile 0 (emu counters)", case_first_block_walks_06),
     ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),

@@ -110,7 +110,12 @@ enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G
        G_LD_BYTES, G_LD_PLAIN_REPOLL,
        /* launches whose probes did not keep every access (a thread past LOG_CAP between two
         * barriers, a block past LOG_BUDGET): their counts miss work, and cannot judge it */
-       G_INCOMPLETE, N_COUNTS };
+       G_INCOMPLETE,
+       /* the work of blocks again, by what they stored: each block's global store sectors, summed,
+        * and squared, summed (W_ST^2 / W_ST_SQ is how many blocks of equal output the launches'
+        * spread is worth: one where one block stores it all, beside blocks that return at once or
+        * only take a ticket; stores, not accesses, as a look-back's waiting blocks poll) */
+       W_ST, W_ST_SQ, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 /* Room for the logs of one worker's block, all its threads together: a warp that spins for
@@ -205,6 +210,7 @@ struct Probe {
   /* each thread's accesses of the epoch, in its order (make_views) */
   std::vector<const Access *> tb, te;
   std::vector<uint64_t> tacc;  /* each thread's accesses in the block so far (probe_block_end) */
+  unsigned long long block_st = 0; /* counts[G_ST_SECT] as the block began (probe_block_end) */
   /* race detector: the word summaries of the epoch (gen) and the suspect granules */
   uint32_t gen = 1;
   bool sh_direct = true;       /* every range starts at a multiple of 4 bytes and no access
@@ -1928,6 +1934,7 @@ void probe_block_begin(Worker *w) {
   pr->resummarize = false;
   if (w->launch->info.smem) add_shared_range(pr, (uintptr_t)w->dyn, w->launch->info.smem);
   pr->tacc.assign(n, 0);
+  pr->block_st = pr->counts[G_ST_SECT];
   pr->xb_me = g_xb_on && !w->launch->any_point.load(std::memory_order_relaxed)
                   ? (uint32_t)(block_linear(w) % XB_ID) + 1 : 0;
 }
@@ -1947,6 +1954,10 @@ void probe_block_end(Worker *w) {
       who = t;
     }
   }
+  const unsigned long long st = pr->counts[G_ST_SECT] - pr->block_st, sq = st * st; /* st < 2^32: a block's
+                                                                                   stores fit its memory */
+  pr->counts[W_ST] += st;
+  pr->counts[W_ST_SQ] += sq;
   pr->pending.clear(); /* its unfenced words stay so until the launch ends: no later fence of its */
   pr->published.clear();
   if (!sum) return;

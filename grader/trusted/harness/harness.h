@@ -427,8 +427,11 @@ enum {
   HX_C_GLD_BYTES,      /**< the bytes global loads asked for, lane by lane (32 * HX_C_GLD_SECT moved them) */
   HX_C_GLD_PLAIN_REPOLL, /**< plain global loads that read the address the same thread's previous load
                              at that instruction read: polling with plain loads */
-  HX_C_INCOMPLETE       /**< the call's launches whose accesses the probes did not all keep (a thread
+  HX_C_INCOMPLETE,      /**< the call's launches whose accesses the probes did not all keep (a thread
                              past their log between two barriers): hx_last_counters fails the test */
+  HX_C_W_ST,            /**< over the blocks: each block's global store sectors, summed */
+  HX_C_W_ST_SQ          /**< over the blocks: each block's global store sectors squared, summed
+                             (hx_check_blocks) */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). Where the emu's probes did not keep every access of the call (HX_C_INCOMPLETE), the
@@ -473,6 +476,16 @@ double hx_model_note(const char *what, double units, const char *unit, double id
  * call in the message. Returns -1 where there are no counters (a GPU), 1 when both hold.
  */
 int hx_check_parallel(const char *call, double max_share, double min_lanes);
+/**
+ * @brief On emu, whether the last call's work was spread over its blocks: the global sectors its
+ * blocks stored, counted block by block, are worth as many blocks of equal output as the square
+ * of their sum over the sum of their squares (1 where one block stored it all, whatever the
+ * others did; the tile count where every tile's block stored its own). Fails the test with a
+ * message naming the figure, and returns 0, below @p min_blocks: one block, or a few, walked
+ * the input tile after tile, which a GPU runs at the speed of those few multiprocessors. On
+ * the figure (a note) where it holds, 1; -1 where there are no counters (a GPU).
+ */
+int hx_check_blocks(const char *call, double min_blocks);
 /**
  * @brief On emu, what the last call's counters show about why it moved more bytes than it should:
  * polling with plain loads (where a protocol needs volatile or atomic ones), uncoalesced loads

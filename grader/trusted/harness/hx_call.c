@@ -1326,6 +1326,28 @@ int hx_check_parallel(const char *call, double max_share, double min_lanes) {
   return ok;
 }
 
+int hx_check_blocks(const char *call, double min_blocks) {
+  const hx_counters *c = hx_last_counters();
+  if (!c) return -1;
+  const double st = (double)c->c[HX_C_W_ST], sq = (double)c->c[HX_C_W_ST_SQ];
+  if (st <= 0 || sq <= 0) {
+    HX_FAIL("%s: the emu counted no global store of its kernels, so their work cannot be judged", call);
+    return 0;
+  }
+  const double blocks = st * st / sq;
+  hx_note("%s: what its blocks stored was worth %.1f blocks of equal output (at least %.0f)", call, blocks,
+          min_blocks);
+  if (blocks < min_blocks) {
+    HX_FAIL("%s: what its blocks stored was worth %.1f blocks of equal output, fewer than %.0f: one block, or a "
+            "few, did the whole input, tile after tile, while the others returned or waited; a GPU runs that at "
+            "the speed of those few multiprocessors (the emu counts the global sectors each block stores; a "
+            "launch needs a block for each tile, or enough to fill the GPU, each storing its share)",
+            call, blocks, min_blocks);
+    return 0;
+  }
+  return 1;
+}
+
 void hx_traffic_diagnosis(char *out, size_t cap) {
   const hx_counters *c = hx_last_counters();
   if (!cap) return;

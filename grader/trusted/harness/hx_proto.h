@@ -129,8 +129,8 @@ enum hxp_status {
  *  shared ld and st requests, the global ld sectors of volatile loads, of those the ones that
  *  read a sector again (polling), and the atomic operations on shared and on global memory,
  *  then the rest of harness.h's HX_C_* (the work of blocks, global load bytes, plain re-polls,
- *  and the launches whose accesses the probes did not all keep). */
-#define HXP_COUNTERS 21
+ *  the launches whose accesses the probes did not all keep, and the blocks' store sectors and their squares). */
+#define HXP_COUNTERS 23
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {

@@ -277,6 +277,7 @@ static void test_emu_parallel(void) {
   const size_t n = (size_t)hx_param_int("n");
   const int block = (int)hx_param_int("block");
   const double max_share = hx_param_double("max_share"), min_lanes = hx_param_double("min_lanes");
+  const double max_accesses = hx_param_double("max_accesses");
   const Variant *all[3] = {&KS, &DB, &TILES};
   for (int k = 0; k < 3; k++) {
     const size_t m = all[k]->tiles ? n : (size_t)block;
@@ -286,6 +287,14 @@ static void test_emu_parallel(void) {
     if (hx_check_parallel(call, max_share, min_lanes) < 0)
       HX_SKIP("the emu's probes count each thread's accesses (make grade BACKEND=emu); on a GPU, `timing` "
               "measures what a serial block costs");
+    const hx_counters *c = hx_last_counters();
+    const double per = c ? (double)c->c[HX_C_W_ACCESSES] / (double)m : 0;
+    if (c) hx_note("%s: %.1f memory accesses per element (at most %.0f)", call, per, max_accesses);
+    HX_CHECK(!c || per <= max_accesses,
+             "%s: %.1f memory accesses per element, as the emu counts each thread's loads and stores of shared and "
+             "global memory; at most %.0f: Kogge-Stone takes log2(blockSize) steps, each a load or two and a store "
+             "a thread (a thread that adds up every element before its own makes blockSize / 2 reads on average)",
+             call, per, max_accesses);
   }
 }
 

@@ -334,6 +334,31 @@ static void test_emu_parallel(void) {
             "measure what a serial block costs");
 }
 
+/* ---- work spread over blocks, counted by the emu ------------------------------------------- */
+
+/* Each global scan once, correct, then the emu's count of how its memory accesses were spread
+ * over its blocks. A scan that hands the input to one block (the any-length block scan,
+ * launched once), or whose block 0 walks every tile while the others return, is right, and a
+ * GPU runs it at one multiprocessor's speed: what the timing tests would fail, which the emu
+ * cannot time. */
+static void test_emu_blocks(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double min_blocks = hx_param_double("min_blocks");
+  if (hx_failures()) return;
+  const variant *vs[] = {&PROP_INC, &RTS_INC, &LB_INC};
+  for (int k = 0; k < 3; k++) {
+    if (check_scan(vs[k], n, hx_seed(), -1000, 1000, 0)) {
+      if (hx_failures()) hx_not_counted("emu_blocks");
+      return;
+    }
+    char call[96];
+    snprintf(call, sizeof call, "%s(n=%zu)", vs[k]->name, n);
+    if (hx_check_blocks(call, min_blocks) < 0)
+      HX_SKIP("the emu's probes count each block's accesses (make grade BACKEND=emu); on a GPU, the timing tests "
+              "measure what a grid that leaves its work to a few blocks costs");
+  }
+}
+
 static const hx_test TESTS[] = {
     {"block_example", test_block_example},
     {"block_sizes", test_block_sizes},
@@ -351,6 +376,7 @@ static const hx_test TESTS[] = {
     {"huge", test_huge},
     {"emu_traffic", test_emu_traffic},
     {"emu_parallel", test_emu_parallel},
+    {"emu_blocks", test_emu_blocks},
     {"timing_propagate", test_timing_propagate},
     {"timing_rts", test_timing_rts},
     {"timing_lookback", test_timing_lookback},
