@@ -111,7 +111,7 @@ def student_markdown(text, rel):
     output (they name solutions/; the quoted output itself stays), without the full kit's
     passages, with the student kit's own, and with Doxygen's `@ref name "text"` as a Markdown
     link to the file (a heading's `{#name}` stays: the headers' @ref to a page needs it)."""
-    text = re.sub(r"<!-- quote\n.*?-->\n\n?", "", text, flags=re.S)
+    text = re.sub(r"[ \t]*<!-- quote\n.*?-->\n\n?", "", text, flags=re.S)  # its indent too: the next line keeps its own
     text = re.sub(re.escape(FULL_KIT_BEGIN) + r"\n.*?" + re.escape(FULL_KIT_END) + r"\n", "", text, flags=re.S)
     if FULL_KIT_BEGIN in text or FULL_KIT_END in text:
         raise ValueError(f"{rel}: an unbalanced {FULL_KIT_BEGIN} or {FULL_KIT_END}")
