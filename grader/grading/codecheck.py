@@ -406,6 +406,7 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
             if d:
                 env[d.group(2)] = (f, (d.group(3) or "") + d.group(4))
     for k, (start, end) in spans.items():
+        region_toks = []
         for f, line, text, flags in lines[start + 1:end]:
             if text is None:
                 if flags and "1" in flags:
@@ -421,6 +422,7 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
                                   "made this pragma from the region's tokens)")
                 continue
             toks = tokens(text, cpp)
+            region_toks += [(line, kind, tok) for kind, tok, _ in toks]
             for kind, tok, _ in toks:
                 if kind == "id" and tok in ASM:
                     problem(line, f"{tok}: not allowed in student code (a macro of a header made it "
@@ -429,6 +431,10 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
                 if name in DENIED_ATTRIBUTES:
                     problem(line, f"__attribute__(({name.strip('_')})): not allowed in student code (a "
                                   "macro of a header made it from the region's tokens)")
+        for line, name in kit_specializations(region_toks, kit_words):
+            problem(line, f"template <> ... {name}<...>: an explicit specialization of {name}, a template of the "
+                          "kit's code outside the regions: it would replace the kit's code with yours (a template "
+                          "of your own, with a name of your own, is fine)")
     # Macros of system headers that paste or stringize what they are given: with them a region
     # could spell asm, or a string that differs between backends.
     iso_lines = output_lines(_read(f"{base}.isod.i"))
@@ -444,6 +450,28 @@ def read_check(out_dir, name, ranges, copy, shown, manifest, kit_words, forbidde
                         problem(line, f"{tok}: a macro of a system header that pastes or stringizes "
                                       "its arguments: not allowed in student code")
     return problems
+
+
+CASTS = {"static_cast", "const_cast", "reinterpret_cast", "dynamic_cast", "template", "operator"}
+
+
+def kit_specializations(toks, kit_words):
+    """(line, name) for each `template <>` in a region's tokens whose declaration, up to its first
+    `{` or `;`, names a template the kit uses outside the regions (`name<`): an explicit
+    specialization that would take the place of kit code (the fourth trial's region specialized
+    lab 05's own any-length block kernel, silently)."""
+    out = []
+    for i in range(len(toks) - 2):
+        if toks[i][1:] != ("id", "template") or toks[i + 1][2] != "<" or toks[i + 2][2] != ">":
+            continue
+        for j in range(i + 3, len(toks) - 1):
+            line, kind, tok = toks[j]
+            if tok in ("{", ";"):
+                break
+            if kind == "id" and toks[j + 1][2] == "<" and tok in kit_words and tok not in CASTS:
+                out.append((line, tok))
+                break
+    return out
 
 
 def macro_is_mark(name, copy):

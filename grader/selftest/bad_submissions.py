@@ -907,6 +907,19 @@ def case_redefine_kit_name():
     return all_fail("redefine_kit_name", sub, "04", ("inc_one_warp",), r"#define warpScanBatch: changes a name")
 
 
+def case_kit_template_specialized():
+    """A region that specializes a template of the kit's code outside the regions (the fourth
+    trial): lab 05's file-scope region declared `template <> scanBlockAnyLengthKernel<false>`,
+    and the kit's own launch of that kernel ran the student's serial loop instead, with no
+    notice. The source check refuses it, naming the template."""
+    spec = ("template <>\n__global__ void scanBlockAnyLengthKernel<false>(const int32_t *in, int32_t *out, "
+            "size_t n) {\n  if (blockIdx.x != 0 || threadIdx.x != 0) return;\n  int32_t acc = 0;\n"
+            "  for (size_t i = 0; i < n; i++) { acc += in[i]; out[i] = acc; }\n}\n")
+    sub = make_submission("kit_template_specialized", "05-global-scan/global_scan.cu", SCRATCH, spec + SCRATCH)
+    return all_fail("kit_template_specialized", sub, "05", ("anylength_inc", "block_example"),
+                    r"explicit specialization of scanBlockAnyLengthKernel, a template of the kit's code")
+
+
 def case_library_scan():
     sub = make_submission("library_scan", "04-warp-scan/warp_scan.cu", SMEM_FIRST,
                           "#include <cub/cub.cuh>\n" + SMEM_FIRST)
@@ -2922,6 +2935,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("a region specializes a template of the kit's code", case_kit_template_specialized),
     ("lab 02: each thread adds up the elements before its own (emu counters)", case_prefix_sums_02),
     ("lab 03: warp shuffles in place of the sweeps (emu counters)", case_shuffles_for_blelloch_03),
     ("lab 04: the shared-memory scan as shuffles and one store to s (emu counters)", case_token_store_04),
