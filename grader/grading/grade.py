@@ -774,6 +774,9 @@ def check_objects(objs, manifest, backend, reserved, copies):
     return list(dict.fromkeys(problems))
 
 
+BUILD_FSIZE_MB = [512]  # the build's limit on a file it writes (the sandbox's --fsize; --build-fsize, the kit's self-test)
+
+
 def compiler_errors(log_path, manifest, ranges_of, limit=6):
     """The compiler's complaints a student is shown: those about the lines of the student's
     own files (each as `NN-name/file:LINE: error: ...`), never a line of another file's text;
@@ -792,6 +795,13 @@ def compiler_errors(log_path, manifest, ranges_of, limit=6):
             if m:
                 out.append(clean(f"undefined reference to {m.group(1)}", 300))
     out = list(dict.fromkeys(out))
+    if not out and re.search(r"File size limit exceeded|signal 25\b|SIGXFSZ", text):
+        out = [f"the build stopped at its limit of {BUILD_FSIZE_MB[0]} MiB a file: the student's code makes an "
+               "object that large (a static array initialized in full, a constant of that size?)"]
+    elif not out and re.search(r"virtual memory exhausted|out of memory allocating|Cannot allocate memory|"
+                               r"signal 9 \[Killed\]|Killed signal terminated", text):
+        out = ["the build ran out of the memory it may use: the student's code asks the compiler for more than "
+               "a lab needs (a huge array, templates or macros that expand without end?)"]
     if not out:
         out = ["errors in the kit's headers or the link (the full log is kept for the instructor)"]
     return out[:limit]
@@ -1013,7 +1023,7 @@ def _build_staged(manifest, lb, work, kit_dir, spliced, ranges_of, final, driver
     make = [shutil.which("make") or "/usr/bin/make", "--no-print-directory", "-j2", "-f", "student.mk"]
     limit = BUILD_TIMEOUT[0] or manifest["limits"]["build_timeout"]
     opts = ["--rw", work, "--own", work, "--chdir", work, "--hide", ROOT, "--cpu", str(int(limit * 4) + 10),
-            "--mem", "16384", "--fsize", "512", "--nproc", "256", "--tmp", "2048",
+            "--mem", "16384", "--fsize", str(BUILD_FSIZE_MB[0]), "--nproc", "256", "--tmp", "2048",
             "--env", "PATH=" + os.environ.get("PATH", "/usr/bin:/bin")]
     for d in extra_hidden():
         opts += ["--hide", d]
@@ -1595,6 +1605,7 @@ def main(argv=None):
     ap.add_argument("--wrap", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--sizes-of", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--build-timeout", type=float, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--build-fsize", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--stats", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--test-jobs", type=int, default=int(os.environ.get("TEST_JOBS") or 0) or None,
                     help="tests run at once (default: on a GPU, up to 8; elsewhere 1); timing tests and "
@@ -1653,6 +1664,8 @@ def main(argv=None):
     grade_dir = os.path.join(BUILD, "grade", backend, key)
     schedule = args.schedule or os.environ.get("SCANLAB_EMU_SCHEDULE") or GRADE_SCHEDULE
     BUILD_TIMEOUT[0] = args.build_timeout
+    if args.build_fsize:
+        BUILD_FSIZE_MB[0] = args.build_fsize
     os.environ["SCANLAB_EMU_SCHEDULE"] = schedule
     # graded runs stay adversarial: what CUDA leaves undefined fails (a barrier that threads
     # which returned never reach), where a program's own run gets what a GPU does, and a warning

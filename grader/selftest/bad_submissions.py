@@ -977,6 +977,18 @@ def case_build_timeout():
                     extra=("--build-timeout", "8"))
 
 
+def case_object_past_file_limit():
+    """A region with an initialized static array past the build's limit on a file (the fourth
+    trial: 1 GiB against 512 MiB): the compiler stopped there, and the student read "errors in
+    the kit's headers or the link". Now the message names the limit and the object's size as the
+    student's doing. (32 MiB against a limit of 16 here: the same path, in a second.)"""
+    sub = make_submission("object_past_file_limit", "02-kogge-stone/kogge_stone.cu", KS_DB_LOOP,
+                          "  static volatile int big[1 << 23] = {1};\n  (void)big[n & 1];\n" + KS_DB_LOOP)
+    return all_fail("object_past_file_limit", sub, "02", ("ks_example", "db_example"),
+                    r"the build stopped at its limit of 16 MiB a file: the student's code makes an object that large",
+                    max_timeout=120, extra=("--build-fsize", "16"))
+
+
 def case_output_flood():
     """200 MB in one line, with terminal escape codes: capped, cleaned, and the grader's own
     memory stays small."""
@@ -2935,6 +2947,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("an object past the build's file limit is named as the student's", case_object_past_file_limit),
     ("a region specializes a template of the kit's code", case_kit_template_specialized),
     ("lab 02: each thread adds up the elements before its own (emu counters)", case_prefix_sums_02),
     ("lab 03: warp shuffles in place of the sweeps (emu counters)", case_shuffles_for_blelloch_03),
