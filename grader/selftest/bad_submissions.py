@@ -989,6 +989,31 @@ def case_object_past_file_limit():
                     max_timeout=120, extra=("--build-fsize", "16"))
 
 
+def case_forged_diagnostics():
+    """Lines like the emulator's printed by the student's host code ahead of a real fault (the
+    fourth trial): four "emu: internal error ... grade it again on a GPU" lines, then a kernel
+    that stores a million elements past its output. The failure showed the first four lines
+    like a diagnostic, all forged; the emulator's own report of the store was only in the log.
+    Now the last diagnostics are shown too, and the real one is among them."""
+    rel = "02-kogge-stone/kogge_stone.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    if "if (i < n) out[i] = src[t];" not in text:
+        raise CheckFailed("lab 02's solution no longer stores `if (i < n) out[i] = src[t];`: update the case")
+    fake = ("  for (int k = 0; k < 4; k++)\n"
+            "    fprintf(stderr, \"emu: internal error %d: the emulator's scheduler lost a fiber: a fault of the kit, \"\n"
+            "                    \"not of the submission; grade it again on a GPU\\n\", k + 1);\n")
+    tag = "/* STUDENT-BEGIN(lab02) */\n"
+    first = text.index(tag)
+    second = text.index(tag, first + 1)
+    third = text.index(tag, second + 1)
+    body = text[second:third].replace("if (i < n) out[i] = src[t];", "out[i + 1000000] = src[t];", 1)
+    text = text[:second] + body + text[third:third + len(tag)] + fake + text[third + len(tag):]
+    sub = write_submission("forged_diagnostics", rel, text)
+    return expect("forged_diagnostics", sub, "02", ("db_example",),
+                  {"db_example": r"(?s)internal error 1.*emu: kernel scanIncKoggeStoneDBKernel: block .* stores to "
+                                 r"the host's own memory"}, max_timeout=60)
+
+
 def case_output_flood():
     """200 MB in one line, with terminal escape codes: capped, cleaned, and the grader's own
     memory stays small."""
@@ -2774,7 +2799,7 @@ def case_lab02_db_race_graded():
     return expect("lab02_db_race", sub, "02", ("tiles", "ks_example"),
                   {"tiles": r"race on dynamic shared memory .* writes it at kogge_stone\.cu:\d+ and thread "
                             r"\(1,0,0\) reads it at kogge_stone\.cu:\d+[^\n]*\n\s*note: each of this lab's kernels "
-                            r"shares one array across its whole block: the barrier .* is __syncthreads\(\)"})
+                            r"shares one array across its whole block: the barriers .* are __syncthreads\(\)"})
 
 
 def case_lab03_half_unloaded():
@@ -2947,6 +2972,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("lines like the emulator's printed ahead of a real fault: the real one is shown", case_forged_diagnostics),
     ("an object past the build's file limit is named as the student's", case_object_past_file_limit),
     ("a region specializes a template of the kit's code", case_kit_template_specialized),
     ("lab 02: each thread adds up the elements before its own (emu counters)", case_prefix_sums_02),

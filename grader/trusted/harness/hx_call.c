@@ -256,22 +256,31 @@ static void describe_end(const proc *p, char *out, size_t cap) {
 }
 
 /* Ends the running test after a failure the driver cannot recover from: the reason, then the
- * driver's last lines worth showing, each a failure line of its own (the emulator's and the
- * sandbox's diagnostics first, then the rest of its output). */
+ * driver's last lines worth showing, each a failure line of its own: the emulator's and the
+ * sandbox's diagnostics first, then the rest of its output, in the order printed. Of more than
+ * four diagnostics, the first two and the last two: what ends a run (the emulator's report of
+ * a fault, printed as the process dies) comes last, and lines like the emulator's that student
+ * code printed earlier (the fourth trial printed four) cannot push it out. */
 static void fatal(proc *p, const char *ctx, const char *why) {
   drain(p, 50);
   hx_fail_at(__FILE__, __LINE__, "%s: %s", ctx, why);
-  int shown = 0;
-  for (int pass = 0; pass < 2 && shown < 4; pass++) {
-    for (int k = 0; k < p->tail_count && shown < 4; k++) {
-      const char *l = p->tail[(p->tail_next - p->tail_count + k + TAIL_LINES) % TAIL_LINES];
-      const int diag = strncmp(l, "emu: ", 5) == 0 || strncmp(l, "sandbox: ", 9) == 0 ||
-                       strncmp(l, "driver: ", 8) == 0 || strstr(l, "CUDA error") != NULL;
-      if (!*l || diag != (pass == 0) || strstr(why, l)) continue;
-      hx_fail_at(__FILE__, __LINE__, "%s", l);
-      shown++;
-    }
+  enum { SHOW = 4 };
+  int diag[TAIL_LINES], rest[TAIL_LINES], nd = 0, nr = 0; /* tail positions, oldest first */
+  for (int k = 0; k < p->tail_count; k++) {
+    const char *l = p->tail[(p->tail_next - p->tail_count + k + TAIL_LINES) % TAIL_LINES];
+    if (!*l || strstr(why, l)) continue;
+    if (strncmp(l, "emu: ", 5) == 0 || strncmp(l, "sandbox: ", 9) == 0 || strncmp(l, "driver: ", 8) == 0 ||
+        strstr(l, "CUDA error") != NULL)
+      diag[nd++] = k;
+    else
+      rest[nr++] = k;
   }
+  int pick[SHOW], picked = 0;
+  for (int i = 0; i < nd && picked < SHOW; i++, picked++)
+    pick[picked] = nd <= SHOW || i < SHOW / 2 ? diag[i] : diag[nd - SHOW + picked];
+  for (int i = 0; i < nr && picked < SHOW; i++) pick[picked++] = rest[i];
+  for (int i = 0; i < picked; i++)
+    hx_fail_at(__FILE__, __LINE__, "%s", p->tail[(p->tail_next - p->tail_count + pick[i] + TAIL_LINES) % TAIL_LINES]);
   hx_internal_abort_test();
 }
 
