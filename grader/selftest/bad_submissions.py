@@ -171,8 +171,12 @@ def allowing(lab, *names):
     `allow` list, with those names out of its `forbid` list): the runtime protections a case tries must hold where the build lets a call
     through."""
     import grade as g  # noqa: E402
-    folder = os.path.join(ROOT, "build", "selftest", "manifests-allowing-" + "-".join([lab] + list(names)))
-    shutil.rmtree(folder, ignore_errors=True)
+    # a folder of its own each time: two cases that allow the same names run side by side (one
+    # removing the folder the other was copying into stopped both)
+    top = os.path.join(ROOT, "build", "selftest")
+    os.makedirs(top, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="manifests-allowing-" + "-".join([lab] + list(names)) + "-", dir=top)
+    os.rmdir(folder)
     shutil.copytree(g.MANIFESTS, folder)
     path = os.path.join(folder, f"lab{lab}.toml")
     text = open(path).read()
@@ -627,8 +631,9 @@ def case_host_scan_reopened(backend="emu"):
     (the trial reached it through libc's symbol table). On the emu, mprotect opens the
     allocations to the host and no copy is counted: the propagate tests passed. Now every
     correct call of lab 05 on the emu must have had its output stored by a kernel (the
-    probes' store sectors), and the host's scan fails with a message that says so; the
-    look-back, untouched, still passes. On a GPU (where device memory is not the host's to
+    probes' store sectors), and since the fourth trial the emu watches each call's buffers:
+    the host's scan changes them after the device last did, and fails saying so at its first
+    call (one element); the look-back, untouched, still passes. On a GPU (where device memory is not the host's to
     open) the same kind of scan goes through a copy; see case_host_scan."""
     rel = "05-global-scan/global_scan.cu"
     host = ("  const uintptr_t page = 4096, lo_in = (uintptr_t)in & ~(page - 1), lo_out = (uintptr_t)out & ~(page - 1);\n"
@@ -640,7 +645,7 @@ def case_host_scan_reopened(backend="emu"):
     sub = make_submission("host_scan_reopened", rel, PROP_BODY, PROP_BODY + host,
                           edits=[(SCRATCH, "extern \"C\" int mprotect(void *, size_t, int);\n" + SCRATCH)])
     return expect("host_scan_reopened", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
-                  {t: r"stored .* by a kernel|the output was not written by" for t in ("propagate_inc", "propagate_exc")},
+                  {t: r"changed after the device last wrote them" for t in ("propagate_inc", "propagate_exc")},
                   max_timeout=60, env=allowing("05", "mprotect"), backend=backend)
 
 
@@ -681,6 +686,40 @@ def case_counters_cleared():
     return expect("counters_cleared", sub, "05", tests,
                   {"emu_traffic": r"counters did not come back", "emu_parallel": r"counters did not come back"},
                   max_timeout=60)
+
+
+def case_host_scan_laundered():
+    """The host scan on reopened device memory again, the output first stored by a kernel (the
+    fourth trial: lab 05 35/35, lab 02 15/15): a copy kernel fills the output from the input,
+    so "stored by a kernel" holds, then host code reopens the pages and scans them in place.
+    Now the driver has the emu watch each call's outputs: their bytes may change only by a
+    launch or the runtime's copies and sets, and a hash of them as the device last left them
+    tells the host's writes, whatever the pages' protection afterwards."""
+    rel = "05-global-scan/global_scan.cu"
+    copy = ("static __global__ void copyThroughKernel(const int32_t *in, int32_t *out, size_t n) {\n"
+            "  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) out[i] = in[i];\n}\n")
+    host = ("  if (n) {\n"
+            "    copyThroughKernel<<<(unsigned)((n + 255) / 256), 256>>>(in, out, n);\n"
+            "    cudaDeviceSynchronize();\n"
+            "    const uintptr_t page = 4096, lo = (uintptr_t)out & ~(page - 1);\n"
+            "    if (mprotect((void *)lo, (uintptr_t)(out + n) - lo, 3) == 0) {\n"
+            "      int32_t acc = 0;\n"
+            "      for (size_t i = 0; i < n; i++) {\n        const int32_t x = out[i];\n"
+            "        out[i] = EXCLUSIVE ? acc : acc + x;\n        acc += x;\n      }\n"
+            "      mprotect((void *)lo, (uintptr_t)(out + n) - lo, 0);\n"
+            "      return;\n    }\n  }\n")
+    sub = make_submission("host_scan_laundered", rel, PROP_BODY, PROP_BODY.replace("  if (n == 0) return;\n", "") + "",
+                          edits=[(SCRATCH, "extern \"C\" int mprotect(void *, size_t, int);\n" + copy + SCRATCH)])
+    text = open(os.path.join(sub, rel)).read()
+    at = text.index("static void propagate(const int32_t *in")
+    begin = text.index("/* STUDENT-BEGIN(lab05) */\n", at) + len("/* STUDENT-BEGIN(lab05) */\n")
+    with open(os.path.join(sub, rel), "w") as f:
+        f.write(text[:begin] + host + "  if (n == 0) return;\n" + text[begin:])
+    return expect("host_scan_laundered", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
+                  {t: r"outputs changed after the device last wrote them, by other means than a kernel"
+                   for t in ("propagate_inc", "propagate_exc")},
+                  max_timeout=60, env=allowing("05", "mprotect"))
 
 
 def case_internal_call():
@@ -2972,6 +3011,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("lab 05: a host scan on reopened device memory after a copy kernel stored the output (emu)", case_host_scan_laundered),
     ("lines like the emulator's printed ahead of a real fault: the real one is shown", case_forged_diagnostics),
     ("an object past the build's file limit is named as the student's", case_object_past_file_limit),
     ("a region specializes a template of the kit's code", case_kit_template_specialized),

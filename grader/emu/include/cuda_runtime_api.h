@@ -289,6 +289,11 @@ cudaError_t cudaIpcOpenMemHandle(void **devPtr, ...) SCANLAB_EMU_UNSUPPORTED("in
 /* Not CUDA: bytes copied device->host and host->device through the runtime so far (the
  * kit's driver reads them around a student's call). */
 void scanlab_emu_copy_counters(unsigned long long *d2h, unsigned long long *h2d);
+/* Not CUDA: the kit's driver watches a call's outputs (n ranges); scanlab_emu_watch_changed()
+ * says how many changed since the device last wrote them (by launch, copy or set), and ends
+ * the watch. */
+int scanlab_emu_watch(const void *const *ptrs, const size_t *bytes, int n);
+int scanlab_emu_watch_changed(void);
 /* Not CUDA: the kit's driver's: a shared memory file made device memory (api.cpp says how);
  * 0, or -1 where it cannot. */
 int scanlab_emu_adopt(int fd, size_t bytes, int device, void **p);

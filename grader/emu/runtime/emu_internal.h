@@ -324,6 +324,8 @@ bool guard_open_for_kernel(const GuardHit &hit);
  * diagnostic in msg if one is damaged. */
 bool launch_memory_begin(bool open_all, const char *kernel);
 bool launch_memory_end(const char *kernel, char *msg, size_t cap);
+/* After a launch: the driver's watched ranges hashed again as the device left them (api.cpp). */
+void watch_after_launch();
 
 /* memory probes (probe.cpp): active where .cu files were built with the probe flags */
 extern bool g_probe_on;

@@ -2059,7 +2059,9 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     if (probe_block_race(L.info, !L.any_point.load(), &race)) block_race(L, race);
   }
   char damage[512];
-  if (!launch_memory_end(in.name, damage, sizeof damage) && !L.failed.exchange(true)) {
+  const bool intact = launch_memory_end(in.name, damage, sizeof damage);
+  watch_after_launch();
+  if (!intact && !L.failed.exchange(true)) {
     L.error.store(cudaErrorLaunchFailure);
     Buf k;
     describe_launch(k, in);

@@ -521,6 +521,19 @@ static void run(const hxp_request *q) {
   for (uint32_t s = q->slot; s < q->slot + q->count; s++)
     if (!slots[s].call) drv_die("slot %u was not prepared", s);
   uint64_t d0, h0, d1, h1, c0[HXP_COUNTERS] = {0}, c1[HXP_COUNTERS] = {0};
+  /* the calls' outputs (buffers copied back, or the device memory the emu adopted in their
+   * place): the emu watches that only the device writes them */
+  const void *outs[HXP_MAX_SLOTS * HXP_MAX_ARGS];
+  size_t out_bytes[HXP_MAX_SLOTS * HXP_MAX_ARGS];
+  int nouts = 0;
+  for (uint32_t s = q->slot; s < q->slot + q->count; s++)
+    for (uint32_t k = 0; k < slots[s].nargs && k < HXP_MAX_ARGS; k++) {
+      const hxp_arg *a = &slots[s].args[k];
+      if (a->kind != HXA_BUF || !(a->flags & HXF_DOWNLOAD) || a->buf >= MAX_BUFS || !bufs[a->buf].used) continue;
+      outs[nouts] = (unsigned char *)bufs[a->buf].dev + HXP_GUARD_BYTES; /* the elements, as the call sees them */
+      out_bytes[nouts++] = (size_t)(bufs[a->buf].n * bufs[a->buf].elem);
+    }
+  drv_dev_watch(outs, out_bytes, nouts);
   drv_dev_copy_counters(&d0, &h0);
   const int counted = drv_dev_probe_counters(c0, HXP_COUNTERS);
   work.first = q->slot;
@@ -535,6 +548,7 @@ static void run(const hxp_request *q) {
   r.ret = work.ret;
   int rc = drv_dev_sync(r.text, sizeof r.text);
   stray_thread(); /* and after it: one started meanwhile (a host function the device ran) */
+  r.host_wrote = (uint32_t)drv_dev_watch_changed();
   drv_dev_copy_counters(&d1, &h1);
   r.d2h = d1 - d0;
   r.h2d = h1 - h0;

@@ -116,6 +116,11 @@ void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
 /** The emu's memory counters of every probed launch so far (HXP_COUNTERS of them, in the order
  *  of hxp_reply::counters); returns how many it wrote: 0 on a GPU or without probes. */
 int drv_dev_probe_counters(uint64_t *c, int n);
+/** On emu, watches the @p n ranges (a call's outputs) from now; drv_dev_watch_changed() ends the
+ *  watch and says how many changed by other means than the device's (a launch, the runtime's
+ *  copies and sets): host code that wrote device memory. 0 on a GPU. */
+void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int n);
+int drv_dev_watch_changed(void);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
 

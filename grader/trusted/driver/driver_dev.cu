@@ -219,6 +219,27 @@ extern "C" int drv_dev_probe_counters(uint64_t *c, int n) {
 #endif
 }
 
+/* The emu's watch over a call's outputs (scanlab_emu_watch): how many changed by other means
+ * than the device's (a launch, the runtime's copies and sets) when the call ended; 0 on a GPU,
+ * where the host cannot reach device memory. */
+extern "C" void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int n) {
+#ifdef SCANLAB_EMU
+  scanlab_emu_watch(ptrs, bytes, n);
+#else
+  (void)ptrs;
+  (void)bytes;
+  (void)n;
+#endif
+}
+
+extern "C" int drv_dev_watch_changed(void) {
+#ifdef SCANLAB_EMU
+  return scanlab_emu_watch_changed();
+#else
+  return 0;
+#endif
+}
+
 /* CUDA_CHECK() in the student's file (cuda_check.h): the call fails, with the message. */
 extern "C" void scanlab_cuda_check(cudaError_t err, const char *expr, const char *file, int line) {
   if (err == cudaSuccess) return;

@@ -143,6 +143,8 @@ typedef struct {
   uint64_t h2d;          /**< HXP_RUN: bytes copied host to device during the calls */
   uint32_t counted;      /**< HXP_RUN: counters[] holds this many counts (0: no probes, a GPU) */
   uint32_t devices;      /**< HXP_HELLO: the devices the driver sees */
+  uint32_t host_wrote;   /**< HXP_RUN: outputs changed by other means than the device's (emu) */
+  uint32_t pad_;         /**< keeps the counters 8-byte aligned */
   uint64_t counters[HXP_COUNTERS]; /**< HXP_RUN: the emu's memory counters over the calls */
   uint64_t l2_bytes;     /**< HXP_HELLO: L2 cache size */
   uint64_t free_bytes;   /**< HXP_HELLO: free device memory */
