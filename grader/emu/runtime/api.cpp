@@ -975,18 +975,14 @@ static uint64_t hash_bytes(const void *p, size_t n) {
   return h;
 }
 
-/* Hashes the watched ranges that [lo, lo + n) meets (all of them where n is 0), their memory
- * open to the host as it is hashed (`open`: the caller already holds it open). */
-static void watch_rehash(uintptr_t lo, size_t n, bool open) {
+/* Hashes the watched ranges that [lo, lo + n) meets (all of them where n is 0), each opened to
+ * the host whole as it is hashed (a copy into part of one opened only that part). */
+static void watch_rehash(uintptr_t lo, size_t n) {
   std::lock_guard<std::mutex> g(g_watch_mutex);
   for (Watch &w : g_watch) {
     if (n && (lo >= w.lo + w.n || w.lo >= lo + n)) continue;
-    if (open) {
-      w.hash = hash_bytes((const void *)w.lo, w.n);
-    } else {
-      HostAccess a((const void *)w.lo, w.n);
-      w.hash = hash_bytes((const void *)w.lo, w.n);
-    }
+    HostAccess a((const void *)w.lo, w.n);
+    w.hash = hash_bytes((const void *)w.lo, w.n);
   }
 }
 
@@ -996,7 +992,7 @@ void scanlab_emu::watch_after_launch() {
     std::lock_guard<std::mutex> g(g_watch_mutex);
     any = !g_watch.empty();
   }
-  if (any) watch_rehash(0, 0, false);
+  if (any) watch_rehash(0, 0);
 }
 
 /* Bytes copied between host and device through the runtime: the kit's driver reads them
@@ -1018,7 +1014,7 @@ static void copy_bytes(void *dst, const void *src, size_t n) {
   if (!n) return;
   HostAccess d(dst, n), s(src, n);
   memmove(dst, src, n);
-  watch_rehash((uintptr_t)dst, n, true);
+  watch_rehash((uintptr_t)dst, n);
 }
 
 /* A copy between two host buffers (by its kind, or found so for cudaMemcpyDefault): the one
@@ -1072,7 +1068,7 @@ int scanlab_emu_watch(const void *const *ptrs, const size_t *bytes, int n) {
     std::lock_guard<std::mutex> g(g_watch_mutex);
     g_watch.swap(w);
   }
-  watch_rehash(0, 0, false);
+  watch_rehash(0, 0);
   return 0;
 }
 
@@ -1382,7 +1378,7 @@ static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count)
   }
   HostAccess a(p, count);
   memset(p, value, count);
-  watch_rehash((uintptr_t)p, count, true);
+  watch_rehash((uintptr_t)p, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
