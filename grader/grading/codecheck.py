@@ -24,6 +24,9 @@ read_check reads what it produced:
 After: every symbol the student's object leaves undefined (what it calls or reads) must be in
 the lab's `allow` list, the groups it names, `given_calls`, or what the compiler makes every
 object of that backend call (ALWAYS_ALLOWED).
+
+Why one file (past 800 lines): the rules a region is held to, read from one place, before and
+after the compiler; a file for each side would split what one rule says about a name.
 """
 import os
 import re

@@ -116,10 +116,12 @@ void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d);
 /** The emu's memory counters of every probed launch so far (HXP_COUNTERS of them, in the order
  *  of hxp_reply::counters); returns how many it wrote: 0 on a GPU or without probes. */
 int drv_dev_probe_counters(uint64_t *c, int n);
-/** On emu, watches the @p n ranges (a call's outputs) from now; drv_dev_watch_changed() ends the
- *  watch and says how many changed by other means than the device's (a launch, the runtime's
- *  copies and sets): host code that wrote device memory. 0 on a GPU. */
+/** On emu, watches the @p n ranges at @p ptrs, of @p bytes each (a call's buffers), from now:
+ *  their bytes may change only by the device's doing (a launch, the runtime's copies and
+ *  sets). Nothing on a GPU. */
 void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int n);
+/** Ends drv_dev_watch()'s watch: how many of its ranges changed by other means than the
+ *  device's (host code that wrote device memory it reopened); 0 on a GPU. */
 int drv_dev_watch_changed(void);
 /** Whether host pointers are device pointers (a lab without kernels). */
 int drv_dev_is_host(void);
