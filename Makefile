@@ -14,6 +14,11 @@ export BACKEND SM
 # a space, a ; or a $ (a handin's name as an LMS saved it) reaches the program as it is, and
 # never runs as a command.
 q            = '$(subst ','\'',$(1))'
+# The paths among them are taken as typed ($(value ...)), never expanded by make: a handin named
+# `a$(shell id)` is a name, as `a;id` is; and they stay out of the recipes' environment, where
+# make would expand them too.
+PATH_VARS   := SUBMISSION CLASS STUDENT ROSTER COURSE ARRIVALS CLASS_OUT EARLIER
+unexport $(PATH_VARS)
 GRADE       := $(PYTHON) grader/grading/grade.py --backend $(call q,$(BACKEND)) --sm $(call q,$(SM))
 LAB_ARGS     = $(if $(LAB),--lab $(call q,$(LAB)))
 TEST_ARGS    = $(foreach t,$(T),--test $(call q,$(t)))
@@ -57,27 +62,27 @@ help: ## list the targets
 
 grade: ## grade SUBMISSION (default skeletons/), all labs or LAB=NN; writes results.json
 	@grader/deps.sh grade
-	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(call q,$(SUBMISSION))
+	@$(GRADE) $(LAB_ARGS) $(TEST_ARGS) --submission $(call q,$(value SUBMISSION))
 
 grade-class: ## grade every student in CLASS=dir into build/class/labNN/ (gradebook, report.html; COURSE=, ROSTER=, SIMILARITY=1)
-	@test -n $(call q,$(CLASS)) || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
+	@test -n $(call q,$(value CLASS)) || { echo "make grade-class needs a folder: make grade-class CLASS=submissions/"; exit 2; }
 	@grader/deps.sh $(if $(SIMILARITY),similarity,grade)
-	@$(PYTHON) grader/course/grade_class.py --class $(call q,$(CLASS)) --backend $(call q,$(BACKEND)) $(LAB_ARGS) $(TEST_ARGS) \
-	  $(if $(JOBS),--jobs $(call q,$(JOBS))) $(if $(REGRADE),--regrade) $(if $(RELEASE),--release) $(if $(STUDENT),--student $(call q,$(STUDENT))) $(if $(RUNNER),--runner $(call q,$(RUNNER))) \
-	  $(if $(SLURM_ARGS),--slurm-args $(call q,$(SLURM_ARGS))) $(if $(COURSE),--course $(call q,$(COURSE))) \
-	  $(if $(ROSTER),--roster $(call q,$(ROSTER))) $(if $(ARRIVALS),--arrivals $(call q,$(ARRIVALS))) $(if $(SIMILARITY),--similarity) \
-	  $(if $(CLASS_OUT),--out $(call q,$(CLASS_OUT)))
+	@$(PYTHON) grader/course/grade_class.py --class $(call q,$(value CLASS)) --backend $(call q,$(BACKEND)) $(LAB_ARGS) $(TEST_ARGS) \
+	  $(if $(JOBS),--jobs $(call q,$(JOBS))) $(if $(REGRADE),--regrade) $(if $(RELEASE),--release) $(if $(value STUDENT),--student $(call q,$(value STUDENT))) $(if $(RUNNER),--runner $(call q,$(RUNNER))) \
+	  $(if $(SLURM_ARGS),--slurm-args $(call q,$(SLURM_ARGS))) $(if $(value COURSE),--course $(call q,$(value COURSE))) \
+	  $(if $(value ROSTER),--roster $(call q,$(value ROSTER))) $(if $(value ARRIVALS),--arrivals $(call q,$(value ARRIVALS))) $(if $(SIMILARITY),--similarity) \
+	  $(if $(value CLASS_OUT),--out $(call q,$(value CLASS_OUT)))
 
 similarity: ## compare the students' own code across CLASS=dir (Dolos) into build/class/similarity/
-	@test -n $(call q,$(CLASS)) || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
+	@test -n $(call q,$(value CLASS)) || { echo "make similarity needs a folder: make similarity CLASS=submissions/"; exit 2; }
 	@grader/deps.sh similarity
-	@$(PYTHON) grader/course/similarity.py --class $(call q,$(CLASS)) $(LAB_ARGS) $(if $(EARLIER),--earlier $(call q,$(EARLIER))) \
-	  --out $(call q,$(if $(CLASS_OUT),$(CLASS_OUT),build/class)/similarity)
+	@$(PYTHON) grader/course/similarity.py --class $(call q,$(value CLASS)) $(LAB_ARGS) $(if $(value EARLIER),--earlier $(call q,$(value EARLIER))) \
+	  --out $(call q,$(if $(value CLASS_OUT),$(value CLASS_OUT),build/class)/similarity)
 
 test: ## run one lab's tests on your working copy, every message, first results in seconds: make test LAB=02
 	@test -n $(call q,$(LAB)) || { echo "make test needs a lab: make test LAB=02"; exit 2; }
 	@grader/deps.sh grade
-	@$(GRADE) --lab $(call q,$(LAB)) $(TEST_ARGS) --submission $(call q,$(SUBMISSION)) --verbose --quick
+	@$(GRADE) --lab $(call q,$(LAB)) $(TEST_ARGS) --submission $(call q,$(value SUBMISSION)) --verbose --quick
 
 check: ## the kit's own tests: solutions pass, skeletons fail, grader, emu, docs, slides
 	@$(FULL_KIT)
@@ -107,14 +112,14 @@ slides: ## build every lab's slide deck into build/slides/*.pdf
 	@$(PYTHON) grader/course/kit.py slides
 
 handin: ## pack your student files into build/handin.tar.gz, to submit
-	@$(PYTHON) grader/course/kit.py handin --from $(call q,$(SUBMISSION))
+	@$(PYTHON) grader/course/kit.py handin --from $(call q,$(value SUBMISSION))
 
 student-kit: ## pack the kit without solutions into build/scanlab-student.tar.gz
 	@$(FULL_KIT)
 	@$(PYTHON) grader/course/kit.py student-kit
 
 autograder: ## a Gradescope autograder (emu, no solutions): make autograder LAB=02
-	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(call q,$(l))) $(if $(COURSE),--course $(call q,$(COURSE)))
+	@$(PYTHON) grader/course/kit.py autograder $(foreach l,$(LAB),--lab $(call q,$(l))) $(if $(value COURSE),--course $(call q,$(value COURSE)))
 
 bench: ## time every solution against the device copy and CUB (GPU only)
 	@$(FULL_KIT)
@@ -127,11 +132,11 @@ profile: ## memory counters of a lab's kernels, emu and ncu (on a GPU) compared:
 	@$(PYTHON) grader/measure/profile_banks.py --lab $(call q,$(LAB))
 
 RANKS       ?= 3
-RANKS_SRC    = $(firstword $(wildcard $(SUBMISSION)/08-multi-gpu/multi_gpu.cu $(SUBMISSION)/multi_gpu.cu))
+RANKS_SRC    = $(firstword $(wildcard $(value SUBMISSION)/08-multi-gpu/multi_gpu.cu $(value SUBMISSION)/multi_gpu.cu))
 RANKS_BIN   ?= build/ranks/$(BACKEND)/lab08_ranks
 RANKS_INC    = -Igrader/trusted/include -Igrader/trusted/driver -Igrader/trusted/harness
 ranks-build: ## lab 08 as processes: build SUBMISSION's multi_gpu.cu into build/ranks/BACKEND/lab08_ranks
-	@test -n $(call q,$(RANKS_SRC)) || { echo $(call q,make ranks: no multi_gpu.cu in $(SUBMISSION)/08-multi-gpu/ or $(SUBMISSION)/); exit 2; }
+	@test -n $(call q,$(RANKS_SRC)) || { echo $(call q,make ranks: no multi_gpu.cu in $(value SUBMISSION)/08-multi-gpu/ or $(value SUBMISSION)/); exit 2; }
 	@mkdir -p $(call q,$(dir $(RANKS_BIN)))
 	$(if $(filter emu,$(BACKEND)),grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(call q,$(SM))) $(RANKS_INC) \
 	  labs/08-multi-gpu/ranks/lab08_ranks.cu $(call q,$(RANKS_SRC)) grader/trusted/driver/nccl_shim.cu \

@@ -339,7 +339,7 @@ def given_code_traffic():
 # a typed number there is an error. Handouts are read as plain Markdown too, so they keep the
 # numbers, and this check compares: every row of the Grading table names a test of the manifest
 # and gives its points; the table names every test; a threshold-like number in a row (0.xx, or
-# N.Nx for a speedup) is one of that test's thresholds; a size 2^K or 2^K + N in a row is one of
+# N.Nx for a speedup) is one of that test's thresholds or floors; a size 2^K or 2^K + N in a row is one of
 # its sizes (cuda or emu); "N points" in the Grading section is the lab's total; and anywhere in
 # the handout, a number right after the word "threshold" is one of the lab's thresholds.
 
@@ -349,7 +349,7 @@ def _manifest_values(m, t):
     for backend, gpu in [("cuda", None), ("emu", None)] + [("cuda", model) for model in t.get("gpu", {})]:
         params = grade.test_settings(m, t, backend, gpu=gpu)[1]
         for key, value in params.items():
-            if "threshold" in key or "speedup" in key:
+            if "threshold" in key or "speedup" in key or "floor" in key:
                 thresholds.add(round(float(value), 4))
             for v in str(value).split(","):
                 if v.strip().lstrip("-").isdigit():

@@ -945,18 +945,22 @@ using namespace scanlab_emu;
   } while (0)
 
 
-/* Ranges the kit's driver watches over a call (its outputs): their bytes may change only by
- * the device's doing, a launch or the runtime's copies and sets. Each keeps a hash of its
- * bytes as the device last left them, taken when the watch starts, after every launch and
- * after every copy or set into it; scanlab_emu_watch_changed() compares the bytes with it as
- * the call ends. A host scan that reopens device memory (mprotect, reached around the lab's
- * rules) and writes the output after the kernels stored it changes the bytes and not the
- * hash, whatever the pages' protection afterwards (the fourth trial: 35/35 in lab 05, 15/15 in
- * lab 02, the output first stored by a copy kernel). */
+/* Ranges the kit's driver watches over a call (its buffers): their bytes may change only by the
+ * device's doing, a launch or the runtime's copies and sets. Each keeps a hash of every 4 KiB
+ * of its bytes as the device last left them. Before each launch, copy or set, the chunks it may
+ * write are compared with their hashes (all of them before a launch), and a difference marks
+ * the range changed for the rest of the watch; after it, those chunks are hashed again. As the
+ * call ends, scanlab_emu_watch_changed() compares every chunk once more. A host scan that
+ * reopens device memory (mprotect, reached around the lab's rules) and writes the output after
+ * the kernels stored it is seen whatever the pages' protection afterwards and whatever the
+ * device does next (the fourth trial: 35/35 in lab 05, 15/15 in lab 02, the output first stored
+ * by a copy kernel). A copy of a few rows hashes only their chunks. */
+static const size_t WATCH_CHUNK = 4096;
 struct Watch {
   uintptr_t lo;
   size_t n;
-  uint64_t hash;
+  std::vector<uint64_t> h; /* a hash a chunk */
+  bool changed;
 };
 static std::mutex g_watch_mutex;
 static std::vector<Watch> g_watch;
@@ -975,24 +979,52 @@ static uint64_t hash_bytes(const void *p, size_t n) {
   return h;
 }
 
-/* Hashes the watched ranges that [lo, lo + n) meets (all of them where n is 0), each opened to
- * the host whole as it is hashed (a copy into part of one opened only that part). */
-static void watch_rehash(uintptr_t lo, size_t n) {
+/* Whether the range still lies in one allocation (a buffer freed under the watch is unmapped:
+ * it counts as changed, and is not read). */
+static bool watch_alive(const Watch &w) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  auto *a = find_alloc((const void *)w.lo);
+  return a && w.lo + w.n <= a->first + a->second.size;
+}
+
+/* The chunks of each watched range that [lo, lo + n) meets (every chunk where n is 0): with
+ * `check`, compared with their hashes (a difference marks the range changed); with `rehash`,
+ * hashed anew. Each range is opened to the host whole as it is read. */
+static void watch_chunks(uintptr_t lo, size_t n, bool check, bool rehash) {
   std::lock_guard<std::mutex> g(g_watch_mutex);
   for (Watch &w : g_watch) {
     if (n && (lo >= w.lo + w.n || w.lo >= lo + n)) continue;
-    HostAccess a((const void *)w.lo, w.n);
-    w.hash = hash_bytes((const void *)w.lo, w.n);
+    if (!watch_alive(w)) {
+      w.changed = true;
+      continue;
+    }
+    size_t c0 = 0, c1 = w.h.size();
+    if (n) {
+      const uintptr_t a = lo > w.lo ? lo : w.lo, b = lo + n < w.lo + w.n ? lo + n : w.lo + w.n;
+      c0 = (a - w.lo) / WATCH_CHUNK;
+      c1 = (b - w.lo + WATCH_CHUNK - 1) / WATCH_CHUNK;
+    }
+    HostAccess open((const void *)w.lo, w.n);
+    for (size_t c = c0; c < c1; c++) {
+      const size_t at = c * WATCH_CHUNK, len = w.n - at < WATCH_CHUNK ? w.n - at : WATCH_CHUNK;
+      const uint64_t h = hash_bytes((const void *)(w.lo + at), len);
+      if (check && h != w.h[c]) w.changed = true;
+      if (rehash) w.h[c] = h;
+    }
   }
 }
 
+static bool watching() {
+  std::lock_guard<std::mutex> g(g_watch_mutex);
+  return !g_watch.empty();
+}
+
+void scanlab_emu::watch_before_launch() {
+  if (watching()) watch_chunks(0, 0, true, false);
+}
+
 void scanlab_emu::watch_after_launch() {
-  bool any;
-  {
-    std::lock_guard<std::mutex> g(g_watch_mutex);
-    any = !g_watch.empty();
-  }
-  if (any) watch_rehash(0, 0);
+  if (watching()) watch_chunks(0, 0, false, true);
 }
 
 /* Bytes copied between host and device through the runtime: the kit's driver reads them
@@ -1013,8 +1045,10 @@ static void count_copy(const void *dst, const void *src, size_t n, cudaMemcpyKin
 static void copy_bytes(void *dst, const void *src, size_t n) {
   if (!n) return;
   HostAccess d(dst, n), s(src, n);
+  const bool watched = watching();
+  if (watched) watch_chunks((uintptr_t)dst, n, true, false);
   memmove(dst, src, n);
-  watch_rehash((uintptr_t)dst, n);
+  if (watched) watch_chunks((uintptr_t)dst, n, false, true);
 }
 
 /* A copy between two host buffers (by its kind, or found so for cudaMemcpyDefault): the one
@@ -1063,26 +1097,26 @@ extern "C" {
 int scanlab_emu_watch(const void *const *ptrs, const size_t *bytes, int n) {
   std::vector<Watch> w;
   for (int k = 0; k < n; k++)
-    if (ptrs[k] && bytes[k]) w.push_back(Watch{(uintptr_t)ptrs[k], bytes[k], 0});
+    if (ptrs[k] && bytes[k])
+      w.push_back(Watch{(uintptr_t)ptrs[k], bytes[k],
+                        std::vector<uint64_t>((bytes[k] + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false});
   {
     std::lock_guard<std::mutex> g(g_watch_mutex);
     g_watch.swap(w);
   }
-  watch_rehash(0, 0);
+  watch_chunks(0, 0, false, true);
   return 0;
 }
 
 int scanlab_emu_watch_changed(void) {
+  watch_chunks(0, 0, true, false);
   std::vector<Watch> w;
   {
     std::lock_guard<std::mutex> g(g_watch_mutex);
     w.swap(g_watch);
   }
   int changed = 0;
-  for (const Watch &x : w) {
-    HostAccess a((const void *)x.lo, x.n);
-    changed += hash_bytes((const void *)x.lo, x.n) != x.hash;
-  }
+  for (const Watch &x : w) changed += x.changed;
   return changed;
 }
 
@@ -1377,8 +1411,10 @@ static cudaError_t memset_impl(const char *fn, void *p, int value, size_t count)
     return cudaErrorInvalidValue;
   }
   HostAccess a(p, count);
+  const bool watched = watching();
+  if (watched) watch_chunks((uintptr_t)p, count, true, false);
   memset(p, value, count);
-  watch_rehash((uintptr_t)p, count);
+  if (watched) watch_chunks((uintptr_t)p, count, false, true);
   return cudaSuccess;
 }
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {

@@ -324,7 +324,9 @@ bool guard_open_for_kernel(const GuardHit &hit);
  * diagnostic in msg if one is damaged. */
 bool launch_memory_begin(bool open_all, const char *kernel);
 bool launch_memory_end(const char *kernel, char *msg, size_t cap);
-/* After a launch: the driver's watched ranges hashed again as the device left them (api.cpp). */
+/* Around a launch: the driver's watched ranges checked against their hashes before it (a change
+ * the host made), hashed again after it as the device left them (api.cpp). */
+void watch_before_launch();
 void watch_after_launch();
 
 /* memory probes (probe.cpp): active where .cu files were built with the probe flags */

@@ -2004,6 +2004,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   if (tls.worker != w0) worker_setup_thread(w0);
   /* the kernel's threads open device allocations as they touch them, through the fault
    * handler; where the program replaced that handler, all of them open now */
+  watch_before_launch();
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
   L.info = in;
