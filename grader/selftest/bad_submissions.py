@@ -1037,7 +1037,9 @@ def case_forged_diagnostics():
     fourth trial): four "emu: internal error ... grade it again on a GPU" lines, then a kernel
     that stores a million elements past its output. The failure showed the first four lines
     like a diagnostic, all forged; the emulator's own report of the store was only in the log.
-    Now the last diagnostics are shown too, and the real one is among them."""
+    Now the last diagnostics are shown too, and the real one is among them. (Lines printed
+    both before and after a launch that fails and returns can still crowd it out: the
+    emulator's diagnostics need a channel of their own.)"""
     rel = "02-kogge-stone/kogge_stone.cu"
     text = open(os.path.join(ROOT, "solutions", rel)).read()
     if "if (i < n) out[i] = src[t];" not in text:
@@ -2221,7 +2223,8 @@ def case_prefix_sums_02():
 def case_shuffles_for_blelloch_03():
     """Lab 03's two scans with no sweep at all (the fourth trial: 15/15): each thread adds its
     pair, the warps scan with shuffles, thread 0 scans the warps' totals. Right and free of
-    bank conflicts, which was all emu_conflicts asked. It fails now on the sweeps' shared loads
+    bank conflicts, which was all emu_conflicts asked. Lab 03 now forbids warp shuffles, and
+    where an instructor allows them, the emu's floor on the sweeps' shared loads fails it
     (0.031 an element, at least 0.08)."""
     rel = "03-blelloch/blelloch.cu"
     body = """  extern __shared__ int32_t tile[];
@@ -2252,9 +2255,34 @@ def case_shuffles_for_blelloch_03():
     text = open(os.path.join(ROOT, "solutions", rel)).read()
     text = replace_nth_region(replace_nth_region(text, "03", 1, body), "03", 2, body)
     sub = write_submission("shuffles_for_blelloch_03", rel, text)
-    return expect("shuffles_for_blelloch_03", sub, "03", ("example", "padded_example", "emu_conflicts"),
-                  {"emu_conflicts": r"0\.031 shared-memory load requests per element \(2048\); at least 0\.080"},
-                  max_timeout=60)
+    refused = all_fail("shuffles_for_blelloch_03", sub, "03", ("example", "padded_example"),
+                       r"__shfl_up_sync: not allowed in this lab")
+    # where an instructor allows shuffles, the emu's floor on the sweeps' shared loads holds
+    env = allowing("03")
+    path = os.path.join(env["SCANLAB_MANIFESTS"], "lab03.toml")
+    text = open(path).read()
+    if ', "__shfl*"' not in text:
+        raise CheckFailed("lab 03's manifest no longer forbids __shfl*: update case_shuffles_for_blelloch_03")
+    with open(path, "w") as f:
+        f.write(text.replace(', "__shfl*"', "", 1))
+    counted = expect("shuffles_for_blelloch_03-allowed", sub, "03", ("example", "padded_example", "emu_conflicts"),
+                     {"emu_conflicts": r"0\.031 shared-memory load requests per element \(2048\); at least 0\.080"},
+                     max_timeout=60, env=env)
+    return f"refused at build ({refused}); where shuffles are allowed, {counted}"
+
+
+def case_managed_static_05():
+    """A host scan staged through a `__managed__` static (the fourth trial: lab 05's propagate
+    13/13): a kernel copies the input into it, the host scans it in place, a kernel copies it
+    to the output; the watch sees only kernels writing the output. The source check refuses
+    `__managed__` in every lab with kernels."""
+    rel = "05-global-scan/global_scan.cu"
+    stage = ("static __managed__ int32_t g_stage[1 << 16];\n"
+             "static __global__ void stageKernel(const int32_t *in, int32_t *out, size_t n) {\n"
+             "  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "  if (i < n) out[i] = in[i];\n}\n")
+    sub = make_submission("managed_static_05", rel, SCRATCH, stage + SCRATCH)
+    return all_fail("managed_static_05", sub, "05", ("propagate_inc",), r"__managed__: not allowed in this lab")
 
 
 def case_token_store_04():
@@ -3019,6 +3047,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("lab 05: a host scan staged through a __managed__ static", case_managed_static_05),
     ("lab 05: a host scan on reopened device memory after a copy kernel stored the output (emu)", case_host_scan_laundered),
     ("lines like the emulator's printed ahead of a real fault: the real one is shown", case_forged_diagnostics),
     ("an object past the build's file limit is named as the student's", case_object_past_file_limit),
