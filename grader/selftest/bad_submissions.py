@@ -649,6 +649,19 @@ def case_host_scan_reopened(backend="emu"):
                   max_timeout=60, env=allowing("05", "mprotect"), backend=backend)
 
 
+def driver_used(sub, lab, test):
+    """The driver the last grade of `sub` ran `test` with, read from that test's log (its first
+    line is the command, with --driver): not the newest driver on disk, which a case graded
+    beside this one may have built."""
+    logs = glob.glob(os.path.join(ROOT, "build", "grade", "emu", os.path.basename(sub) + "-*", "logs", f"lab{lab}",
+                                  f"{test}.log"))
+    if not logs:
+        return None
+    with open(max(logs, key=os.path.getmtime), errors="replace") as f:
+        m = re.search(r"--driver (\S+)", f.readline())
+    return m.group(1) if m else None
+
+
 def case_counters_cleared():
     """The emu's counters switched off from student code (the fourth trial): a static initializer,
     and each call, clears the byte that turns the probes on, found at a fixed distance from a
@@ -669,13 +682,8 @@ def case_counters_cleared():
         return make_submission("counters_cleared", rel, PROP_BODY, "  (void)probesOff();\n" + PROP_BODY,
                                edits=[(SCRATCH, clear + SCRATCH)])
     sub = with_offset(0)
-    code, out, data = grade("counters_cleared-layout", sub, ["05"], tests=("propagate_inc",))
-    driver = data.get("labs", [{}])[0].get("driver") if isinstance(data.get("labs"), list) else None
-    if not driver:
-        builds = [os.path.join(d, "lab05", "lab05_driver")
-                  for d in glob.glob(os.path.join(ROOT, "build", "sub", "emu", "*"))]
-        builds = [b for b in builds if os.path.exists(b)]
-        driver = max(builds, key=os.path.getmtime) if builds else None
+    grade("counters_cleared-layout", sub, ["05"], tests=("propagate_inc",))
+    driver = driver_used(sub, "05", "propagate_inc")
     syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
     at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
     anchor = next((v for k, v in at.items() if k == "g_anchor" or k.startswith("_ZL8g_anchor")), None)
@@ -724,6 +732,49 @@ def case_host_scan_laundered():
                   {t: r"outputs changed after the device last wrote them, by other means than a kernel"
                    for t in ("propagate_inc", "propagate_exc")},
                   max_timeout=60, env=allowing("05", "mprotect"))
+
+
+def case_probes_toggled_03():
+    """The probes switched off around the real launch and on again for a decoy (the fourth
+    trial's second round: 15/15): the padded scan launches its kernel with the byte that turns
+    the probes on cleared (found at a fixed distance from a static of its own, read from a first
+    build), then sets it again and launches the same kernel with no output, which loads, fills
+    and sweeps the tile and stores nothing. The counters are the decoy's alone: conflict-free,
+    the shared loads in bounds. emu_conflicts now asks the counted stores to cover the output."""
+    rel = "03-blelloch/blelloch.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    stores = ("  if (base + t < n) out[base + t] = tile[conflictFreeIndex(t)];\n",
+              "  if (base + t + half < n) out[base + t + half] = tile[conflictFreeIndex(t + half)];\n")
+    launch = "  scanExcBlellochPaddedKernel<<<(unsigned)tiles, block, words * sizeof(int32_t)>>>(d_in, d_out, n);\n"
+    if any(x not in text for x in stores + (launch,)):
+        raise CheckFailed("lab 03's solution changed: update case_probes_toggled_03")
+
+    def with_offset(offset):
+        t = text.replace(stores[0], "  if (out && base + t < n) out[base + t] = tile[conflictFreeIndex(t)];\n", 1)
+        t = t.replace(stores[1], "  if (out && base + t + half < n) out[base + t + half] = tile[conflictFreeIndex(t + half)];\n", 1)
+        toggled = ("  static unsigned char anchor;\n"
+                   f"  volatile unsigned char *on = (volatile unsigned char *)&anchor + ({offset}L);\n"
+                   "  const bool probed = *on == 1;\n"
+                   "  if (probed) *on = 0;\n" + launch +
+                   "  const cudaError_t e = cudaGetLastError();\n"
+                   "  if (probed) *on = 1;\n" +
+                   launch.replace("(d_in, d_out, n)", "(d_in, nullptr, n)") +
+                   "  if (e != cudaSuccess) return e;\n")
+        t = t.replace(launch, toggled, 1)
+        return write_submission("probes_toggled_03", rel, t)
+    sub = with_offset(0)
+    grade("probes_toggled_03-layout", sub, ["03"], tests=("padded_example",))
+    driver = driver_used(sub, "03", "padded_example")
+    syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
+    at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
+    anchor = next((v for k, v in at.items() if "anchor" in k and "Padded" in k), None)
+    flag = at.get("_ZN11scanlab_emu10g_probe_onE")
+    if anchor is None or flag is None:
+        raise CheckFailed(f"cannot find the padded scan's anchor and g_probe_on in the first build's driver {driver}")
+    sub = with_offset(flag - anchor)
+    return expect("probes_toggled_03", sub, "03", ("padded_example", "emu_conflicts"),
+                  {"emu_conflicts": r"counted stores, 0 bytes, do not cover the \d+ bytes of the output"},
+                  max_timeout=60)
 
 
 def case_internal_call():
@@ -3047,6 +3098,7 @@ CASES = [
     ("build that never ends", case_build_timeout),
     ("200 MB of output with escape codes", case_output_flood),
     ("tarball bomb", case_tarball_bomb),
+    ("lab 03: the probes switched off around the real launch, on for a decoy (emu counters)", case_probes_toggled_03),
     ("lab 05: a host scan staged through a __managed__ static", case_managed_static_05),
     ("lab 05: a host scan on reopened device memory after a copy kernel stored the output (emu)", case_host_scan_laundered),
     ("lines like the emulator's printed ahead of a real fault: the real one is shown", case_forged_diagnostics),

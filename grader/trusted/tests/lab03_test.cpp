@@ -342,6 +342,10 @@ static void check_shared_loads(const char *name, const char *metric, const hx_co
            "each sweep step reading its two operands once and the tile read out once: a value read again after "
            "a store (x[a] = x[b]; x[b] += left; loads x[b] twice)? Read both operands into registers first",
            name, n, block, loads, c.c[HX_C_SLD_REQ], max_loads);
+  HX_CHECK((double)c.c[HX_C_GST_SECT] * 32.0 >= 4.0 * (double)n,
+           "%s(n=%zu, block=%d): its kernels' counted stores, %llu bytes, do not cover the %zu bytes of the "
+           "output: the emu did not count the launch that wrote it (the probes switched off around it?), and "
+           "counts of another launch cannot stand for it", name, n, block, c.c[HX_C_GST_SECT] * 32ull, 4 * n);
   HX_CHECK(loads >= min_loads,
            "%s(n=%zu, block=%d): %.3f shared-memory load requests per element (%llu); at least %.3f: the up-sweep "
            "and the down-sweep read their operands from the tile in shared memory, level by level (a scan of "

@@ -412,6 +412,11 @@ static void test_emu_shared(void) {
     HX_CHECK(per_warp[v] == 0,
              "%s<int, Add>(n=%zu, block=%d): %.2f shared-memory requests per warp, as the emu counts them; a "
              "shuffle scan keeps its values in registers and makes none", variant_name(all[v]), n, block, per_warp[v]);
+  for (int v = 0; v < 3; v++)
+    HX_CHECK((double)c[v].c[HX_C_GST_SECT] * 32.0 >= 4.0 * (double)n,
+             "%s<int, Add>(n=%zu, block=%d): its kernels' counted stores, %llu bytes, do not cover the %zu bytes of "
+             "the output: the emu did not count the launch that wrote it (the probes switched off around it?)",
+             variant_name(all[v]), n, block, c[v].c[HX_C_GST_SECT] * 32ull, 4 * n);
   for (int v = 0; v < 3; v++) {
     const double bytes = hx_bytes_moved(&c[v]) / (double)n;
     HX_CHECK(bytes <= 8.25,
