@@ -662,6 +662,21 @@ def driver_used(sub, lab, test):
     return m.group(1) if m else None
 
 
+def probe_byte_distance(sub, lab, test, is_anchor):
+    """Grades `sub` (`test` alone) and returns the distance from its anchor static (the symbol
+    `is_anchor` accepts) to the byte that turns the emu's probes on, in the driver that grade
+    built: what a submission that writes that byte must add to its anchor's address."""
+    grade(f"{os.path.basename(sub)}-layout", sub, [lab], tests=(test,))
+    driver = driver_used(sub, lab, test)
+    syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
+    at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
+    anchor = next((v for k, v in at.items() if is_anchor(k)), None)
+    flag = at.get("_ZN11scanlab_emu10g_probe_onE")
+    if anchor is None or flag is None:
+        raise CheckFailed(f"cannot find the anchor and g_probe_on in the first build's driver {driver}")
+    return flag - anchor
+
+
 def case_counters_cleared():
     """The emu's counters switched off from student code (the fourth trial): a static initializer,
     and each call, clears the byte that turns the probes on, found at a fixed distance from a
@@ -681,16 +696,8 @@ def case_counters_cleared():
                  "static const int g_probes_off = probesOff();\n")
         return make_submission("counters_cleared", rel, PROP_BODY, "  (void)probesOff();\n" + PROP_BODY,
                                edits=[(SCRATCH, clear + SCRATCH)])
-    sub = with_offset(0)
-    grade("counters_cleared-layout", sub, ["05"], tests=("propagate_inc",))
-    driver = driver_used(sub, "05", "propagate_inc")
-    syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
-    at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
-    anchor = next((v for k, v in at.items() if k == "g_anchor" or k.startswith("_ZL8g_anchor")), None)
-    flag = at.get("_ZN11scanlab_emu10g_probe_onE")
-    if anchor is None or flag is None:
-        raise CheckFailed(f"cannot find g_anchor and g_probe_on in the first build's driver {driver}")
-    sub = with_offset(flag - anchor)
+    sub = with_offset(probe_byte_distance(with_offset(0), "05", "propagate_inc",
+                                          lambda k: k == "g_anchor" or k.startswith("_ZL8g_anchor")))
     return expect("counters_cleared", sub, "05", tests,
                   {"emu_traffic": r"counters did not come back", "emu_parallel": r"counters did not come back"},
                   max_timeout=60)
@@ -762,16 +769,8 @@ def case_probes_toggled_03():
                    "  if (e != cudaSuccess) return e;\n")
         t = t.replace(launch, toggled, 1)
         return write_submission("probes_toggled_03", rel, t)
-    sub = with_offset(0)
-    grade("probes_toggled_03-layout", sub, ["03"], tests=("padded_example",))
-    driver = driver_used(sub, "03", "padded_example")
-    syms = subprocess.run(["nm", driver], capture_output=True, text=True).stdout if driver else ""
-    at = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^([0-9a-f]+) \w (\S+)$", syms, re.M)}
-    anchor = next((v for k, v in at.items() if "anchor" in k and "Padded" in k), None)
-    flag = at.get("_ZN11scanlab_emu10g_probe_onE")
-    if anchor is None or flag is None:
-        raise CheckFailed(f"cannot find the padded scan's anchor and g_probe_on in the first build's driver {driver}")
-    sub = with_offset(flag - anchor)
+    sub = with_offset(probe_byte_distance(with_offset(0), "03", "padded_example",
+                                          lambda k: "anchor" in k and "Padded" in k))
     return expect("probes_toggled_03", sub, "03", ("padded_example", "emu_conflicts"),
                   {"emu_conflicts": r"counted stores, 0 bytes, do not cover the \d+ bytes of the output"},
                   max_timeout=60)
@@ -2221,11 +2220,12 @@ def region_after(text, marker):
     return text[begin:text.index("/* STUDENT-END(lab05) */", begin)]
 
 
-def replace_region(text, lab, marker, body):
-    """text with the body of the first student region after `marker` replaced."""
-    begin = text.index(f"/* STUDENT-BEGIN(lab{lab}) */\n", text.index(marker)) + len(f"/* STUDENT-BEGIN(lab{lab}) */\n")
-    end = text.index(f"/* STUDENT-END(lab{lab}) */", begin)
-    end = text.rindex("\n", begin, end) + 1
+def replace_region(text, lab, marker, body, after=0):
+    """text with the body of the first student region after `marker` (or after index `after`)
+    replaced; the END marker's line keeps its indentation."""
+    tag = f"/* STUDENT-BEGIN(lab{lab}) */\n"
+    begin = text.index(tag, text.index(marker, after) if marker else after) + len(tag)
+    end = text.rindex("\n", begin, text.index(f"/* STUDENT-END(lab{lab}) */", begin)) + 1
     return text[:begin] + body + text[end:]
 
 
@@ -2244,8 +2244,7 @@ def replace_nth_region(text, lab, k, body):
     begin = -1
     for _ in range(k + 1):
         begin = text.index(tag, begin + 1)
-    end = text.rindex("\n", begin, text.index(f"/* STUDENT-END(lab{lab}) */", begin)) + 1
-    return text[:begin + len(tag)] + body + text[end:]
+    return replace_region(text, lab, None, body, after=begin)
 
 
 def case_prefix_sums_02():
