@@ -2445,6 +2445,155 @@ def case_first_block_walks_06():
                   max_timeout=60)
 
 
+TURNS_05 = """static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }
+
+/* Tile after tile, each block waits for the tile before its own to be finished. */
+template <bool EXCLUSIVE>
+static __device__ void turnsBody(const int32_t *in, int32_t *out, size_t n, gs_status *status,
+                                 unsigned *counter, unsigned epoch) {
+  __shared__ unsigned s_tile;
+  __shared__ int32_t s_tmp[GS_WARP];
+  __shared__ int32_t s_carry;
+  const size_t tiles = (n + GS_LOOKBACK_TILE - 1) / GS_LOOKBACK_TILE;
+  for (;;) {
+    if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+    if (tile >= tiles) return;
+    if (threadIdx.x == 0) {
+      int32_t c = 0;
+      if (tile > 0) {
+        unsigned long long w;
+        do { w = statusLoad(&status[tile - 1]); } while (statusFlag(w, epoch) != GS_FLAG_PREFIX);
+        c = statusValue(w);
+      }
+      s_carry = c;
+    }
+    __syncthreads();
+    int32_t carry = s_carry;
+    const size_t begin = (size_t)tile * GS_LOOKBACK_TILE;
+    const size_t end = n - begin < GS_LOOKBACK_TILE ? n : begin + GS_LOOKBACK_TILE;
+    for (size_t base = begin; base < end; base += blockDim.x) {
+      const size_t i = base + threadIdx.x;
+      const int32_t x = i < end ? in[i] : 0;
+      int32_t total;
+      const int32_t inc = scanIncBlock(x, s_tmp, &total);
+      if (i < end) out[i] = carry + (EXCLUSIVE ? inc - x : inc);
+      carry += total;
+    }
+    if (threadIdx.x == 0) {
+      __threadfence();
+      statusStore(&status[tile], epoch, GS_FLAG_PREFIX, carry);
+    }
+    __syncthreads();
+  }
+}
+
+template <bool EXCLUSIVE>
+static __global__ void turnsKernel(const int32_t *in, int32_t *out, size_t n, gs_status *status,
+                                   unsigned *counter) {
+  turnsBody<EXCLUSIVE>(in, out, n, status, counter, 1);
+}
+
+template <bool EXCLUSIVE>
+static void turns(const int32_t *in, int32_t *out, size_t n) {
+  if (n == 0) return;
+  const size_t tiles = (n + GS_LOOKBACK_TILE - 1) / GS_LOOKBACK_TILE;
+  gs_status *s = (gs_status *)gsReserve(&g_sums, (tiles + 1) * sizeof(gs_status));
+  CUDA_CHECK(cudaMemsetAsync(s, 0, (tiles + 1) * sizeof(gs_status), 0));
+  turnsKernel<EXCLUSIVE><<<(unsigned)(tiles < 64 ? tiles : 64), GS_LOOKBACK_THREADS>>>(in, out, n, s + 1,
+                                                                                    (unsigned *)s);
+  CUDA_CHECK_LAUNCH();
+}
+"""
+
+
+def case_turns_05():
+    """Lab 05 with no global scan written, every block's work spread out (the fourth trial's
+    second round: 38/38): the three forms are one kernel whose blocks draw tiles in order and
+    each waits for the tile before its own to be finished before it loads its own, carrying the
+    sum in the status word. Right, 8 bytes per element, the stores spread over every block: a
+    GPU runs it at one multiprocessor's speed. In the emu's depth mode (emu_blocks), each
+    block's clock takes on that of the store it waited for: its longest chain is the whole
+    input, 1/1.0 of the bytes a scan moves; the solution's is 1/315, 1/282 and 1/7.3."""
+    rel = "05-global-scan/global_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    level = "static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }\n"
+    start = text.index(level)
+    text = text[:start] + TURNS_05 + text[start + len(level):]
+    text = replace_region(text, "05", "static void propagate(const int32_t *in", "  turns<EXCLUSIVE>(in, out, n);\n")
+    text = replace_region(text, "05", "static void reduceThenScan(const int32_t *in", "  turns<EXCLUSIVE>(in, out, n);\n")
+    text = replace_region(text, "05", "scanLookbackKernel(const int32_t *in, int32_t *out, size_t n, gs_status",
+                          "  (void)stream;\n  turnsBody<EXCLUSIVE>(in, out, n, status, counter, epoch);\n")
+    sub = write_submission("turns_05", rel, text)
+    reason = r"(?s)scanIncPropagate.*chain.*1/1\.0 of the 8388632.*scanIncReduceThenScan.*1/1\.0.*" \
+             r"scanIncLookback.*1/1\.0.*took turns"
+    return expect("turns_05", sub, "05", ("propagate_inc", "rts_exc", "lookback_inc", "emu_traffic", "emu_blocks"),
+                  {"emu_blocks": reason}, max_timeout=60, workers=MACHINE_FREE_WORKERS)
+
+
+def case_turns_06():
+    """Lab 06's single pass with every block waiting for the tile before its own to be finished
+    (its inclusive result published as a prefix) before it loads its own (the second round: 42/42).
+    Right, 9 bytes per element, a block a tile. emu_blocks' depth mode fails it: 1/1.0 of the
+    bytes lie on one chain; the solution's is 1/127."""
+    rel = "06-segmented-scan/seg_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    body = """  __shared__ unsigned s_tile;
+  __shared__ SegBlockTemp<T> temp;
+  __shared__ T s_inc[SS_GLOBAL_THREADS];
+  __shared__ T s_carry;
+  (void)stream;
+  const size_t tiles = (n + SS_GLOBAL_TILE - 1) / SS_GLOBAL_TILE;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  if (tile >= tiles) return;
+  if (threadIdx.x == 0 && tile > 0) {
+    unsigned long long w;
+    do { w = statusLoad(&status[tile - 1]); } while (statusFlag(w, epoch) != SS_FLAG_PREFIX);
+    s_carry = statusValue<T>(w);
+  }
+  __syncthreads();
+  const unsigned t = threadIdx.x;
+  bool have = tile > 0;
+  T carry = s_carry;
+  const size_t begin = (size_t)tile * SS_GLOBAL_TILE;
+  const size_t end = n - begin < SS_GLOBAL_TILE ? n : begin + SS_GLOBAL_TILE;
+  for (size_t b = begin; b < end; b += blockDim.x) {
+    const size_t i = b + t;
+    T x;
+    memset(&x, 0, sizeof x);
+    if (i < end) x = in[i];
+    const bool head = i < end ? flags[i] != 0 : true;
+    if (t == 0 && have && !head) x = op(carry, x);
+    const T y = segScanIncBlock(x, head, op, &temp);
+    s_inc[t] = y;
+    __syncthreads();
+    if (i < end) {
+      if (EXCLUSIVE) {
+        T e = identity;
+        if (!head) { if (t > 0) e = s_inc[t - 1]; else if (have) e = carry; }
+        out[i] = e;
+      } else {
+        out[i] = y;
+      }
+    }
+    carry = s_inc[blockDim.x - 1];
+    have = true;
+    __syncthreads();
+  }
+  if (t == 0) {
+    __threadfence();
+    statusStore(&status[tile], epoch, SS_FLAG_PREFIX, carry);
+  }
+"""
+    text = replace_region(text, "06", "segScanGlobalKernel(const T *in, const uint8_t *flags, T *out", body)
+    sub = write_submission("turns_06", rel, text)
+    return expect("turns_06", sub, "06", ("global_inc", "global_exc", "global_flags", "emu_traffic", "emu_blocks"),
+                  {"emu_blocks": r"segScanIncGlobal.*chain.*1/1\.0 of the 9437211.*took turns"}, max_timeout=60)
+
+
 def case_kernel_on_host_memory_05():
     """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
     input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
@@ -3108,6 +3257,8 @@ CASES = [
     ("lab 04: the shared-memory scan as shuffles and one store to s (emu counters)", case_token_store_04),
     ("lab 05: none of the global scans written, one block doing each (emu counters)", case_grid_of_one_05),
     ("lab 06: the single pass done by the block that draws tile 0 (emu counters)", case_first_block_walks_06),
+    ("lab 05: every block waits for the tile before its own to be finished (emu depth)", case_turns_05),
+    ("lab 06: every block waits for the tile before its own to be finished (emu depth)", case_turns_06),
     ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),

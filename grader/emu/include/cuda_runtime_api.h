@@ -308,6 +308,11 @@ unsigned long long scanlab_emu_host_syncs(const char **last);
  * wavefronts and conflicts, shared load and store requests, global load sectors of volatile
  * loads); the number written, 0 without probes. */
 int scanlab_emu_probe_counters(unsigned long long *out, int n);
+/* Not CUDA: depth mode on (1) or off (0). The kit's driver turns it on around the calls of a
+ * test that asks: each launch counts the bytes along its longest chain of global accesses that
+ * wait on one another (the last of the counters above), and blocks in flight take turns by
+ * how far each has got. */
+void scanlab_emu_depth(int on);
 /* Not CUDA: the thread ids of the threads the emu started (its helpers, its watchdog), at most
  * cap of them; the number written. */
 int scanlab_emu_thread_ids(int *tids, int cap);

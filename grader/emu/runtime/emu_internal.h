@@ -331,6 +331,9 @@ void watch_after_launch();
 
 /* memory probes (probe.cpp): active where .cu files were built with the probe flags */
 extern bool g_probe_on;
+/* depth mode (scanlab_emu_depth): launches count their longest chain of global accesses that
+ * wait on one another, and their blocks take turns by their clocks (turns.cpp) */
+extern bool g_depth_on;
 /* A volatile access by the running CUDA thread (the probes' hooks call it, and so do the hooks
  * of a file built for lockstep only): in a program's own run, the next lane takes its step
  * (sched.cpp). */
@@ -345,13 +348,15 @@ void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cp
 bool device_static_at(const void *p); /* within a static of device code (device_static, probe.cpp) */
 /* check_blocks: look for races between blocks (probe_block_race), for a launch of several
  * blocks, not cooperative, of a kernel not known to order its blocks; alone: one worker runs
- * all its blocks (no helper, no turns), so nothing else writes the shadow while it does */
-void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone);
+ * all its blocks (no helper, no turns), so nothing else writes the shadow while it does;
+ * turns: its blocks take turns (turns.cpp) */
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone, bool turns);
 void probe_worker_reset(Worker *w);
 void probe_block_begin(Worker *w);
 void probe_block_end(Worker *w); /* after the block's last probe_epoch */
 unsigned long long probe_accesses(Worker *w); /* memory accesses its blocks' threads made so far */
 unsigned long long probe_store_total(Worker *w); /* and stores, this launch */
+unsigned long long probe_sched_clock(Worker *w); /* depth mode: its slot's schedule clock (dc_access) */
 void probe_shared_touch(Worker *w, const volatile void *p, size_t bytes);
 bool in_device_heap(uintptr_t a); /* within the device heap (malloc in device code: api.cpp) */
 void probe_heap_freed(const void *p, size_t bytes); /* device_free: the bytes' next owner starts afresh */

@@ -51,6 +51,7 @@
 namespace scanlab_emu {
 
 bool g_probe_on = false;
+bool g_depth_on = false;
 
 namespace {
 
@@ -115,7 +116,10 @@ enum { S_LD_REQ = N_METRICS, S_ST_REQ, G_LD_VOL_SECT, G_LD_VOL_REREAD, S_ATOM, G
         * and squared, summed (W_ST^2 / W_ST_SQ is how many blocks of equal output the launches'
         * spread is worth: one where one block stores it all, beside blocks that return at once or
         * only take a ticket; stores, not accesses, as a look-back's waiting blocks poll) */
-       W_ST, W_ST_SQ, N_COUNTS };
+       W_ST, W_ST_SQ,
+       /* in depth mode (scanlab_emu_depth), the bytes along each launch's longest chain of
+        * global accesses that wait on one another, summed over the launches (dc_access) */
+       W_DEPTH, N_COUNTS };
 
 const size_t LOG_CAP = (size_t)1 << 22; /* accesses kept per thread and epoch */
 /* Room for the logs of one worker's block, all its threads together: a warp that spins for
@@ -196,6 +200,10 @@ struct Probe {
    * thread, written here alone (a relaxed load and store: no locked instruction per store) */
   std::atomic<unsigned long long> stores{0};
   unsigned long long accesses = 0; /* accesses kept, all launches: turns.cpp's measure of work */
+  /* depth mode (dc_access): the running block's clock, the slot's schedule clock (it goes on
+   * from block to block of this worker's slot), and the largest clock a block of the launch
+   * ended with */
+  unsigned long long dc_dep = 0, dc_sched = 0, dc_max = 0;
   /* the sectors volatile loads read in this launch, each with its reads (a sector may appear
    * more than once; sorted and merged when the list reaches vol_limit) */
   std::vector<std::pair<uintptr_t, unsigned long long>> vol;
@@ -777,6 +785,122 @@ inline void xb_touch(Probe *pr, uintptr_t a, unsigned size, unsigned write) {
   }
 }
 
+/* ---------------------------------------------------------------- the blocks' longest chain */
+
+/* Depth mode (scanlab_emu_depth: the kit's driver turns it on around the calls of a test that
+ * asks) measures how much of a launch's work had to wait for other blocks: the bytes of global
+ * memory along its longest chain of accesses that wait on one another. Each block keeps a
+ * clock, the bytes its threads loaded and stored so far; where one of its loads or atomics
+ * reads a word that another block stored in the launch, the block's clock becomes that store's
+ * clock if it is later. A block that waits for the one before it to finish its tile inherits
+ * that block's whole clock, so blocks that take turns have the depth of one block doing all
+ * the work, whatever the grid; blocks that exchange only status words (a look-back) add little
+ * to each other's. A volatile load, or an atomic that changes nothing, advances no clock (a
+ * poll waits, and how often it polls is the schedule's); it takes the later clock of what it
+ * read. The cells are words, cleared when the launch ends: the launches of a stream run one
+ * after another, so a call's depth is the sum of its launches'. Only blocks that take turns
+ * (turns.cpp) keep cells, one block running at a time, so the table needs no lock; the blocks
+ * of a launch without turns run in parallel and cannot wait for each other.
+ *
+ * Each worker also keeps a schedule clock, the same bytes, that goes on from block to block of
+ * its slot (a block starts where the one before it on its multiprocessor ended). In depth mode
+ * turns.cpp runs the slot whose clock is least, so the blocks in flight advance together, as
+ * on a GPU: a block reads what the others had stored by its own time, not what a later turn of
+ * theirs wrote (a look-back that finds its neighbour's inclusive prefix only because the
+ * neighbour ran first would otherwise inherit the neighbour's whole tile). */
+struct DcCell {
+  unsigned long long dep, sched;
+};
+const unsigned DC_SHIFT = 16; /* a page: 64 KiB of addresses, a cell a word */
+const size_t DC_CELLS = ((size_t)1 << DC_SHIFT) / 4;
+const size_t DC_SPARE = 64;   /* cleared pages kept for the next launch */
+std::unordered_map<uintptr_t, DcCell *> g_dc_pages;
+std::vector<DcCell *> g_dc_spare;
+uintptr_t g_dc_key = ~(uintptr_t)0; /* the page looked up last */
+DcCell *g_dc_page = nullptr;
+bool g_dc_cells = false;            /* this launch keeps cells: depth mode, blocks taking turns */
+
+/* The cell of the word at @p a; null where its page was never stored to (and @p make is false),
+ * or no memory is left for it. */
+DcCell *dc_cell(uintptr_t a, bool make) {
+  const uintptr_t key = a >> DC_SHIFT;
+  if (key != g_dc_key) {
+    auto it = g_dc_pages.find(key);
+    if (it == g_dc_pages.end()) {
+      if (!make) return nullptr;
+      DcCell *page = nullptr;
+      if (!g_dc_spare.empty()) {
+        page = g_dc_spare.back();
+        g_dc_spare.pop_back();
+      } else {
+        page = (DcCell *)calloc(DC_CELLS, sizeof(DcCell));
+      }
+      if (!page) return nullptr;
+      it = g_dc_pages.emplace(key, page).first;
+    }
+    g_dc_key = key;
+    g_dc_page = it->second;
+  }
+  return g_dc_page + ((a & (((uintptr_t)1 << DC_SHIFT) - 1)) >> 2);
+}
+
+/* A global access of the running block, in depth mode: a load takes the later clock of what
+ * it reads, then counts; a store counts, then leaves its clock in the words it wrote. */
+__attribute__((noinline)) void dc_access(Probe *pr, uintptr_t a, unsigned size, bool write, bool poll) {
+  if (write) {
+    pr->dc_dep += size;
+    pr->dc_sched += size;
+  }
+  if (g_dc_cells)
+    for (uintptr_t x = a & ~(uintptr_t)3; x < a + size; x += 4) {
+      DcCell *c = dc_cell(x, write);
+      if (!c) continue;
+      if (write) {
+        c->dep = pr->dc_dep;
+        c->sched = pr->dc_sched;
+      } else {
+        if (c->dep > pr->dc_dep) pr->dc_dep = c->dep;
+        if (c->sched > pr->dc_sched) pr->dc_sched = c->sched;
+      }
+    }
+  if (!write && !poll) {
+    pr->dc_dep += size;
+    pr->dc_sched += size;
+  }
+}
+
+/* An atomic on a global word, in depth mode: a read of the word, then (where it changed the
+ * word) 4 bytes of the block's work and a store of its clock. */
+void dc_atomic(Probe *pr, uintptr_t a, bool changed) {
+  DcCell *c = g_dc_cells ? dc_cell(a & ~(uintptr_t)3, changed) : nullptr;
+  if (c) {
+    if (c->dep > pr->dc_dep) pr->dc_dep = c->dep;
+    if (c->sched > pr->dc_sched) pr->dc_sched = c->sched;
+  }
+  if (!changed) return;
+  pr->dc_dep += 4;
+  pr->dc_sched += 4;
+  if (c) {
+    c->dep = pr->dc_dep;
+    c->sched = pr->dc_sched;
+  }
+}
+
+/* The launch's cells, cleared for the next one. */
+void dc_clear() {
+  for (auto &kv : g_dc_pages) {
+    if (g_dc_spare.size() < DC_SPARE) {
+      memset(kv.second, 0, DC_CELLS * sizeof(DcCell));
+      g_dc_spare.push_back(kv.second);
+    } else {
+      free(kv.second);
+    }
+  }
+  g_dc_pages.clear();
+  g_dc_key = ~(uintptr_t)0;
+  g_dc_page = nullptr;
+}
+
 /* The log entry and the word summaries of an access that is to be kept. */
 inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsigned size, unsigned write, void *ret,
                  unsigned vol, uint8_t sh) {
@@ -799,6 +923,7 @@ inline void keep(Probe *pr, Fiber *f, Access *y, uintptr_t a, uintptr_t va, unsi
      which keeps the compiler from moving the fields' stores after it) */
   __atomic_store_n(&f->probe_cur, (void *)(y + 1), __ATOMIC_RELEASE);
   if (!sh && pr->xb_me) xb_touch(pr, a, size, write);
+  if (__builtin_expect(g_depth_on, 0) && !sh) dc_access(pr, a, size, write, !write && (vol & VOLATILE));
   if (!g_race_on) return;
   const uint64_t mine = (uint64_t)pr->gen << 32 | (uint64_t)(f->tid + 1) << 16;
   const uintptr_t w0 = a >> 2, nw = ((a + size - 1) >> 2) - w0;
@@ -827,6 +952,7 @@ __attribute__((noinline)) void record_rare(const volatile void *p, unsigned size
   Access *y = (Access *)f->probe_cur;
   if (y == f->probe_end && !(y = log_room(pr, f))) {
     if (!sh && pr->xb_me) xb_touch(pr, a, size, write); /* past the log, still in the shadow */
+    if (g_depth_on && !sh) dc_access(pr, a, size, write, !write && (vol & VOLATILE));
     return;
   }
   keep(pr, f, y, a, va, size, write, ret, vol, sh);
@@ -1868,7 +1994,9 @@ bool device_static(const void *p, size_t bytes, const char *name) {
   return true;
 }
 
-void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone) {
+void probe_launch_begin(const LaunchInfo *in, bool check_blocks, bool alone, bool turns) {
+  g_dc_cells = g_depth_on && turns;
+  g_dc_key = ~(uintptr_t)0;
   g_xb_on = check_blocks && g_race_on;
   g_xb_alone = alone;
   if (g_xb_on) {
@@ -1910,6 +2038,7 @@ void probe_worker_reset(Worker *w) {
   std::fill(pr->wrote_recent, pr->wrote_recent + WROTE_RECENT, (uintptr_t)0);
   pr->xb_key = 0;
   pr->xb_page = nullptr;
+  pr->dc_dep = pr->dc_sched = pr->dc_max = 0;
 }
 
 void probe_block_begin(Worker *w) {
@@ -1935,6 +2064,7 @@ void probe_block_begin(Worker *w) {
   if (w->launch->info.smem) add_shared_range(pr, (uintptr_t)w->dyn, w->launch->info.smem);
   pr->tacc.assign(n, 0);
   pr->block_st = pr->counts[G_ST_SECT];
+  pr->dc_dep = 0;
   pr->xb_me = g_xb_on && !w->launch->any_point.load(std::memory_order_relaxed)
                   ? (uint32_t)(block_linear(w) % XB_ID) + 1 : 0;
 }
@@ -1958,6 +2088,7 @@ void probe_block_end(Worker *w) {
                                                                                    stores fit its memory */
   pr->counts[W_ST] += st;
   pr->counts[W_ST_SQ] += sq;
+  if (pr->dc_dep > pr->dc_max) pr->dc_max = pr->dc_dep;
   pr->pending.clear(); /* its unfenced words stay so until the launch ends: no later fence of its */
   pr->published.clear();
   if (!sum) return;
@@ -1990,6 +2121,7 @@ void probe_atomic(Worker *w, const volatile void *p, void *pc, bool changed) {
   if (!shared) {
     note_written(pr, (uintptr_t)p >> 5, (uintptr_t)p >> 5);
     if (w->launch->turns) weak_publish(w, pr, (uintptr_t)pc);
+    if (g_depth_on && (is_device((uintptr_t)p) || is_device_static((uintptr_t)p))) dc_atomic(pr, (uintptr_t)p, changed);
   }
 }
 
@@ -2070,6 +2202,7 @@ void loop_ctx_set(unsigned ctx) {
 }
 
 unsigned long long probe_accesses(Worker *w) { return w->probe ? ((Probe *)w->probe)->accesses : 0; }
+unsigned long long probe_sched_clock(Worker *w) { return w->probe ? ((Probe *)w->probe)->dc_sched : 0; }
 unsigned long long probe_store_total(Worker *w) {
   return w->probe ? ((Probe *)w->probe)->stores.load(std::memory_order_relaxed) : 0;
 }
@@ -2165,6 +2298,11 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
     if (w->probe)
       for (int i = 0; i < N_COUNTS; i++) c[i] += ((Probe *)w->probe)->counts[i];
   merge_runs(workers, c);
+  if (g_depth_on) { /* the launch's longest chain: the latest clock a block ended with */
+    for (Worker *w : workers)
+      if (w->probe) c[W_DEPTH] = std::max(c[W_DEPTH], ((Probe *)w->probe)->dc_max);
+    dc_clear();
+  }
   for (Worker *w : workers)
     if (w->probe && ((Probe *)w->probe)->truncated) {
       c[G_INCOMPLETE] = 1;
@@ -2231,6 +2369,11 @@ void probe_launch_end(const LaunchInfo &in, const std::vector<Worker *> &workers
 }
 
 }  // namespace scanlab_emu
+
+/* Not CUDA: depth mode on or off (the kit's driver, around the calls of a test that asks):
+ * each launch's longest chain of global accesses that wait on one another is counted, and
+ * blocks that take turns run as their clocks say (probe.cpp's dc_access, turns.cpp). */
+extern "C" void scanlab_emu_depth(int on) { scanlab_emu::g_depth_on = on != 0; }
 
 /* Not CUDA: the counts of every probed launch so far, in the order of METRIC_NAMES, then shared
  * load and store requests; returns how many it wrote (0 where no code was built with probes). */

@@ -2015,7 +2015,8 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
   const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (g_probe_on) {
-    probe_launch_begin(&L.info, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key), helpers <= 0 && slots <= 1);
+    probe_launch_begin(&L.info, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key), helpers <= 0 && slots <= 1,
+                       slots > 1);
     for (Worker *w : p.workers) probe_worker_reset(w);
   }
   L.thunk = thunk;

@@ -80,6 +80,9 @@ static const long long KERNEL_PUBLISHES = 1024;
  * is bounded). */
 static const int ADVERSARIAL_BARRIERS = 512;
 static const long long KERNEL_BARRIERS = 2048;
+/* Depth mode: the bytes of global memory a slot's schedule clock may run ahead of the least
+ * clock of the others before it gives up its turn (at its next point). */
+static const unsigned long long DEPTH_QUANTUM = 4096;
 
 static unsigned long long mix(unsigned long long &s) {
   s ^= s >> 12;
@@ -142,7 +145,7 @@ void turns_begin(LaunchState *L, Worker *const *workers, int nslots, const void 
   mix(L->trng);
   L->dispatch_seed = mix(L->trng) | 1;
   L->calm = published >= KERNEL_PUBLISHES;
-  if (nslots < 2 || cfg.calm || L->calm) L->late = -1;
+  if (nslots < 2 || cfg.calm || L->calm || g_depth_on) L->late = -1;
   else if (cfg.schedule == SCHED_FORWARD) L->late = 1;
   else if (cfg.schedule == SCHED_REVERSE) L->late = nslots - 1;
   else L->late = (int)(mix(L->trng) % (unsigned long long)nslots);
@@ -155,7 +158,7 @@ long long turns_take_block(LaunchState *L) {
   const long long i = L->dispatched++;
   L->next_block.store(L->dispatched);
   const ScheduleKind k = config().schedule;
-  if (k == SCHED_FORWARD || config().calm) return i;
+  if (k == SCHED_FORWARD || config().calm || g_depth_on) return i;
   if (k == SCHED_REVERSE) return L->nblocks - 1 - i;
   /* random: shuffled within each run of nslots blocks, by a bijection of the run's indices */
   const long long run = L->nslots, start = i / run * run;
@@ -210,6 +213,22 @@ static int choose_next(LaunchState *L, int from) {
   return eligible(L, from) ? from : -1;
 }
 
+/* Depth mode: the slot other than @p from that may run (not stuck) and whose schedule clock
+ * is least, the first such at equal clocks; -1 when every other slot is stuck or done. */
+static int least_clock(LaunchState *L, int from) {
+  int best = -1;
+  unsigned long long best_clock = 0;
+  for (int s = 0; s < L->nslots; s++) {
+    if (s == from || !eligible(L, s) || L->slots[(size_t)s].stuck) continue;
+    const unsigned long long c = probe_sched_clock(L->slot_worker[s]);
+    if (best < 0 || c < best_clock) {
+      best = s;
+      best_clock = c;
+    }
+  }
+  return best;
+}
+
 /* Gives the turn to @p to and, unless @p from is done, waits until it comes back. */
 static void hand_over(LaunchState *L, int from, int to, bool from_done) {
   std::unique_lock<std::mutex> lk(L->turn_mutex);
@@ -231,9 +250,59 @@ static void hand_over(LaunchState *L, int from, int to, bool from_done) {
   while (L->holder != from && !L->over) me->turn_cv.wait(lk);
 }
 
+/* turn_point in depth mode: the blocks in flight advance together, as on a GPU. A slot gives up
+ * its turn where its schedule clock (probe.cpp's dc_access) is more than DEPTH_QUANTUM ahead of
+ * the least clock of the slots that may run, to that slot; or where it is stuck, as in the
+ * schedules (to the least clock that is not, else the next in turn). No late slot, no switch
+ * at a publish point for its own sake: what each block reads is what the others had stored by
+ * the same clock. */
+static bool depth_point(Worker *w, int kind) {
+  LaunchState *L = w->launch;
+  SlotTurn &t = L->slots[(size_t)w->id];
+  bool stuck = false;
+  if (kind == POINT_PUBLISH) {
+    L->seen_publish = true;
+    const unsigned long long work = probe_accesses(w);
+    if (!t.fresh && work - t.work_mark < PUBLISH_WORK) {
+      if (++t.idle_pubs >= SPIN_POLLS) { /* many atomics and nothing else: a spin */
+        t.idle_pubs = 0;
+        stuck = true;
+      }
+    } else {
+      t.fresh = false;
+      t.work_mark = work;
+      t.idle_pubs = 0;
+      t.polls = 0;
+      t.ticks = 0;
+      for (SlotTurn &o : L->slots) o.stuck = false; /* what it published may free the others */
+    }
+  } else if (kind == POINT_POLL) {
+    if (++t.polls >= SPIN_POLLS) {
+      t.polls = 0;
+      stuck = true;
+    }
+  } else if (L->seen_publish && ++t.ticks >= TICKS) {
+    t.ticks = 0;
+    const unsigned long long stores = probe_store_total(w); /* nothing stored since: a spin */
+    stuck = stores == t.store_mark;
+    t.store_mark = stores;
+  }
+  int to = least_clock(L, w->id);
+  if (stuck) {
+    t.stuck = true;
+    if (to < 0) to = choose_next(L, w->id); /* every slot stuck: in turn */
+  } else if (to >= 0 && probe_sched_clock(w) <= probe_sched_clock(L->slot_worker[to]) + DEPTH_QUANTUM) {
+    to = -1;
+  }
+  if (to < 0 || to == w->id) return false;
+  hand_over(L, w->id, to, false);
+  return L->failed.load(std::memory_order_relaxed);
+}
+
 bool turn_point(Worker *w, int kind) {
   LaunchState *L = w->launch;
   if (!L || !L->turns) return false;
+  if (g_depth_on) return depth_point(w, kind);
   SlotTurn &t = L->slots[(size_t)w->id];
   bool give;
   if (kind == POINT_PUBLISH) {
@@ -304,7 +373,8 @@ bool turn_wait_first(Worker *w) {
 void turn_slot_done(Worker *w) {
   LaunchState *L = w->launch;
   L->slots[(size_t)w->id].state = SLOT_DONE;
-  int to = L->failed.load() ? -1 : choose_next(L, w->id);
+  int to = L->failed.load() ? -1 : g_depth_on ? least_clock(L, w->id) : choose_next(L, w->id);
+  if (to < 0 && g_depth_on && !L->failed.load()) to = choose_next(L, w->id); /* the others stuck */
   if (L->failed.load()) /* the others leave their blocks at their next point: let each do so */
     for (int s = 0; s < L->nslots; s++)
       if (L->slots[(size_t)s].state == SLOT_RUNNING) { to = s; break; }

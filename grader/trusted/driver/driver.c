@@ -534,6 +534,7 @@ static void run(const hxp_request *q) {
       out_bytes[nouts++] = (size_t)(bufs[a->buf].n * bufs[a->buf].elem);
     }
   drv_dev_watch(outs, out_bytes, nouts);
+  drv_dev_depth((int)q->depth);
   drv_dev_copy_counters(&d0, &h0);
   const int counted = drv_dev_probe_counters(c0, HXP_COUNTERS);
   work.first = q->slot;
@@ -549,6 +550,7 @@ static void run(const hxp_request *q) {
   int rc = drv_dev_sync(r.text, sizeof r.text);
   stray_thread(); /* and after it: one started meanwhile (a host function the device ran) */
   r.host_wrote = (uint32_t)drv_dev_watch_changed();
+  drv_dev_depth(0);
   drv_dev_copy_counters(&d1, &h1);
   r.d2h = d1 - d0;
   r.h2d = h1 - h0;

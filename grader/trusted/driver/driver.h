@@ -120,6 +120,8 @@ int drv_dev_probe_counters(uint64_t *c, int n);
  *  their bytes may change only by the device's doing (a launch, the runtime's copies and
  *  sets). Nothing on a GPU. */
 void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int n);
+/** On emu, depth mode on or off for the calls that follow (scanlab_emu_depth); nothing on a GPU. */
+void drv_dev_depth(int on);
 /** Ends drv_dev_watch()'s watch: how many of its ranges changed by other means than the
  *  device's (host code that wrote device memory it reopened); 0 on a GPU. */
 int drv_dev_watch_changed(void);

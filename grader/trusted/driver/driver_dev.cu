@@ -232,6 +232,14 @@ extern "C" void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int 
 #endif
 }
 
+extern "C" void drv_dev_depth(int on) {
+#ifdef SCANLAB_EMU
+  scanlab_emu_depth(on);
+#else
+  (void)on;
+#endif
+}
+
 extern "C" int drv_dev_watch_changed(void) {
 #ifdef SCANLAB_EMU
   return scanlab_emu_watch_changed();

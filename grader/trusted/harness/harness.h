@@ -430,8 +430,10 @@ enum {
   HX_C_INCOMPLETE,      /**< the call's launches whose accesses the probes did not all keep (a thread
                              past their log between two barriers): hx_last_counters fails the test */
   HX_C_W_ST,            /**< over the blocks: each block's global store sectors, summed */
-  HX_C_W_ST_SQ          /**< over the blocks: each block's global store sectors squared, summed
+  HX_C_W_ST_SQ,         /**< over the blocks: each block's global store sectors squared, summed
                              (hx_check_blocks) */
+  HX_C_W_DEPTH          /**< in depth mode (hx_emu_depth), over the launches: the bytes of global memory
+                             along each one's longest chain of accesses that wait on one another */
 };
 /** The counters of the last call, or NULL where there are none (a GPU: the timing tests measure
  *  there). Where the emu's probes did not keep every access of the call (HX_C_INCOMPLETE), the
@@ -486,6 +488,25 @@ int hx_check_parallel(const char *call, double max_share, double min_lanes);
  * the figure (a note) where it holds, 1; -1 where there are no counters (a GPU).
  */
 int hx_check_blocks(const char *call, double min_blocks);
+/**
+ * @brief On emu, runs the calls that follow in depth mode (@p on 1) or as usual (0). In depth
+ * mode the emu follows each value a block loads back to the block that stored it, and counts
+ * the bytes along each launch's longest chain of global accesses that wait on one another
+ * (HX_C_W_DEPTH); its blocks in flight advance together, as on a GPU, instead of in the
+ * adversarial schedules' turns (so a test that asks for depth checks no look-back's order).
+ * No effect on a GPU.
+ */
+void hx_emu_depth(int on);
+/**
+ * @brief On emu, after a call made in depth mode: whether its blocks ran side by side. The call
+ * must move @p bytes (what the operation reads and writes at the least); its longest chain of
+ * global accesses that waited on one another moved HX_C_W_DEPTH, and the ratio is how many
+ * such chains the work was worth. Fails the test with a message naming it, and returns 0,
+ * below @p min_ways: its blocks waited for one another to finish, one after another (a chained
+ * scan that waits before its tile's work), which a GPU runs at one multiprocessor's speed
+ * whatever the grid. On the figure (a note) where it holds, 1; -1 where there are no counters.
+ */
+int hx_check_depth(const char *call, double bytes, double min_ways);
 /**
  * @brief On emu, what the last call's counters show about why it moved more bytes than it should:
  * polling with plain loads (where a protocol needs volatile or atomic ones), uncoalesced loads

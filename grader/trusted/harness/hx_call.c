@@ -1363,6 +1363,34 @@ int hx_check_blocks(const char *call, double min_blocks) {
   return 1;
 }
 
+static int depth_mode; /* hx_emu_depth: the next calls run in depth mode */
+
+void hx_emu_depth(int on) { depth_mode = on != 0; }
+
+int hx_check_depth(const char *call, double bytes, double min_ways) {
+  const hx_counters *c = hx_last_counters();
+  if (!c) return -1;
+  const double depth = (double)c->c[HX_C_W_DEPTH];
+  if (depth <= 0 || bytes <= 0) {
+    HX_FAIL("%s: the emu measured no chain of global accesses, so how its blocks waited for one another cannot "
+            "be judged", call);
+    return 0;
+  }
+  const double ways = bytes / depth;
+  hx_note("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, 1/%.1f of the "
+          "%.0f the scan must move (at least 1/%.0f)", call, depth, ways, bytes, min_ways);
+  if (ways < min_ways) {
+    HX_FAIL("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, 1/%.1f of the "
+            "%.0f the scan must move, more than 1/%.0f: its blocks took turns, each waiting for another to finish "
+            "its work before doing its own, which a GPU runs at one multiprocessor's speed whatever the grid (the "
+            "emu follows each value a block reads back to the block that stored it; in a single pass a block "
+            "loads and reduces its tile before it waits, and waits only for status words)",
+            call, depth, ways, bytes, min_ways);
+    return 0;
+  }
+  return 1;
+}
+
 void hx_traffic_diagnosis(char *out, size_t cap) {
   const hx_counters *c = hx_last_counters();
   if (!cap) return;
@@ -1433,6 +1461,7 @@ static size_t call_args(long long *ret, const char *fn, const char *ctx, int nar
   hxp_request q = request(HXP_RUN);
   q.slot = 0;
   q.count = 1;
+  q.depth = (uint32_t)depth_mode;
   size_t bad = 0;
   if (exchange(p, &q, -1, where) != HXS_OK) {
     hx_fail_at(__FILE__, __LINE__, "%s: %s", where, p->last.text);

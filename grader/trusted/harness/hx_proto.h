@@ -30,7 +30,7 @@
 /** First word of every message ("SCAN"). */
 #define HXP_MAGIC 0x5343414Eu
 /** Version of this format. */
-#define HXP_VERSION 4u
+#define HXP_VERSION 5u
 /** Most arguments of a call. */
 #define HXP_MAX_ARGS 40
 /** Longest name in a call table, with its terminating zero. */
@@ -112,6 +112,7 @@ typedef struct {
   uint32_t slot;       /**< HXP_PREP, HXP_FINISH: the call slot; HXP_RUN: the first slot */
   uint32_t count;      /**< HXP_RUN: slots to run */
   uint32_t spin;       /**< poll, do not sleep, while waiting for the next request (timing) */
+  uint32_t depth;      /**< HXP_RUN, emu: run the calls in depth mode (scanlab_emu_depth) */
   uint32_t nargs;      /**< HXP_PREP: arguments */
   char fn[HXP_NAME_MAX];        /**< HXP_PREP: the call table's name */
   hxp_arg args[HXP_MAX_ARGS];   /**< HXP_PREP: the arguments */
@@ -129,8 +130,9 @@ enum hxp_status {
  *  shared ld and st requests, the global ld sectors of volatile loads, of those the ones that
  *  read a sector again (polling), and the atomic operations on shared and on global memory,
  *  then the rest of harness.h's HX_C_* (the work of blocks, global load bytes, plain re-polls,
- *  the launches whose accesses the probes did not all keep, and the blocks' store sectors and their squares). */
-#define HXP_COUNTERS 23
+ *  the launches whose accesses the probes did not all keep, the blocks' store sectors and their
+ *  squares, and in depth mode the bytes along the launches' longest chains). */
+#define HXP_COUNTERS 24
 
 /** A reply, driver to test: a claim the test checks, never a verdict. */
 typedef struct {

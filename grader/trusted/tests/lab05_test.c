@@ -336,27 +336,35 @@ static void test_emu_parallel(void) {
 
 /* ---- work spread over blocks, counted by the emu ------------------------------------------- */
 
-/* Each global scan once, correct, then the emu's count of how its memory accesses were spread
- * over its blocks. A scan that hands the input to one block (the any-length block scan,
- * launched once), or whose block 0 walks every tile while the others return, is right, and a
- * GPU runs it at one multiprocessor's speed: what the timing tests would fail, which the emu
- * cannot time. */
+/* Each global scan once, correct, in the emu's depth mode, then the emu's counts of how its
+ * work was spread over its blocks and how long a chain of it waited on one another. A scan
+ * that hands the input to one block (the any-length block scan, launched once), or whose block
+ * 0 walks every tile while the others return, is right, and a GPU runs it at one
+ * multiprocessor's speed; so does one whose blocks each wait for the block before to finish
+ * its tile before they start their own, whatever the grid: what the timing tests would fail,
+ * which the emu cannot time. */
 static void test_emu_blocks(void) {
   const size_t n = (size_t)hx_param_int("n");
-  const double min_blocks = hx_param_double("min_blocks");
+  const double min_blocks = hx_param_double("min_blocks"), min_ways = hx_param_double("min_ways");
   if (hx_failures()) return;
   const variant *vs[] = {&PROP_INC, &RTS_INC, &LB_INC};
+  hx_emu_depth(1);
   for (int k = 0; k < 3; k++) {
     if (check_scan(vs[k], n, hx_seed(), -1000, 1000, 0)) {
       if (hx_failures()) hx_not_counted("emu_blocks");
-      return;
+      break;
     }
     char call[96];
     snprintf(call, sizeof call, "%s(n=%zu)", vs[k]->name, n);
-    if (hx_check_blocks(call, min_blocks) < 0)
-      HX_SKIP("the emu's probes count each block's accesses (make grade BACKEND=emu); on a GPU, the timing tests "
+    const int spread = hx_check_blocks(call, min_blocks);
+    if (spread < 0) {
+      hx_skip("the emu's probes count each block's accesses (make grade BACKEND=emu); on a GPU, the timing tests "
               "measure what a grid that leaves its work to a few blocks costs");
+      break;
+    }
+    hx_check_depth(call, 8.0 * (double)n, min_ways);
   }
+  hx_emu_depth(0);
 }
 
 static const hx_test TESTS[] = {

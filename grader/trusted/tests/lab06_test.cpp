@@ -1175,13 +1175,15 @@ static void test_emu_traffic(void) {
 static void test_emu_blocks(void) {
   const size_t n = (size_t)hx_param_int("n");
   const long long mean = hx_param_int("mean");
-  const double min_blocks = hx_param_double("min_blocks");
+  const double min_blocks = hx_param_double("min_blocks"), min_ways = hx_param_double("min_ways");
   if (hx_failures()) return;
   uint8_t *f = (uint8_t *)hx_malloc(n + 1);
   hx_buf *bflags = hx_buf_new((n + 3) / 4, 4);
   bool ok = f && bflags;
   if (ok) memset(hx_buf_data(bflags), 0, (n + 3) / 4 * 4);
+  hx_emu_depth(1);
   ok = ok && check_one(n, mean, false, bflags, f) == 0;
+  hx_emu_depth(0);
   hx_buf_free(bflags);
   free(f);
   if (!ok) {
@@ -1193,6 +1195,7 @@ static void test_emu_blocks(void) {
   if (hx_check_blocks(call, min_blocks) < 0)
     HX_SKIP("the emu's probes count each block's accesses (make grade BACKEND=emu); on a GPU, the timing tests "
             "measure what a grid that leaves its work to a few blocks costs");
+  hx_check_depth(call, 9.0 * (double)n, min_ways); /* 4 bytes in, a flag, 4 out */
 }
 
 static const hx_test TESTS[] = {
