@@ -76,3 +76,4 @@ void drv_dev_copy_counters(uint64_t *d2h, uint64_t *h2d) { *d2h = *h2d = 0; }
 int drv_dev_probe_counters(uint64_t *c, int n) { return (void)c, (void)n, 0; }
 void drv_dev_watch(const void *const *ptrs, const size_t *bytes, int n) { (void)ptrs, (void)bytes, (void)n; }
 int drv_dev_watch_changed(void) { return 0; }
+void drv_dev_depth(int on) { (void)on; }
