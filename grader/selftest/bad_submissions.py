@@ -2594,6 +2594,25 @@ def case_turns_06():
                   {"emu_blocks": r"segScanIncGlobal.*chain.*1/1\.0 of the 9437211.*took turns"}, max_timeout=60)
 
 
+def case_turns_07():
+    """Lab 07's line of sight with every block waiting for the tile before its own to publish its
+    prefix before it loads its altitudes: right, 5 bytes per point, a block a tile, 45/45 on the
+    emu (no emu test looked at blocks in lab 07) and as slow on a GPU as one multiprocessor. The
+    new `emu_blocks` fails it in depth mode: 1/1.2 of the bytes on one chain, where the
+    solution's is 1/230."""
+    rel = "07-applications/apps.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    anchor = "  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);\n  const float a0 = alt[0];\n"
+    wait = ("  if (threadIdx.x == 0 && tile > 0)\n"
+            "    while (statusState(statusLoad(&status[tile - 1]), epoch) != APP_PREFIX) {\n    }\n  __syncthreads();\n")
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, anchor.replace("  const float a0", wait + "  const float a0"))
+    sub = write_submission("turns_07", rel, text)
+    return expect("turns_07", sub, "07", ("sight", "emu_sight", "emu_compact", "emu_blocks"),
+                  {"emu_blocks": r"lineOfSight\(n=1048579\): its longest chain.*1/1\.2 of the 5242895.*took turns"},
+                  max_timeout=60)
+
+
 def case_kernel_on_host_memory_05():
     """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
     input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
@@ -3259,6 +3278,7 @@ CASES = [
     ("lab 06: the single pass done by the block that draws tile 0 (emu counters)", case_first_block_walks_06),
     ("lab 05: every block waits for the tile before its own to be finished (emu depth)", case_turns_05),
     ("lab 06: every block waits for the tile before its own to be finished (emu depth)", case_turns_06),
+    ("lab 07: the line of sight's blocks wait for the tile before its own (emu depth)", case_turns_07),
     ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),

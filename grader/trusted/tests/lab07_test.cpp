@@ -1037,21 +1037,19 @@ static void test_emu_compact(void) {
            "words: at most %.2f", n, kept, single, ideal, max_bytes);
 }
 
-/* lineOfSight once on random altitudes: it must move at most `bytes_threshold` bytes per point
- * (it reads a 4-byte altitude and writes a 1-byte answer, plus its status words). */
-static void test_emu_sight(void) {
-  const size_t n = (size_t)hx_param_int("n");
-  const double max_bytes = hx_param_double("bytes_threshold");
-  if (hx_failures()) return;
+/* lineOfSight once on random altitudes in [1, 2), checked; returns the failures (0: right). */
+static size_t sight_once(size_t n) {
   const int64_t lo = 0x3f800000, hi = 0x3fffffff; /* altitudes in [1, 2) as float bits */
   hx_buf *alt = hx_buf_new(n, 4), *vis = byte_buf(n);
-  if (!alt || !vis) return;
+  if (!alt || !vis) {
+    hx_buf_free(alt);
+    hx_buf_free(vis);
+    return 1;
+  }
   char ctx[160];
   snprintf(ctx, sizeof ctx, "lineOfSight(n=%zu, altitudes in [1, 2), seed=%llu)", n, (unsigned long long)hx_seed());
-  double bytes = -1;
   size_t bad = HX_CALL("lineOfSightBits", ctx, hx_in_generated(alt, hx_seed(), lo, hi), hx_out(vis), hx_i64((long long)n));
   if (!bad) {
-    bytes = moved_per((double)n);
     std::vector<float> a(n);
     std::vector<uint8_t> exp(n);
     for (size_t i = 0; i < n; i++) {
@@ -1068,10 +1066,20 @@ static void test_emu_sight(void) {
   }
   hx_buf_free(alt);
   hx_buf_free(vis);
-  if (bad) {
+  return bad;
+}
+
+/* lineOfSight once on random altitudes: it must move at most `bytes_threshold` bytes per point
+ * (it reads a 4-byte altitude and writes a 1-byte answer, plus its status words). */
+static void test_emu_sight(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double max_bytes = hx_param_double("bytes_threshold");
+  if (hx_failures()) return;
+  if (sight_once(n)) {
     if (hx_failures()) hx_not_counted("emu_sight");
     return;
   }
+  const double bytes = moved_per((double)n);
   if (bytes < 0) HX_SKIP(EMU_ONLY);
   hx_metric("bytes_per_point", bytes);
   hx_note("lineOfSight(n=%zu): %.2f bytes moved per point (4 read, 1 written: 5; at most %.2f)", n, bytes,
@@ -1081,6 +1089,41 @@ static void test_emu_sight(void) {
   HX_CHECK(bytes <= max_bytes,
            "lineOfSight(n=%zu) moved %.2f bytes per point through global memory (32-byte sectors, as the emu counts "
            "them); one pass reads 4 and writes 1, plus its status words: at most %.2f", n, bytes, max_bytes);
+}
+
+/* The two single passes (compaction, half kept, and the line of sight) once each, right, in the
+ * emu's depth mode: their work spread over their blocks (hx_check_blocks) and the longest chain
+ * of global accesses that waited on one another at most 1/min_ways of what the pass must move
+ * (hx_check_depth). One block walking every tile, or blocks that each wait for the tile before
+ * to be finished before they load their own, are right and as slow on a GPU as one
+ * multiprocessor: what the timing tests fail there, which the emu cannot time. */
+static void test_emu_blocks(void) {
+  const size_t n = (size_t)hx_param_int("n");
+  const double min_blocks = hx_param_double("min_blocks"), min_ways = hx_param_double("min_ways");
+  if (hx_failures()) return;
+  size_t kept = 0; /* make_select's r2: values in [0, 999], kept when above 499 */
+  for (size_t i = 0; i < n; i++) kept += hx_gen_i32(hx_seed(), i, 0, 999) > 499;
+  hx_emu_depth(1);
+  const size_t bad = run_select("compactSinglePass", "r2", n, hx_seed());
+  hx_emu_depth(0);
+  if (bad) {
+    if (hx_failures()) hx_not_counted("emu_blocks");
+    return;
+  }
+  char call[96];
+  snprintf(call, sizeof call, "compactSinglePass(n=%zu, %zu kept)", n, kept);
+  if (hx_check_blocks(call, min_blocks) < 0) HX_SKIP(EMU_ONLY);
+  hx_check_depth(call, 4.0 * (double)(n + kept), min_ways); /* 4 read, 4 per kept element written */
+  hx_emu_depth(1);
+  const size_t bad_sight = sight_once(n);
+  hx_emu_depth(0);
+  if (bad_sight) {
+    if (hx_failures()) hx_not_counted("emu_blocks");
+    return;
+  }
+  snprintf(call, sizeof call, "lineOfSight(n=%zu)", n);
+  hx_check_blocks(call, min_blocks);
+  hx_check_depth(call, 5.0 * (double)n, min_ways); /* 4 read, 1 written */
 }
 
 static const hx_test TESTS[] = {
@@ -1103,6 +1146,7 @@ static const hx_test TESTS[] = {
     {"strings_batch", test_strings_batch},
     {"emu_compact", test_emu_compact},
     {"emu_sight", test_emu_sight},
+    {"emu_blocks", test_emu_blocks},
     {"timing_compact", test_timing_compact},
     {"timing_sight", test_timing_sight},
     {"timing_spmv", test_timing_spmv},
