@@ -2613,6 +2613,47 @@ def case_turns_07():
                   max_timeout=60)
 
 
+def case_device_static_from_host_05():
+    """Lab 05's propagate stages the input in a __device__ array with a kernel, scans it in host
+    code that reads and writes the array directly, and copies it out with a second kernel (the
+    fourth trial's second round: 13/13 on the propagate tests). On a GPU the host code reaches a
+    host copy of the array, never the device's, and nvcc warns (20091, 20092); on the emu the
+    array was the device's. Both builds now take those warnings as errors."""
+    if not shutil.which("nvcc"):
+        return "skipped: no nvcc here (the emu build reads host code with nvcc's front end)"
+    rel = "05-global-scan/global_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    level = "static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }\n"
+    stage = level + """__device__ int32_t g_stage[1 << 25];
+static __global__ void stageIn(const int32_t *in, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) g_stage[i] = in[i];
+}
+static __global__ void stageOut(int32_t *out, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = g_stage[i];
+}
+"""
+    text = text.replace(level, stage, 1)
+    body = """  if (n == 0) return;
+  const unsigned blocks = (unsigned)((n + 255) / 256);
+  stageIn<<<blocks, 256>>>(in, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  int32_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = g_stage[i];
+    g_stage[i] = EXCLUSIVE ? run : run + x;
+    run += x;
+  }
+  stageOut<<<blocks, 256>>>(out, n);
+  CUDA_CHECK_LAUNCH();
+"""
+    text = replace_region(text, "05", "static void propagate(const int32_t *in", body)
+    sub = write_submission("device_static_from_host_05", rel, text)
+    return all_fail("device_static_from_host_05", sub, "05", ("propagate_inc", "propagate_exc"),
+                    r"(?s)does not compile.*__device__ variable \"g_stage\" cannot be directly read in a host function")
+
+
 def case_kernel_on_host_memory_05():
     """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
     input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
@@ -3279,6 +3320,7 @@ CASES = [
     ("lab 05: every block waits for the tile before its own to be finished (emu depth)", case_turns_05),
     ("lab 06: every block waits for the tile before its own to be finished (emu depth)", case_turns_06),
     ("lab 07: the line of sight's blocks wait for the tile before its own (emu depth)", case_turns_07),
+    ("lab 05: host code scans a __device__ array in place (nvcc's warnings as errors)", case_device_static_from_host_05),
     ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),
