@@ -2515,7 +2515,7 @@ def case_turns_05():
     sum in the status word. Right, 8 bytes per element, the stores spread over every block: a
     GPU runs it at one multiprocessor's speed. In the emu's depth mode (emu_blocks), each
     block's clock takes on that of the store it waited for: its longest chain is the whole
-    input, 1/1.0 of the bytes a scan moves; the solution's is 1/315, 1/282 and 1/7.3."""
+    input, the bytes a scan moves are 1.0 times it; the solution's are 315, 282 and 7.3 times."""
     rel = "05-global-scan/global_scan.cu"
     text = open(os.path.join(ROOT, "solutions", rel)).read()
     level = "static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }\n"
@@ -2526,8 +2526,8 @@ def case_turns_05():
     text = replace_region(text, "05", "scanLookbackKernel(const int32_t *in, int32_t *out, size_t n, gs_status",
                           "  (void)stream;\n  turnsBody<EXCLUSIVE>(in, out, n, status, counter, epoch);\n")
     sub = write_submission("turns_05", rel, text)
-    reason = r"(?s)scanIncPropagate.*chain.*1/1\.0 of the 8388632.*scanIncReduceThenScan.*1/1\.0.*" \
-             r"scanIncLookback.*1/1\.0.*took turns"
+    reason = r"(?s)scanIncPropagate.*chain.*only 1\.0 times fewer than the 8388632.*scanIncReduceThenScan.*only 1\.0.*" \
+             r"scanIncLookback.*only 1\.0.*took turns"
     return expect("turns_05", sub, "05", ("propagate_inc", "rts_exc", "lookback_inc", "emu_traffic", "emu_blocks"),
                   {"emu_blocks": reason}, max_timeout=60, workers=MACHINE_FREE_WORKERS)
 
@@ -2535,8 +2535,8 @@ def case_turns_05():
 def case_turns_06():
     """Lab 06's single pass with every block waiting for the tile before its own to be finished
     (its inclusive result published as a prefix) before it loads its own (the second round: 42/42).
-    Right, 9 bytes per element, a block a tile. emu_blocks' depth mode fails it: 1/1.0 of the
-    bytes lie on one chain; the solution's is 1/127."""
+    Right, 9 bytes per element, a block a tile. emu_blocks' depth mode fails it: the bytes
+    are 1.0 times its longest chain; the solution's 127 times."""
     rel = "06-segmented-scan/seg_scan.cu"
     text = open(os.path.join(ROOT, "solutions", rel)).read()
     body = """  __shared__ unsigned s_tile;
@@ -2591,15 +2591,15 @@ def case_turns_06():
     text = replace_region(text, "06", "segScanGlobalKernel(const T *in, const uint8_t *flags, T *out", body)
     sub = write_submission("turns_06", rel, text)
     return expect("turns_06", sub, "06", ("global_inc", "global_exc", "global_flags", "emu_traffic", "emu_blocks"),
-                  {"emu_blocks": r"segScanIncGlobal.*chain.*1/1\.0 of the 9437211.*took turns"}, max_timeout=60)
+                  {"emu_blocks": r"segScanIncGlobal.*chain.*only 1\.0 times fewer than the 9437211.*took turns"}, max_timeout=60)
 
 
 def case_turns_07():
     """Lab 07's line of sight with every block waiting for the tile before its own to publish its
     prefix before it loads its altitudes: right, 5 bytes per point, a block a tile, 45/45 on the
     emu (no emu test looked at blocks in lab 07) and as slow on a GPU as one multiprocessor. The
-    new `emu_blocks` fails it in depth mode: 1/1.2 of the bytes on one chain, where the
-    solution's is 1/230."""
+    new `emu_blocks` fails it in depth mode: the bytes only 1.2 times its longest chain,
+    where the solution's are 230 times."""
     rel = "07-applications/apps.cu"
     text = open(os.path.join(ROOT, "solutions", rel)).read()
     anchor = "  const unsigned valid = (unsigned)(n - base < APP_TILE ? n - base : APP_TILE);\n  const float a0 = alt[0];\n"
@@ -2609,7 +2609,7 @@ def case_turns_07():
     text = text.replace(anchor, anchor.replace("  const float a0", wait + "  const float a0"))
     sub = write_submission("turns_07", rel, text)
     return expect("turns_07", sub, "07", ("sight", "emu_sight", "emu_compact", "emu_blocks"),
-                  {"emu_blocks": r"lineOfSight\(n=1048579\): its longest chain.*1/1\.2 of the 5242895.*took turns"},
+                  {"emu_blocks": r"lineOfSight\(n=1048579\): its longest chain.*only 1\.2 times fewer than the 5242895.*took turns"},
                   max_timeout=60)
 
 

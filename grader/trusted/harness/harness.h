@@ -500,8 +500,8 @@ void hx_emu_depth(int on);
 /**
  * @brief On emu, after a call made in depth mode: whether its blocks ran side by side. The call
  * must move @p bytes (what the operation reads and writes at the least); its longest chain of
- * global accesses that waited on one another moved HX_C_W_DEPTH, and the ratio is how many
- * such chains the work was worth. Fails the test with a message naming it, and returns 0,
+ * global accesses that waited on one another moved HX_C_W_DEPTH, and @p bytes is how many times
+ * that the work was worth. Fails the test with a message naming it, and returns 0,
  * below @p min_ways: its blocks waited for one another to finish, one after another (a chained
  * scan that waits before its tile's work), which a GPU runs at one multiprocessor's speed
  * whatever the grid. On the figure (a note) where it holds, 1; -1 where there are no counters.

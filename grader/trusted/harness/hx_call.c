@@ -1377,11 +1377,11 @@ int hx_check_depth(const char *call, double bytes, double min_ways) {
     return 0;
   }
   const double ways = bytes / depth;
-  hx_note("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, 1/%.1f of the "
-          "%.0f the call must read and write (at least 1/%.0f)", call, depth, ways, bytes, min_ways);
+  hx_note("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, %.1f times fewer "
+          "than the %.0f the call must read and write (at least %.0f times)", call, depth, ways, bytes, min_ways);
   if (ways < min_ways) {
-    HX_FAIL("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, 1/%.1f of the "
-            "%.0f the call must read and write, more than 1/%.0f: its blocks took turns, each waiting for another to finish "
+    HX_FAIL("%s: its longest chain of global accesses that waited on one another moved %.0f bytes, only %.1f times "
+            "fewer than the %.0f the call must read and write (at least %.0f times): its blocks took turns, each waiting for another to finish "
             "its work before doing its own, which a GPU runs at one multiprocessor's speed whatever the grid (the "
             "emu follows each value a block reads back to the block that stored it; in a single pass a block "
             "loads and reduces its tile before it waits, and waits only for status words)",

@@ -1093,7 +1093,7 @@ static void test_emu_sight(void) {
 
 /* The two single passes (compaction, half kept, and the line of sight) once each, right, in the
  * emu's depth mode: their work spread over their blocks (hx_check_blocks) and the longest chain
- * of global accesses that waited on one another at most 1/min_ways of what the pass must move
+ * of global accesses that waited on one another min_ways times shorter than what the pass must move, at least
  * (hx_check_depth). One block walking every tile, or blocks that each wait for the tile before
  * to be finished before they load their own, are right and as slow on a GPU as one
  * multiprocessor: what the timing tests fail there, which the emu cannot time. */
