@@ -544,6 +544,8 @@ def decl_end(m, i):
 DEVICE_HEAD = re.compile(r'\b(__device__|__global__)\b')
 NOT_DEVICE_STATIC = re.compile(r'\b(__shared__|__constant__|__global__|const|constexpr|thread_local|extern|'
                                r'template|typedef|using|static_assert|friend|operator)\b')
+NOT_CONSTANT = re.compile(r'\b(__shared__|__global__|constexpr|thread_local|extern|template|typedef|using|'
+                          r'static_assert|friend|operator)\b')
 
 
 def top_bodies(m, kinds):
@@ -623,6 +625,7 @@ class Rewriter:
         templates, defs, seen = set(), {}, {}
         self.kernel_bodies = []  # (name as written, end of body) of each kernel defined, not a template
         self.template_entries = []  # where each kernel template's body starts
+        self.kernel_starts = []  # where each kernel's body starts, templates or not
         self.template_required = {}  # kernel template -> template arguments a launch must name
         for mt in re.finditer(r'\b__global__\b', m):
             head_start = max(m.rfind(';', 0, mt.start()), m.rfind('}', 0, mt.start()), m.rfind('{', 0, mt.start()))
@@ -659,6 +662,8 @@ class Rewriter:
             k = close + 1 if close >= 0 else -1
             while 0 <= k < len(m) and m[k] not in '{;':
                 k += 1
+            if k >= 0 and k < len(m) and m[k] == '{':
+                self.kernel_starts.append(k + 1)
             if k >= 0 and k < len(m) and m[k] == '{' and re.search(r'\btemplate\b', head):
                 self.template_entries.append(k + 1)
             elif k >= 0 and k < len(m) and m[k] == '{':
@@ -823,7 +828,7 @@ class Rewriter:
         before its headers are inlined, and a kernel template of a header launched with deduced
         arguments has no address to take (`&fillKernel` names no function)."""
         templates, defs, required = set(), {}, {}
-        saved = (self.kernel_bodies, self.template_entries, self.template_required) \
+        saved = (self.kernel_bodies, self.template_entries, self.template_required, self.kernel_starts) \
             if hasattr(self, 'kernel_bodies') else None
         try:
             for mt in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', src, re.M):
@@ -848,7 +853,7 @@ class Rewriter:
                 required.update(r2)
         finally:
             if saved:
-                self.kernel_bodies, self.template_entries, self.template_required = saved
+                self.kernel_bodies, self.template_entries, self.template_required, self.kernel_starts = saved
         return templates, defs, required
 
     def rewrite(self, path, src):
@@ -948,6 +953,9 @@ class Rewriter:
             self.counter += 1
             edits.append((end, end, ' [[maybe_unused]] static const bool scanlab_emu_kernel_%d = '
                           '::scanlab_emu::kernel_register(&%s, "%s");' % (self.counter, qual, qual)))
+        for pos in self.kernel_starts:
+            # the arguments are read: what the thread loads from here on is the device's
+            edits.append((pos, pos, ' ::scanlab_emu::kernel_entered();'))
         for pos in self.template_entries:
             # a launch that deduced the template's arguments is named by the instance that runs
             edits.append((pos, pos, ' ::scanlab_emu::template_kernel_entry(__PRETTY_FUNCTION__);'))
@@ -1062,6 +1070,25 @@ class Rewriter:
                 text += (' [[maybe_unused]] %s scanlab_emu_dv_%d = ::scanlab_emu::device_static('
                          '(const void *)&%s, sizeof(%s), "%s");' % (flag, self.counter, nm, nm, nm))
             edits.append((de + 1, de + 1, text))
+        # __constant__ variables (defined, not declared extern): what a kernel may load although
+        # they are host statics on the emu (the probes fail a kernel's load from the host's own
+        # memory); not device statics, whose accesses the counters count as global memory's
+        for mt in re.finditer(r'\b__constant__\b', m):
+            if inside(mt.start(), code):
+                continue
+            ds = max(m.rfind(';', 0, mt.start()), m.rfind('{', 0, mt.start()), m.rfind('}', 0, mt.start())) + 1
+            de = decl_end(m, mt.start())
+            if ds in done or de < 0 or NOT_CONSTANT.search(m[ds:de]):
+                continue
+            done.add(ds)
+            body = re.sub(r'\b(static|__device__|__constant__|volatile|inline|const)\b', ' ', m[ds:de])
+            text = ''
+            for nm in declared_names(body):
+                self.counter += 1
+                text += (' [[maybe_unused]] static const bool scanlab_emu_dc_%d = ::scanlab_emu::device_constant('
+                         '(const void *)&%s, sizeof(%s));' % (self.counter, nm, nm))
+            if text:
+                edits.append((de + 1, de + 1, text))
 
     def has_device_code(self, path):
         try:

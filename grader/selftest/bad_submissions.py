@@ -736,7 +736,7 @@ def case_host_scan_laundered():
     with open(os.path.join(sub, rel), "w") as f:
         f.write(text[:begin] + host + "  if (n == 0) return;\n" + text[begin:])
     return expect("host_scan_laundered", sub, "05", ("propagate_inc", "propagate_exc", "lookback_inc"),
-                  {t: r"outputs changed after the device last wrote them, by other means than a kernel"
+                  {t: r"outputs or __device__ variables changed after the device last wrote them, by other means than a kernel"
                    for t in ("propagate_inc", "propagate_exc")},
                   max_timeout=60, env=allowing("05", "mprotect"))
 
@@ -2654,6 +2654,76 @@ static __global__ void stageOut(int32_t *out, size_t n) {
                     r"(?s)does not compile.*__device__ variable \"g_stage\" cannot be directly read in a host function")
 
 
+STAGE_05 = """static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }
+__device__ int32_t g_stage[1 << 25];
+static __global__ void stageIn(const int32_t *in, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) g_stage[i] = in[i];
+}
+static __global__ void copyOut(const int32_t *from, int32_t *out, size_t n) {
+  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = from[i];
+}
+"""
+
+
+def staged_05(case, body):
+    """Lab 05's solution with its propagate() replaced by `body`, STAGE_05 beside it."""
+    rel = "05-global-scan/global_scan.cu"
+    text = open(os.path.join(ROOT, "solutions", rel)).read()
+    level = "static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }\n"
+    text = text.replace(level, STAGE_05, 1)
+    text = replace_region(text, "05", "static void propagate(const int32_t *in", body)
+    return write_submission(case, rel, text)
+
+
+def case_static_by_pointer_05():
+    """Lab 05's propagate stages the input in a __device__ array, scans it in place in host code
+    through a pointer it takes to the array (nvcc says nothing of that), and copies it out with a
+    kernel (the direct form is refused at build). The emu watches every __device__ variable
+    during a graded call as it does the outputs: changed by host code, the call fails."""
+    body = """  if (n == 0) return;
+  const unsigned blocks = (unsigned)((n + 255) / 256);
+  stageIn<<<blocks, 256>>>(in, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  int32_t *p = g_stage, run = 0;
+  for (size_t i = 0; i < n; i++) {
+    const int32_t x = p[i];
+    p[i] = EXCLUSIVE ? run : run + x;
+    run += x;
+  }
+  copyOut<<<blocks, 256>>>(p, out, n);
+  CUDA_CHECK_LAUNCH();
+"""
+    sub = staged_05("static_by_pointer_05", body)
+    return all_fail("static_by_pointer_05", sub, "05", ("propagate_inc", "propagate_exc"),
+                    r"outputs or __device__ variables changed after the device last wrote them")
+
+
+def case_kernel_loads_host_05():
+    """Lab 05's propagate stages the input in a __device__ array, reads it in host code through a
+    pointer, scans into malloc'd host memory, and has a kernel load the scan from there (the
+    second round: 13/13 on the propagate tests). A GPU fails that load; the emu now does too,
+    once the kernel has read its arguments (which the emu keeps in the host's memory)."""
+    body = """  if (n == 0) return;
+  const unsigned blocks = (unsigned)((n + 255) / 256);
+  stageIn<<<blocks, 256>>>(in, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const int32_t *p = g_stage;
+  int32_t *h = (int32_t *)malloc(n * sizeof(int32_t)), run = 0;
+  for (size_t i = 0; i < n; i++) {
+    h[i] = EXCLUSIVE ? run : run + p[i];
+    run += p[i];
+  }
+  copyOut<<<blocks, 256>>>(h, out, n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  free(h);
+"""
+    sub = staged_05("kernel_loads_host_05", body)
+    return all_fail("kernel_loads_host_05", sub, "05", ("propagate_inc", "propagate_exc"),
+                    r"loads from the host's own memory")
+
+
 def case_kernel_on_host_memory_05():
     """Lab 05: propagate() scans on the host in a malloc'd buffer that one kernel fills from the
     input and another copies to the output: no cudaMemcpy, so no copy counted, and a kernel
@@ -3321,6 +3391,8 @@ CASES = [
     ("lab 06: every block waits for the tile before its own to be finished (emu depth)", case_turns_06),
     ("lab 07: the line of sight's blocks wait for the tile before its own (emu depth)", case_turns_07),
     ("lab 05: host code scans a __device__ array in place (nvcc's warnings as errors)", case_device_static_from_host_05),
+    ("lab 05: host code scans a __device__ array through a pointer (emu watch)", case_static_by_pointer_05),
+    ("lab 05: a kernel loads a host scan from malloc'd memory (emu)", case_kernel_loads_host_05),
     ("the emu's counters switched off by the submission: the counters tests fail, the maximum stays", case_counters_cleared),
     ("a command in a handin's name never runs (make grade, grade-class, make test)", case_shell_in_names),
     ("zip handins: graded, or refused with the reason (a path out, a link, a bomb)", case_zip_handins),

@@ -85,6 +85,11 @@ struct PointerArgs {
  * template's arguments (`scan<<<g, b>>>(d_in, n)`) is named by the instance that runs,
  * `scan<float>`, from the function's own signature. */
 void name_launch(const char *pretty_function);
+/* At the entry of every kernel (cu2cpp.py): the thread's arguments are read; from here on what
+ * it loads must be the device's (the probes fail a load from the host's own memory). */
+void kernel_entered();
+/* A __constant__ variable (cu2cpp.py): kernels may load it (it is a host static on the emu). */
+bool device_constant(const void *p, size_t bytes);
 inline void template_kernel_entry(const char *pretty_function) {
   if (__builtin_expect(tls.name_pending, 0)) name_launch(pretty_function);
 }

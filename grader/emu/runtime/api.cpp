@@ -961,6 +961,7 @@ struct Watch {
   size_t n;
   std::vector<uint64_t> h; /* a hash a chunk */
   bool changed;
+  bool fixed; /* a static of device code: always there, and the host's memory on the emu */
 };
 static std::mutex g_watch_mutex;
 static std::vector<Watch> g_watch;
@@ -994,7 +995,7 @@ static void watch_chunks(uintptr_t lo, size_t n, bool check, bool rehash) {
   std::lock_guard<std::mutex> g(g_watch_mutex);
   for (Watch &w : g_watch) {
     if (n && (lo >= w.lo + w.n || w.lo >= lo + n)) continue;
-    if (!watch_alive(w)) {
+    if (!w.fixed && !watch_alive(w)) {
       w.changed = true;
       continue;
     }
@@ -1004,7 +1005,7 @@ static void watch_chunks(uintptr_t lo, size_t n, bool check, bool rehash) {
       c0 = (a - w.lo) / WATCH_CHUNK;
       c1 = (b - w.lo + WATCH_CHUNK - 1) / WATCH_CHUNK;
     }
-    HostAccess open((const void *)w.lo, w.n);
+    HostAccess open((const void *)w.lo, w.fixed ? 0 : w.n);
     for (size_t c = c0; c < c1; c++) {
       const size_t at = c * WATCH_CHUNK, len = w.n - at < WATCH_CHUNK ? w.n - at : WATCH_CHUNK;
       const uint64_t h = hash_bytes((const void *)(w.lo + at), len);
@@ -1099,7 +1100,15 @@ int scanlab_emu_watch(const void *const *ptrs, const size_t *bytes, int n) {
   for (int k = 0; k < n; k++)
     if (ptrs[k] && bytes[k])
       w.push_back(Watch{(uintptr_t)ptrs[k], bytes[k],
-                        std::vector<uint64_t>((bytes[k] + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false});
+                        std::vector<uint64_t>((bytes[k] + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false, false});
+  /* and every static of device code: host code that writes one (through a pointer it took;
+   * nvcc refuses a direct write) reaches, on a GPU, a host copy of it, never the device's */
+  static std::pair<uintptr_t, uintptr_t> statics[4096];
+  const int ns = scanlab_emu::device_static_ranges(statics, 4096);
+  for (int k = 0; k < ns; k++) {
+    const size_t b = statics[k].second - statics[k].first;
+    w.push_back(Watch{statics[k].first, b, std::vector<uint64_t>((b + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false, true});
+  }
   {
     std::lock_guard<std::mutex> g(g_watch_mutex);
     g_watch.swap(w);

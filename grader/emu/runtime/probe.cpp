@@ -493,6 +493,91 @@ __attribute__((noinline)) void host_store(uintptr_t a, void *ret) {
   raise(SIGSEGV);
 }
 
+/* Whether @p a lies in a mapping the process cannot write (its code, its read-only data: a
+ * string literal, a constant table), which a kernel may read on the emu as nvcc would have put
+ * it in the module's constant data. The mappings are read again only where an address is not
+ * in those already seen (a load the caller fails next, or read-only data mapped since). */
+bool in_readonly_mapping(uintptr_t a) {
+  static std::mutex m;
+  static std::vector<std::pair<uintptr_t, uintptr_t>> ro;
+  static thread_local uintptr_t last_lo = 0, last_hi = 0;
+  if (a - last_lo < last_hi - last_lo) return true;
+  std::lock_guard<std::mutex> g(m);
+  for (int pass = 0; pass < 2; pass++) {
+    for (const auto &r : ro)
+      if (a - r.first < r.second - r.first) {
+        last_lo = r.first;
+        last_hi = r.second;
+        return true;
+      }
+    if (pass) break;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return true; /* cannot tell: as before, the load goes on */
+    ro.clear();
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+      unsigned long lo = 0, hi = 0;
+      char perms[8] = {0};
+      if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[1] != 'w')
+        ro.emplace_back((uintptr_t)lo, (uintptr_t)hi);
+    }
+    fclose(f);
+  }
+  return false;
+}
+
+/* __constant__ variables (device_constant, cu2cpp.py): host statics on the emu that kernels
+ * may load. Made at their first use: a program's statics register before this file's own
+ * would be constructed. */
+std::mutex &constants_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<std::pair<uintptr_t, uintptr_t>> &constants() {
+  static std::vector<std::pair<uintptr_t, uintptr_t>> v;
+  return v;
+}
+
+bool in_constant(uintptr_t a) {
+  static thread_local uintptr_t last_lo = 0, last_hi = 0;
+  if (a - last_lo < last_hi - last_lo) return true;
+  std::lock_guard<std::mutex> g(constants_mutex());
+  for (const auto &r : constants())
+    if (a - r.first < r.second - r.first) {
+      last_lo = r.first;
+      last_hi = r.second;
+      return true;
+    }
+  return false;
+}
+
+/* A kernel's load, past its entry (its arguments read: kernel_entered), from the host's own
+ * memory (the heap, a host static, memory it mapped), which no kernel reaches on a GPU: fails
+ * the launch, as host_store does a store. Read-only data passes (a string literal). */
+__attribute__((noinline)) void host_load(uintptr_t a, void *ret) {
+  Fiber *f = (Fiber *)tls.fiber;
+  if (!f || !f->in_body) return;
+  const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+  if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_device_heap(a)) return;
+  Worker *w = (Worker *)tls.worker;
+  GuardHit hit;
+  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit)) return;
+  if (in_constant(a) || in_readonly_mapping(a)) return;
+  char head[400];
+  snprintf(head, sizeof head,
+           "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) loads from the host's own memory at %p, which no "
+           "kernel can reach on a GPU (an H200 fails the launch with cudaErrorIllegalAddress): ",
+           g_launch ? g_launch->name : "?", w ? w->bidx.x : 0, w ? w->bidx.y : 0, w ? w->bidx.z : 0,
+           f->tidx.x, f->tidx.y, f->tidx.z, (void *)a);
+  const std::string msg = std::string(head) + "the load is at " + where((uintptr_t)ret) +
+                          "; a kernel's memory is the device's (cudaMalloc), pinned or managed memory, "
+                          "__device__ variables and its own locals\n";
+  ssize_t wr = write(2, msg.data(), msg.size());
+  (void)wr;
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
+}
+
 inline size_t mix(uintptr_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 20); }
 
 /* ---------------------------------------------------------------- word summaries */
@@ -980,6 +1065,7 @@ __attribute__((always_inline)) inline void record(const volatile void *p, unsign
     if (sh) record_rare(p, size, write, ret, vol);
     else if (pr->xb_me && in_device_heap(a)) xb_touch(pr, a, size, write); /* the heap: races only */
     else if (write) host_store(a, ret);
+    else host_load(a, ret);
     return;
   }
   /* a volatile access: in a program's own run the warp's lanes take their steps in turn
@@ -1970,6 +2056,19 @@ void probe_heap_freed(const void *p, size_t bytes) {
 bool device_static_at(const void *p) {
   uintptr_t lo, hi;
   return static_of((uintptr_t)p, &lo, &hi);
+}
+
+int device_static_ranges(std::pair<uintptr_t, uintptr_t> *out, int cap) {
+  const int n = g_n_statics.load(std::memory_order_acquire);
+  int k = 0;
+  for (; k < n && k < cap; k++) out[k] = g_statics[k];
+  return k;
+}
+
+bool device_constant(const void *p, size_t bytes) {
+  std::lock_guard<std::mutex> g(constants_mutex());
+  constants().emplace_back((uintptr_t)p, (uintptr_t)p + bytes);
+  return true;
 }
 
 bool device_static(const void *p, size_t bytes, const char *name) {

@@ -1013,6 +1013,7 @@ static void fiber_entry() {
   Worker *w = (Worker *)tls.worker;
   w->cur->fresh = false;
   for (;;) {
+    w->cur->in_body = false;
     w->launch->thunk(w->launch->closure);
     fiber_exit(w); /* returns when the next thread takes over this stack */
   }
@@ -1822,6 +1823,10 @@ static std::string name_of_pretty(const char *pf) {
     }
   }
   return name + "<" + args + ">";
+}
+
+void kernel_entered() {
+  if (Fiber *f = (Fiber *)tls.fiber) f->in_body = true;
 }
 
 void name_launch(const char *pretty_function) {

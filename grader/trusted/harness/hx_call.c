@@ -1282,9 +1282,10 @@ static size_t after_call(int nargs, const hx_arg *args, const char *ctx) {
 
 static size_t check_copies(const hxp_reply *r, const char *fn, const char *ctx) {
   if (r->host_wrote) {
-    hx_fail_at(__FILE__, __LINE__, "%s: %s: %u of its outputs changed after the device last wrote them, by "
-               "other means than a kernel or the runtime's copies: host code wrote device memory (reopened "
-               "around the lab's rules?); the lab's work must be done on the device", ctx, fn, r->host_wrote);
+    hx_fail_at(__FILE__, __LINE__, "%s: %s: %u of its outputs or __device__ variables changed after the device last "
+               "wrote them, by other means than a kernel or the runtime's copies: host code wrote device memory "
+               "(reopened around the lab's rules, or a __device__ variable through a pointer?); the lab's work must "
+               "be done on the device", ctx, fn, r->host_wrote);
     return 1;
   }
   const unsigned long long moved = (unsigned long long)(r->d2h + r->h2d);
