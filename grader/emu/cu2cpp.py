@@ -3,7 +3,7 @@
 
 Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
 
-Five rewrites, each keeping every line on its line number (a `#line` directive at the top
+Six rewrites, each keeping every line on its line number (a `#line` directive at the top
 names the .cu file, so compiler errors and emulator diagnostics point into it):
 
 * `kernel<<<grid, block, smem, stream>>>(args)` becomes a call of
@@ -34,7 +34,13 @@ names the .cu file, so compiler errors and emulator diagnostics point into it):
   race-check it as they do cudaMalloc'd memory. A namespace-scope variable is told when the
   program starts, a function's static when the function first runs. In the same functions,
   `malloc` and `free` become the device heap's (`::scanlab_emu::device_malloc`, `device_free`:
-  as large as `cudaLimitMallocHeapSize`, 8 MiB unless set).
+  as large as `cudaLimitMallocHeapSize`, 8 MiB unless set). A `__constant__` variable (defined,
+  not `extern`) is told too (`::scanlab_emu::device_constant`): a host static that kernels may
+  load.
+
+* each kernel's body starts with `::scanlab_emu::kernel_entered();`: the thread has read its
+  arguments (from the launching thread's memory), and with the probes its loads from the
+  host's own memory end the program from here on, as its stores there do anywhere.
 
 Local `.cuh` headers included with quotes are inlined (rewritten the same way) when they are
 found next to the including file or in a -I directory, so `__shared__` in device functions
@@ -1073,14 +1079,15 @@ class Rewriter:
         # __constant__ variables (defined, not declared extern): what a kernel may load although
         # they are host statics on the emu (the probes fail a kernel's load from the host's own
         # memory); not device statics, whose accesses the counters count as global memory's
+        done_c = set()  # apart from `done`: `__device__ __constant__` was seen above, not told
         for mt in re.finditer(r'\b__constant__\b', m):
             if inside(mt.start(), code):
                 continue
             ds = max(m.rfind(';', 0, mt.start()), m.rfind('{', 0, mt.start()), m.rfind('}', 0, mt.start())) + 1
             de = decl_end(m, mt.start())
-            if ds in done or de < 0 or NOT_CONSTANT.search(m[ds:de]):
+            if ds in done_c or de < 0 or NOT_CONSTANT.search(m[ds:de]):
                 continue
-            done.add(ds)
+            done_c.add(ds)
             body = re.sub(r'\b(static|__device__|__constant__|volatile|inline|const)\b', ' ', m[ds:de])
             text = ''
             for nm in declared_names(body):

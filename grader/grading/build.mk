@@ -32,8 +32,6 @@ OUT          ?= build/sub/$(BACKEND)/manual/lab$(LAB)
 CC     ?= cc
 CXX    ?= g++
 NVCC   ?= nvcc
-# nvcc's warnings for host code that reads (20091) or writes (20092) a __device__ variable directly
-NVCC_DEVVAR := --diag-error 20091,20092
 PYTHON ?= python3
 
 KIT    := build/kit
@@ -146,18 +144,12 @@ STUDENT_LIBS := $(EMU_LIB)
 # GCC looks first; it reads the header's text where the .gch does not fit, and for -E): the
 # header was over half of a small lab's compile (lab 02's file, 0.64 s). A .gch keeps no
 # `#pragma GCC diagnostic`: EMU_PRAGMA_FLAGS at the end does what the header's pragmas do.
-# DEVCHECK_HOST runs nvcc's front end over the host code too (-cuda, about 1.3 s, also beside
-# the compile), with NVCC_DEVVAR: host code that reads or writes a __device__ variable directly,
-# which on a GPU reaches a host copy and never the device's, is nvcc's warning 20091 or 20092
-# and here an error, on both backends (on the emu the variable is the device's, and a host scan
-# staged through one passed lab 05's propagate tests).
 define FLAGS
 STUDENT_REWRITE = $(EMU_PYTHON) emu/cu2cpp.py
 STUDENT_CXX = $(EMU_CXX) $(EMU_CXXFLAGS) -g1 $$(STUDENT_OPT) $(EMU_PROBE_FLAGS) -Iemu/include -include scanlab_emu.h $(STUDENT_WARN) -Iinclude $(EMU_PRAGMA_FLAGS)
 DRIVER_LINK = $(EMU_CXX) $(EMU_CXXFLAGS)
 DRIVER_LIBS = kit/$(notdir $(EMU_LIB)) $(EMU_LDLIBS) $(EMU_FAST_LD) -lm
 DEVCHECK = $(if $(shell command -v $(NVCC)),$(NVCC) -G -std=c++17 -arch=sm_$(SM) -Iinclude --ptx)
-DEVCHECK_HOST = $(if $(shell command -v $(NVCC)),$(NVCC) -std=c++17 -arch=sm_$(SM) -Iinclude -cuda $(NVCC_DEVVAR))
 endef
 endif
 
@@ -176,7 +168,7 @@ $(KITB)/driver/nccl_%.o: grader/trusted/driver/nccl_%.cu $(NCCL_HDRS) | $(KITB)/
 	$(NVCC) $(NVCC_BASE) -Werror all-warnings $(DRIVER_INC) -c $< -o $@
 LINK = $(NVCC) -arch=sm_$(SM) -o $@ $^ -lcuda
 define FLAGS
-STUDENT_NVCC = $(NVCC) $(NVCC_BASE) $(NVCC_DEVVAR) -Iinclude
+STUDENT_NVCC = $(NVCC) $(NVCC_BASE) -Iinclude
 DRIVER_LINK = $(NVCC) -arch=sm_$(SM)
 DRIVER_LIBS = -lcuda
 endef

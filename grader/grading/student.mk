@@ -43,13 +43,10 @@ $(OUT)/%.cu.o: $(DIR)%.cu | $(OUT)
 endif
 
 # On emu, where nvcc is installed, the student's .cu files also go through nvcc's device
-# compiler: a kernel that calls a host function fails here as it would on a GPU; and through
-# its front end for the host code (DEVCHECK_HOST): host code that reads or writes a __device__
-# variable fails as it does on a GPU build.
+# compiler: a kernel that calls a host function fails here as it would on a GPU.
 devcheck: $(if $(DEVCHECK),$(foreach s,$(filter %.cu,$(SRCS)),$(OUT)/$(notdir $(s)).ptx))
 $(OUT)/%.cu.ptx: $(DIR)%.cu | $(OUT)
 	$(DEVCHECK) $< -o $@
-	$(if $(DEVCHECK_HOST),$(DEVCHECK_HOST) $< -o /dev/null)
 
 # ---- the source check ------------------------------------------------------------------------
 # grade.py writes, for each student file F, check/F (the spliced file, each STUDENT marker

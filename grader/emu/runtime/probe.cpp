@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace scanlab_emu {
@@ -204,6 +205,7 @@ struct Probe {
    * from block to block of this worker's slot), and the largest clock a block of the launch
    * ended with */
   unsigned long long dc_dep = 0, dc_sched = 0, dc_max = 0;
+  std::unordered_set<uintptr_t> dc_seen; /* words the block read by a poll (dc_access), this block */
   /* the sectors volatile loads read in this launch, each with its reads (a sector may appear
    * more than once; sorted and merged when the list reaches vol_limit) */
   std::vector<std::pair<uintptr_t, unsigned long long>> vol;
@@ -527,27 +529,16 @@ bool in_readonly_mapping(uintptr_t a) {
 }
 
 /* __constant__ variables (device_constant, cu2cpp.py): host statics on the emu that kernels
- * may load. Made at their first use: a program's statics register before this file's own
- * would be constructed. */
-std::mutex &constants_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::vector<std::pair<uintptr_t, uintptr_t>> &constants() {
-  static std::vector<std::pair<uintptr_t, uintptr_t>> v;
-  return v;
-}
+ * may load. A fixed table, as the device statics' (a program's statics register before this
+ * file's own objects would be constructed), read without a lock. */
+const int MAX_CONSTANTS = 4096;
+std::pair<uintptr_t, uintptr_t> g_constants[MAX_CONSTANTS];
+std::atomic<int> g_n_constants{0};
 
 bool in_constant(uintptr_t a) {
-  static thread_local uintptr_t last_lo = 0, last_hi = 0;
-  if (a - last_lo < last_hi - last_lo) return true;
-  std::lock_guard<std::mutex> g(constants_mutex());
-  for (const auto &r : constants())
-    if (a - r.first < r.second - r.first) {
-      last_lo = r.first;
-      last_hi = r.second;
-      return true;
-    }
+  const int n = g_n_constants.load(std::memory_order_acquire);
+  for (int k = 0; k < n; k++)
+    if (a - g_constants[k].first < g_constants[k].second - g_constants[k].first) return true;
   return false;
 }
 
@@ -558,11 +549,12 @@ __attribute__((noinline)) void host_load(uintptr_t a, void *ret) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f || !f->in_body) return;
   const uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
-  if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_device_heap(a)) return;
+  if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_constant(a) || in_device_heap(a))
+    return;
   Worker *w = (Worker *)tls.worker;
+  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || in_readonly_mapping(a)) return;
   GuardHit hit;
-  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit)) return;
-  if (in_constant(a) || in_readonly_mapping(a)) return;
+  if (guard_find((const void *)a, &hit)) return;
   char head[400];
   snprintf(head, sizeof head,
            "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) loads from the host's own memory at %p, which no "
@@ -930,15 +922,20 @@ DcCell *dc_cell(uintptr_t a, bool make) {
 }
 
 /* A global access of the running block, in depth mode: a load takes the later clock of what
- * it reads, then counts; a store counts, then leaves its clock in the words it wrote. */
+ * it reads, then counts; a store counts, then leaves its clock in the words it wrote. A poll (a
+ * volatile load) counts only the words the block had not read by a poll before: its first
+ * read of a word is work (input read through volatile loads counts as any other), its reads
+ * again are waiting. */
 __attribute__((noinline)) void dc_access(Probe *pr, uintptr_t a, unsigned size, bool write, bool poll) {
   if (write) {
     pr->dc_dep += size;
     pr->dc_sched += size;
   }
-  if (g_dc_cells)
+  unsigned long long first = 0;
+  if (g_dc_cells || poll)
     for (uintptr_t x = a & ~(uintptr_t)3; x < a + size; x += 4) {
-      DcCell *c = dc_cell(x, write);
+      if (poll && pr->dc_seen.insert(x).second) first += 4;
+      DcCell *c = g_dc_cells ? dc_cell(x, write) : nullptr;
       if (!c) continue;
       if (write) {
         c->dep = pr->dc_dep;
@@ -948,21 +945,29 @@ __attribute__((noinline)) void dc_access(Probe *pr, uintptr_t a, unsigned size, 
         if (c->sched > pr->dc_sched) pr->dc_sched = c->sched;
       }
     }
-  if (!write && !poll) {
-    pr->dc_dep += size;
-    pr->dc_sched += size;
+  if (!write) {
+    const unsigned long long add = poll ? first : size;
+    pr->dc_dep += add;
+    pr->dc_sched += add;
   }
 }
 
 /* An atomic on a global word, in depth mode: a read of the word, then (where it changed the
- * word) 4 bytes of the block's work and a store of its clock. */
+ * word) 4 bytes of the block's work and a store of its clock. One that changes nothing is a
+ * poll (dc_access): its first read of the word counts. */
 void dc_atomic(Probe *pr, uintptr_t a, bool changed) {
   DcCell *c = g_dc_cells ? dc_cell(a & ~(uintptr_t)3, changed) : nullptr;
   if (c) {
     if (c->dep > pr->dc_dep) pr->dc_dep = c->dep;
     if (c->sched > pr->dc_sched) pr->dc_sched = c->sched;
   }
-  if (!changed) return;
+  if (!changed) {
+    if (pr->dc_seen.insert(a & ~(uintptr_t)3).second) {
+      pr->dc_dep += 4;
+      pr->dc_sched += 4;
+    }
+    return;
+  }
   pr->dc_dep += 4;
   pr->dc_sched += 4;
   if (c) {
@@ -2066,8 +2071,12 @@ int device_static_ranges(std::pair<uintptr_t, uintptr_t> *out, int cap) {
 }
 
 bool device_constant(const void *p, size_t bytes) {
-  std::lock_guard<std::mutex> g(constants_mutex());
-  constants().emplace_back((uintptr_t)p, (uintptr_t)p + bytes);
+  static std::mutex m; /* constructed at its first use */
+  std::lock_guard<std::mutex> g(m);
+  const int n = g_n_constants.load(std::memory_order_relaxed);
+  if (n == MAX_CONSTANTS) return false; /* loads of the later ones end the program: said there */
+  g_constants[n] = {(uintptr_t)p, (uintptr_t)p + bytes};
+  g_n_constants.store(n + 1, std::memory_order_release);
   return true;
 }
 
@@ -2164,6 +2173,7 @@ void probe_block_begin(Worker *w) {
   pr->tacc.assign(n, 0);
   pr->block_st = pr->counts[G_ST_SECT];
   pr->dc_dep = 0;
+  if (!pr->dc_seen.empty()) pr->dc_seen.clear();
   pr->xb_me = g_xb_on && !w->launch->any_point.load(std::memory_order_relaxed)
                   ? (uint32_t)(block_linear(w) % XB_ID) + 1 : 0;
 }
