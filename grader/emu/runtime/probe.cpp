@@ -552,9 +552,10 @@ __attribute__((noinline)) void host_load(uintptr_t a, void *ret) {
   if (a - (tp - ((uintptr_t)256 << 10)) < ((uintptr_t)256 << 10) + 4096 || in_constant(a) || in_device_heap(a))
     return;
   Worker *w = (Worker *)tls.worker;
-  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || in_readonly_mapping(a)) return;
-  GuardHit hit;
-  if (guard_find((const void *)a, &hit)) return;
+  GuardHit hit; /* the guards before the mappings: reading those again costs a miss */
+  if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit) ||
+      in_readonly_mapping(a))
+    return;
   char head[400];
   snprintf(head, sizeof head,
            "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) loads from the host's own memory at %p, which no "
