@@ -463,6 +463,26 @@ const char *global_holder(uintptr_t a, uintptr_t *lo, uintptr_t *hi) {
   return "global memory";
 }
 
+/* Ends the program: a kernel's access (@p verb "stores to" or "loads from") of the host's own
+ * memory at @p a, which no kernel reaches on a GPU. */
+[[noreturn]] __attribute__((noinline)) void host_memory_fatal(Worker *w, Fiber *f, uintptr_t a, void *ret,
+                                                              const char *verb, const char *what) {
+  char head[400];
+  snprintf(head, sizeof head,
+           "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) %s the host's own memory at %p, which no "
+           "kernel can reach on a GPU (an H200 fails the launch with cudaErrorIllegalAddress): ",
+           g_launch ? g_launch->name : "?", w ? w->bidx.x : 0, w ? w->bidx.y : 0, w ? w->bidx.z : 0,
+           f ? f->tidx.x : 0, f ? f->tidx.y : 0, f ? f->tidx.z : 0, verb, (void *)a);
+  const std::string msg = std::string(head) + "the " + what + " is at " + where((uintptr_t)ret) +
+                          "; a kernel's memory is the device's (cudaMalloc), pinned or managed memory, "
+                          "__device__ variables and its own locals\n";
+  ssize_t wr = write(2, msg.data(), msg.size());
+  (void)wr;
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
+  abort();
+}
+
 /* A store by a CUDA thread to memory that is none of the device's: not shared memory, not an
  * allocation (cudaMalloc, managed, pinned or registered host memory), not a static of device
  * code, not the device heap, not the thread's own stack. A GPU's kernel cannot reach the host's
@@ -480,19 +500,7 @@ __attribute__((noinline)) void host_store(uintptr_t a, void *ret) {
    * guards say of such a store (an overrun, and by how much) is the better message */
   GuardHit hit;
   if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit)) return;
-  char head[400];
-  snprintf(head, sizeof head,
-           "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) stores to the host's own memory at %p, which no "
-           "kernel can reach on a GPU (an H200 fails the launch with cudaErrorIllegalAddress): ",
-           g_launch ? g_launch->name : "?", w ? w->bidx.x : 0, w ? w->bidx.y : 0, w ? w->bidx.z : 0,
-           f ? f->tidx.x : 0, f ? f->tidx.y : 0, f ? f->tidx.z : 0, (void *)a);
-  const std::string msg = std::string(head) + "the store is at " + where((uintptr_t)ret) +
-                          "; a kernel's memory is the device's (cudaMalloc), pinned or managed memory, "
-                          "__device__ variables and its own locals\n";
-  ssize_t wr = write(2, msg.data(), msg.size());
-  (void)wr;
-  signal(SIGSEGV, SIG_DFL);
-  raise(SIGSEGV);
+  host_memory_fatal(w, f, a, ret, "stores to", "store");
 }
 
 /* Whether @p a lies in a mapping the process cannot write (its code, its read-only data: a
@@ -556,19 +564,7 @@ __attribute__((noinline)) void host_load(uintptr_t a, void *ret) {
   if ((w && w->arena && a - (uintptr_t)w->arena < w->arena_mapped) || guard_find((const void *)a, &hit) ||
       in_readonly_mapping(a))
     return;
-  char head[400];
-  snprintf(head, sizeof head,
-           "emu: kernel %s: block (%u,%u,%u), thread (%u,%u,%u) loads from the host's own memory at %p, which no "
-           "kernel can reach on a GPU (an H200 fails the launch with cudaErrorIllegalAddress): ",
-           g_launch ? g_launch->name : "?", w ? w->bidx.x : 0, w ? w->bidx.y : 0, w ? w->bidx.z : 0,
-           f->tidx.x, f->tidx.y, f->tidx.z, (void *)a);
-  const std::string msg = std::string(head) + "the load is at " + where((uintptr_t)ret) +
-                          "; a kernel's memory is the device's (cudaMalloc), pinned or managed memory, "
-                          "__device__ variables and its own locals\n";
-  ssize_t wr = write(2, msg.data(), msg.size());
-  (void)wr;
-  signal(SIGSEGV, SIG_DFL);
-  raise(SIGSEGV);
+  host_memory_fatal(w, f, a, ret, "loads from", "load");
 }
 
 inline size_t mix(uintptr_t x) { return (size_t)((x * 0x9E3779B97F4A7C15ull) >> 20); }
