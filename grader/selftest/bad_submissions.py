@@ -2386,6 +2386,38 @@ def case_grid_of_one_05():
                   {"emu_blocks": reason}, max_timeout=60, workers=MACHINE_FREE_WORKERS)
 
 
+# Lab 06: a block scanning elements [START, LIMIT) in order, blockDim.x at a time, carrying the
+# segmented sum across them (`have`, `carry` set before): the walk of the two one-block attacks.
+SEG_WALK_06 = """  for (size_t b = @START@; b < @LIMIT@; b += blockDim.x) {
+    const size_t i = b + t;
+    T x;
+    memset(&x, 0, sizeof x);
+    if (i < @LIMIT@) x = in[i];
+    const bool head = i < @LIMIT@ ? flags[i] != 0 : true;
+    if (t == 0 && have && !head) x = op(carry, x);
+    const T y = segScanIncBlock(x, head, op, &temp);
+    s_inc[t] = y;
+    __syncthreads();
+    if (i < @LIMIT@) {
+      if (EXCLUSIVE) {
+        T e = identity;
+        if (!head) { if (t > 0) e = s_inc[t - 1]; else if (have) e = carry; }
+        out[i] = e;
+      } else {
+        out[i] = y;
+      }
+    }
+    carry = s_inc[blockDim.x - 1];
+    have = true;
+    __syncthreads();
+  }
+"""
+
+
+def seg_walk_06(start, limit):
+    return SEG_WALK_06.replace("@START@", start).replace("@LIMIT@", limit)
+
+
 def case_first_block_walks_06():
     """Lab 06's single pass done by one block (the fourth trial: 40/40): the block that draws
     tile 0 scans every tile in order, carrying across them, while the others take a tile number
@@ -2414,30 +2446,7 @@ def case_first_block_walks_06():
   const unsigned t = threadIdx.x;
   bool have = s_work == 2;
   T carry = s_carry;
-  for (size_t b = (size_t)s_tile * SS_GLOBAL_TILE; b < n; b += blockDim.x) {
-    const size_t i = b + t;
-    T x;
-    memset(&x, 0, sizeof x);
-    if (i < n) x = in[i];
-    const bool head = i < n ? flags[i] != 0 : true;
-    if (t == 0 && have && !head) x = op(carry, x);
-    const T y = segScanIncBlock(x, head, op, &temp);
-    s_inc[t] = y;
-    __syncthreads();
-    if (i < n) {
-      if (EXCLUSIVE) {
-        T e = identity;
-        if (!head) { if (t > 0) e = s_inc[t - 1]; else if (have) e = carry; }
-        out[i] = e;
-      } else {
-        out[i] = y;
-      }
-    }
-    carry = s_inc[blockDim.x - 1];
-    have = true;
-    __syncthreads();
-  }
-"""
+""" + seg_walk_06("(size_t)s_tile * SS_GLOBAL_TILE", "n")
     text = replace_region(text, "06", "segScanGlobalKernel(const T *in, const uint8_t *flags, T *out", body)
     sub = write_submission("first_block_walks_06", rel, text)
     return expect("first_block_walks_06", sub, "06", ("global_inc", "global_exc", "emu_traffic", "emu_blocks"),
@@ -2560,30 +2569,7 @@ def case_turns_06():
   T carry = s_carry;
   const size_t begin = (size_t)tile * SS_GLOBAL_TILE;
   const size_t end = n - begin < SS_GLOBAL_TILE ? n : begin + SS_GLOBAL_TILE;
-  for (size_t b = begin; b < end; b += blockDim.x) {
-    const size_t i = b + t;
-    T x;
-    memset(&x, 0, sizeof x);
-    if (i < end) x = in[i];
-    const bool head = i < end ? flags[i] != 0 : true;
-    if (t == 0 && have && !head) x = op(carry, x);
-    const T y = segScanIncBlock(x, head, op, &temp);
-    s_inc[t] = y;
-    __syncthreads();
-    if (i < end) {
-      if (EXCLUSIVE) {
-        T e = identity;
-        if (!head) { if (t > 0) e = s_inc[t - 1]; else if (have) e = carry; }
-        out[i] = e;
-      } else {
-        out[i] = y;
-      }
-    }
-    carry = s_inc[blockDim.x - 1];
-    have = true;
-    __syncthreads();
-  }
-  if (t == 0) {
+""" + seg_walk_06("begin", "end") + """  if (t == 0) {
     __threadfence();
     statusStore(&status[tile], epoch, SS_FLAG_PREFIX, carry);
   }

@@ -1103,11 +1103,9 @@ int scanlab_emu_watch(const void *const *ptrs, const size_t *bytes, int n) {
                         std::vector<uint64_t>((bytes[k] + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false, false});
   /* and every static of device code: host code that writes one (through a pointer it took;
    * nvcc refuses a direct write) reaches, on a GPU, a host copy of it, never the device's */
-  static std::pair<uintptr_t, uintptr_t> statics[4096];
-  const int ns = scanlab_emu::device_static_ranges(statics, 4096);
-  for (int k = 0; k < ns; k++) {
-    const size_t b = statics[k].second - statics[k].first;
-    w.push_back(Watch{statics[k].first, b, std::vector<uint64_t>((b + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false, true});
+  for (const auto &r : scanlab_emu::device_static_ranges()) {
+    const size_t b = r.second - r.first;
+    w.push_back(Watch{r.first, b, std::vector<uint64_t>((b + WATCH_CHUNK - 1) / WATCH_CHUNK, 0), false, true});
   }
   {
     std::lock_guard<std::mutex> g(g_watch_mutex);

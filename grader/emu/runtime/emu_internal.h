@@ -347,8 +347,8 @@ bool lockstep_claim(Worker *w);
 void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
 bool device_static_at(const void *p); /* within a static of device code (device_static, probe.cpp) */
-/* the statics of device code registered so far (device_static), at most cap; how many */
-int device_static_ranges(std::pair<uintptr_t, uintptr_t> *out, int cap);
+/* the statics of device code registered so far (device_static) */
+std::vector<std::pair<uintptr_t, uintptr_t>> device_static_ranges();
 /* check_blocks: look for races between blocks (probe_block_race), for a launch of several
  * blocks, not cooperative, of a kernel not known to order its blocks; alone: one worker runs
  * all its blocks (no helper, no turns), so nothing else writes the shadow while it does;

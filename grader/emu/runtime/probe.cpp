@@ -2060,11 +2060,9 @@ bool device_static_at(const void *p) {
   return static_of((uintptr_t)p, &lo, &hi);
 }
 
-int device_static_ranges(std::pair<uintptr_t, uintptr_t> *out, int cap) {
+std::vector<std::pair<uintptr_t, uintptr_t>> device_static_ranges() {
   const int n = g_n_statics.load(std::memory_order_acquire);
-  int k = 0;
-  for (; k < n && k < cap; k++) out[k] = g_statics[k];
-  return k;
+  return std::vector<std::pair<uintptr_t, uintptr_t>>(g_statics, g_statics + n);
 }
 
 bool device_constant(const void *p, size_t bytes) {
