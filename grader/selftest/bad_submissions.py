@@ -2616,20 +2616,6 @@ def case_device_static_from_host_05():
     call: changed by the host, the call fails. (Taking nvcc's warnings as errors was tried and
     left: nvcc gives the same error for a __host__ __device__ helper that reads the variable,
     which runs right on a GPU where only device code calls it.)"""
-    rel = "05-global-scan/global_scan.cu"
-    text = open(os.path.join(ROOT, "solutions", rel)).read()
-    level = "static size_t levelInts(size_t tiles) { return (tiles + 3) / 4 * 4; }\n"
-    stage = level + """__device__ int32_t g_stage[1 << 25];
-static __global__ void stageIn(const int32_t *in, size_t n) {
-  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) g_stage[i] = in[i];
-}
-static __global__ void stageOut(int32_t *out, size_t n) {
-  const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = g_stage[i];
-}
-"""
-    text = text.replace(level, stage, 1)
     body = """  if (n == 0) return;
   const unsigned blocks = (unsigned)((n + 255) / 256);
   stageIn<<<blocks, 256>>>(in, n);
@@ -2640,11 +2626,11 @@ static __global__ void stageOut(int32_t *out, size_t n) {
     g_stage[i] = EXCLUSIVE ? run : run + x;
     run += x;
   }
-  stageOut<<<blocks, 256>>>(out, n);
+  int32_t *from = g_stage;
+  copyOut<<<blocks, 256>>>(from, out, n);
   CUDA_CHECK_LAUNCH();
 """
-    text = replace_region(text, "05", "static void propagate(const int32_t *in", body)
-    sub = write_submission("device_static_from_host_05", rel, text)
+    sub = staged_05("device_static_from_host_05", body)
     return all_fail("device_static_from_host_05", sub, "05", ("propagate_inc", "propagate_exc"),
                     r"outputs or __device__ variables changed after the device last wrote them")
 
