@@ -1071,10 +1071,11 @@ class Rewriter:
             # a function's: thread_local, so that setting the flag, in a CUDA thread, stores to
             # the worker's own storage, not to a host static the probes would stop
             flag = 'static thread_local const bool' if where == 'fn' else 'static const bool'
+            managed = ', true' if re.search(r'\b__managed__\b', decl) else ''
             for nm in names:
                 self.counter += 1
                 text += (' [[maybe_unused]] %s scanlab_emu_dv_%d = ::scanlab_emu::device_static('
-                         '(const void *)&%s, sizeof(%s), "%s");' % (flag, self.counter, nm, nm, nm))
+                         '(const void *)&%s, sizeof(%s), "%s"%s);' % (flag, self.counter, nm, nm, nm, managed))
             edits.append((de + 1, de + 1, text))
         # __constant__ variables (defined, not declared extern): what a kernel may load although
         # they are host statics on the emu (the probes fail a kernel's load from the host's own

@@ -125,7 +125,7 @@ void register_device_range(const void *p, size_t bytes);
  * `__device__` or `__managed__` variable, a `static` of a device function. Global memory on a
  * GPU: the memory probes count and race-check it as they do cudaMalloc'd memory, and name it
  * (`name`, as the source spells it) in what they report. */
-bool device_static(const void *p, size_t bytes, const char *name = nullptr);
+bool device_static(const void *p, size_t bytes, const char *name = nullptr, bool managed = false);
 /* malloc and free in device code (cu2cpp.py calls these there): the device heap, of
  * cudaLimitMallocHeapSize bytes (8 MiB unless the program set it before its first device malloc);
  * null once it is full, as on a GPU. */
@@ -209,6 +209,16 @@ struct LaunchInfo {
   cudaStream_t stream;
   unsigned flags;
 };
+/* Whether [p, p+n) is (within) a __device__ variable, not a __managed__ one: a launch argument
+ * that is one was named in host code. */
+bool is_device_static_object(const void *p, size_t n);
+/* Fails a launch whose argument at position pos is a __device__ variable named in host code. */
+void host_named_device_arg_at(const LaunchInfo &info, int pos, const void *arg);
+template <class... T>
+void host_named_device_arg(const LaunchInfo &info, int pos, const T *...args) {
+  const void *all[] = {static_cast<const void *>(args)...};
+  host_named_device_arg_at(info, pos, all[pos]);
+}
 /* Runs a launch; returns the launch's own error (cudaSuccess when it ran). */
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure);
 
@@ -316,9 +326,23 @@ struct Launch {
     }
     run_kernel(info, &invoke<C>, &call);
   }
-  /* With several devices, the pointer arguments go along for the runtime's check. */
+  /* With several devices, the pointer arguments go along for the runtime's check. An argument
+   * that is a __device__ array named in host code (it decays to a pointer) fails the launch
+   * first (host_named_device_arg says why). */
   template <class C, class... A>
   void start_with(const C &call, const A &...args) const {
+    if constexpr ((std::is_array<A>::value || ...)) {
+      int i = 0, named = -1;
+      ((named = named < 0 && std::is_array<A>::value && is_device_static_object(__builtin_addressof(args), sizeof(A))
+                    ? i
+                    : named,
+        i++),
+       ...);
+      if (__builtin_expect(named >= 0, 0)) {
+        host_named_device_arg(info, named, __builtin_addressof(args)...);
+        return;
+      }
+    }
     if constexpr (data_pointer_count<A...>() > 0) {
       if (__builtin_expect(device_count() > 1, 0)) {
         PointerArgs<data_pointer_count<A...>()> pa;
@@ -379,10 +403,23 @@ struct Launch {
     if constexpr (Valueless<A>::value) return static_cast<typename std::decay<P>::type>(a);
     else return (a);
   }
+  /* An argument as the call keeps it: an array (a __device__ array named in host code) as a
+   * pointer to its first element, as the kernel's parameter takes it. Kept whole, it was copied
+   * into the launch's closure: 128 MiB of it overflowed the stack, a crash with no message. */
+  template <class A>
+  static typename std::decay<A>::type kept(const A &a) {
+    if constexpr (std::is_array<A>::value)
+      return const_cast<typename std::decay<A>::type>(static_cast<const typename std::remove_extent<A>::type *>(a));
+    else
+      return a;
+  }
   template <class F, class... A>
   void operator()(F fn, const A &...args) const { /* not a plain function: as written */
-    auto call = [fn, args...]() { fn(args...); };
-    start_with(call, args...);
+    start_with(with_kept(fn, kept(args)...), args...);
+  }
+  template <class F, class... K>
+  static auto with_kept(F fn, K... k) {
+    return [fn, k...]() { fn(k...); };
   }
 };
 inline Launch launch(const char *name, const char *file, int line, const void *kaddr, ::dim3 grid,

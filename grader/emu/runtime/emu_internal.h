@@ -347,6 +347,7 @@ bool lockstep_claim(Worker *w);
 void lockstep_warn(Worker *w, const std::string &pair);
 void device_ranges(std::vector<std::pair<uintptr_t, uintptr_t>> &out); /* api.cpp */
 bool device_static_at(const void *p); /* within a static of device code (device_static, probe.cpp) */
+const char *device_static_name(const void *p); /* the name of the static holding p, or null */
 /* the statics of device code registered so far (device_static) */
 std::vector<std::pair<uintptr_t, uintptr_t>> device_static_ranges();
 /* check_blocks: look for races between blocks (probe_block_race), for a launch of several

@@ -409,6 +409,7 @@ inline bool is_device(uintptr_t a) {
 const int MAX_STATICS = 4096;
 std::pair<uintptr_t, uintptr_t> g_statics[MAX_STATICS];
 const char *g_static_names[MAX_STATICS]; /* as the source names them (cu2cpp.py), or null */
+bool g_static_managed[MAX_STATICS];     /* __managed__: host code may name it */
 std::atomic<int> g_n_statics{0};
 std::atomic<uintptr_t> g_st_lo{~(uintptr_t)0}, g_st_hi{0};
 std::mutex g_statics_mutex;
@@ -2060,6 +2061,23 @@ bool device_static_at(const void *p) {
   return static_of((uintptr_t)p, &lo, &hi);
 }
 
+bool is_device_static_object(const void *p, size_t n) {
+  const uintptr_t a = (uintptr_t)p;
+  if (a < g_st_lo.load(std::memory_order_relaxed) || a >= g_st_hi.load(std::memory_order_relaxed)) return false;
+  const int count = g_n_statics.load(std::memory_order_acquire);
+  for (int k = 0; k < count; k++)
+    if (a - g_statics[k].first < g_statics[k].second - g_statics[k].first)
+      return !g_static_managed[k] && n <= g_statics[k].second - a;
+  return false;
+}
+
+const char *device_static_name(const void *p) {
+  uintptr_t lo, hi;
+  const char *name = nullptr;
+  return static_of((uintptr_t)p, &lo, &hi, &name) ? name : nullptr;
+}
+
+
 std::vector<std::pair<uintptr_t, uintptr_t>> device_static_ranges() {
   const int n = g_n_statics.load(std::memory_order_acquire);
   return std::vector<std::pair<uintptr_t, uintptr_t>>(g_statics, g_statics + n);
@@ -2075,7 +2093,7 @@ bool device_constant(const void *p, size_t bytes) {
   return true;
 }
 
-bool device_static(const void *p, size_t bytes, const char *name) {
+bool device_static(const void *p, size_t bytes, const char *name, bool managed) {
   if (!bytes) return true;
   std::lock_guard<std::mutex> g(g_statics_mutex);
   const uintptr_t lo = (uintptr_t)p, hi = lo + bytes;
@@ -2091,6 +2109,7 @@ bool device_static(const void *p, size_t bytes, const char *name) {
   }
   g_statics[n] = {lo, hi};
   g_static_names[n] = name;
+  g_static_managed[n] = managed;
   g_n_statics.store(n + 1, std::memory_order_release);
   if (lo < g_st_lo.load(std::memory_order_relaxed)) g_st_lo.store(lo, std::memory_order_relaxed);
   if (hi > g_st_hi.load(std::memory_order_relaxed)) g_st_hi.store(hi, std::memory_order_relaxed);

@@ -1954,6 +1954,33 @@ static void block_race(LaunchState &L, const std::string &msg) {
        "here)", msg.c_str());
 }
 
+/* Host code that names a __device__ variable sees the host's copy of it on a GPU (nvcc keeps one
+ * for cudaMemcpyToSymbol), not the device's: an array passed so is a host address the kernel
+ * cannot use. The emu keeps one copy, so the kernel would read the device's and work where a
+ * GPU's does not: the launch fails instead, as the kernel's illegal address fails it on a GPU
+ * (sticky; the launch itself returns success). */
+void host_named_device_arg_at(const LaunchInfo &info, int pos, const void *arg) {
+  LaunchInfo in = info;
+  if (!in.name) in.name = "(kernel)";
+  const char *var = device_static_name(arg);
+  Buf b;
+  b.add("emu: argument %d of the launch of %s at %s:%d is the __device__ variable %s%s%s, named in host code. On "
+        "a GPU host code sees only a host copy of a __device__ variable, so the kernel gets that copy's host "
+        "address, an illegal address on the device: pass the pointer cudaGetSymbolAddress gives, or let the "
+        "kernel name the variable itself",
+        pos + 1, in.name, base_name(in.file), in.line, var ? "`" : "", var ? var : "", var ? "`" : "");
+  if (sticky_error()) return;
+  {
+    Buf k;
+    describe_launch(k, in);
+    std::lock_guard<std::mutex> g(diag_mutex());
+    fprintf(stderr, "%s\nemu: %s failed: cudaErrorIllegalAddress\n", b.s, k.s);
+    fflush(stderr);
+  }
+  set_sticky(cudaErrorIllegalAddress);
+  note_kernel_failure();
+}
+
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
   LaunchInfo in = info;
   if (!in.name) in.name = "(kernel)";
