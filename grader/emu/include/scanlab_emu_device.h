@@ -17,6 +17,7 @@
 #include <math.h>
 #include <time.h>
 
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -518,6 +519,70 @@ inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, voi
   }
   return run_kernel(info, &Launch::invoke<decltype(call)>, &call);
 }
+
+/* ---- a kernel's block as loops over its threads (loops.py writes the kernel's loops version;
+ * sched.cpp's run_loops calls it once for a block). The threads run one after another between
+ * two barriers; each local that lives across a barrier is a PerThread array. */
+/* at the kernel's entry: true where this block runs as loops; the lines of the barriers the
+ * loops version holds (a barrier elsewhere, on fibers, keeps the kernel on fibers) */
+bool loops_entry(const char *file, const int *lines, int nlines);
+struct LoopsBlockInfo {
+  int n;
+  const ::uint3 *tidx;
+  unsigned char *gone;
+  char *fibers;
+  size_t fiber_size;
+};
+LoopsBlockInfo loops_block();
+void *loops_alloc(size_t bytes, size_t align);
+void loops_barrier(const char *file, int line);
+void loops_exit(int t);
+[[noreturn]] void loops_diverged(const char *file, int line, int first, int other);
+struct LoopsBlock {
+  int t = 0;
+  LoopsBlockInfo b;
+  LoopsBlock() : b(loops_block()) {}
+  void enter() {
+    tls.thread_idx = b.tidx[t];
+    tls.fiber = b.fibers + (size_t)t * b.fiber_size;
+  }
+  void begin() {
+    t = -1;
+    next();
+  }
+  bool more() const { return t < b.n; }
+  void next() {
+    while (++t < b.n && b.gone[t]) {
+    }
+    if (t < b.n) enter();
+  }
+  void exit_thread() { loops_exit(t); }
+  void barrier(const char *file, int line) { loops_barrier(file, line); }
+  /* a condition with a barrier inside what it guards: the same for every live thread */
+  template <class F>
+  bool uniform(F f, const char *file, int line) {
+    int first = -1;
+    bool v = false;
+    for (begin(); more(); next()) {
+      const bool c = f();
+      if (first < 0) first = t, v = c;
+      else if (c != v) loops_diverged(file, line, first, t);
+    }
+    return v;
+  }
+};
+template <class T>
+using LoopsLocal = T; /* a local of one loop over the threads (loops.py), its type as written */
+template <class T>
+struct PerThread {
+  static_assert(std::is_trivially_destructible<T>::value, "loops: a PerThread local is trivially destructible");
+  T *p;
+  explicit PerThread(const LoopsBlock &lb) : p(static_cast<T *>(loops_alloc(sizeof(T) * (size_t)lb.b.n, alignof(T)))) {
+    if constexpr (!std::is_trivially_default_constructible<T>::value)
+      for (int i = 0; i < lb.b.n; i++) new (static_cast<void *>(p + i)) T();
+  }
+  T &operator[](int t) const { return p[t]; }
+};
 
 /* cooperative groups (cooperative_groups.h) */
 void grid_sync(const char *file, int line);

@@ -47,6 +47,8 @@ struct Config {
    * fails the launch; without it the emu gives what a GPU's hardware does and warns (a
    * barrier that threads which exited never reach: the GPU counts them as arrived) */
   bool strict;
+  /* SCANLAB_EMU_LOOPS=0: no kernel runs as loops (loops.py) */
+  bool loops;
 };
 const Config &config();
 
@@ -179,6 +181,16 @@ struct Worker {
    * stores since its last barrier, by the thread that stored it and that thread's __syncwarp
    * count then (tid << 32 | count) */
   VolWords vol_words;
+  /* a block run as loops (run_loops): its threads' indices and which have returned, the room
+   * of its PerThread arrays (chunks kept from block to block), where a failure leaves it */
+  bool loops_run = false;
+  bool loops_entered = false;
+  std::vector<::uint3> loops_tidx;
+  std::vector<unsigned char> loops_gone;
+  std::vector<char *> loops_chunks;
+  std::vector<char *> loops_big;
+  size_t loops_chunk = 0, loops_used = 0;
+  void *loops_jmp = nullptr; /* a jmp_buf */
 };
 
 /* The grid-wide barrier of a cooperative launch (grid_group::sync): one thread of each block
@@ -248,6 +260,16 @@ struct LaunchState {
   unsigned long long handoffs = 0;
   std::atomic<bool> any_point{false}; /* a publish or poll point happened (kernel_heard) */
   std::atomic<bool> lockstep_said{false}; /* warp-synchronous code warned about (lockstep_point) */
+  /* a kernel's blocks as loops (loops.py, run_loops): this launch runs so; a thread of it entered
+   * its kernel's loops version (loops_entry, on fibers); something the loops would not run as
+   * the fibers do happened (a thread read another's volatile store since their last barrier,
+   * threads met at different barriers or one that others had left) */
+  bool loops = false;
+  std::atomic<bool> loops_capable{false};
+  std::atomic<bool> loops_unfit{false};
+  const char *loops_file = nullptr; /* the lines of the barriers its loops version holds */
+  const int *loops_lines = nullptr;
+  int loops_nlines = 0;
 };
 
 /* turns (turns.cpp) */

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <csetjmp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -67,6 +68,8 @@ static Config load_config() {
   c.calm = false;
   c.strict = false;
   if (const char *s = getenv("SCANLAB_EMU_STRICT")) c.strict = !strcmp(s, "1");
+  c.loops = true;
+  if (const char *s = getenv("SCANLAB_EMU_LOOPS")) c.loops = strcmp(s, "0") != 0;
   if (const char *s = getenv("SCANLAB_EMU_WORKERS")) {
     int v = atoi(s);
     if (v >= 1 && v <= 1024) c.workers = v;
@@ -343,7 +346,13 @@ static inline void first_frame(Worker *w, Fiber *to) {
   if (to && to->fresh) fiber_prepare(w, to, fiber_entry);
 }
 
+[[noreturn]] static void loops_cannot(Worker *w);
+
 static void go(Worker *w, Fiber *from, Fiber *to) {
+  if (__builtin_expect(w->loops_run, 0)) {
+    if (!to) longjmp(*(jmp_buf *)w->loops_jmp, 1); /* a failure: leave the block */
+    loops_cannot(w);
+  }
   w->cur = to;
   tls.fiber = to;
   if (to) {
@@ -356,6 +365,7 @@ static void go(Worker *w, Fiber *from, Fiber *to) {
 
 /* Runs the next runnable fiber of this round, or returns to the scheduler. */
 static void switch_next(Worker *w) {
+  if (__builtin_expect(w->loops_run, 0)) loops_cannot(w);
   Fiber *from = w->cur;
   if (!w->failed) {
     const int n = w->nthreads;
@@ -485,6 +495,7 @@ static void barrier_all_arrived(Worker *w) {
     bool plain = true;
     for (int k = 0; k < ns; k++) plain = plain && sites[k].kind == BAR_SYNC;
     if (config().strict || !plain || more) fail_in_fiber(w, b);
+    w->launch->loops_unfit.store(true, std::memory_order_relaxed); /* loops would fail it */
     if (ns >= 2 && first_note_at(sites[0].file, sites[0].line, sites[1].file, sites[1].line))
       diag("%s; as a GPU does, they pass it together (CUDA leaves this undefined: the graded runs, "
            "SCANLAB_EMU_STRICT=1, fail here)", b.s);
@@ -545,10 +556,16 @@ static void barrier_all_arrived(Worker *w) {
   _exit(1);
 }
 
+static bool loops_knows_barrier(const LaunchState *L, const char *file, int line);
+
 int barrier(int kind, int pred, const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) device_function_on_host(bar_name(kind), file, line); /* nvcc refuses it when compiling */
+  /* a barrier the kernel's loops version does not hold (a macro's, another file's) */
+  if (w->launch->loops_lines && !w->launch->loops_unfit.load(std::memory_order_relaxed) &&
+      !loops_knows_barrier(w->launch, file, line))
+    w->launch->loops_unfit.store(true, std::memory_order_relaxed);
   if (w->bar_arrived == 0) {
     w->bar_count = 0;
     w->bar_and = 1;
@@ -674,6 +691,7 @@ unsigned long long collective(int kind, unsigned mask, unsigned long long value,
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) device_function_on_host(coll_name(kind), file, line);
+  w->launch->loops_unfit.store(true, std::memory_order_relaxed); /* as loops its lanes could not meet */
   const int lane = f->tid & 31, warp = f->tid >> 5;
   if (g_probe_on) probe_collective(w, f->tid, kind == COLL_SYNCWARP);
   else f->probe_sync += kind == COLL_SYNCWARP; /* lockstep_point's order */
@@ -787,6 +805,10 @@ void sleep_point() {
 void yield_point() {
   Worker *w = (Worker *)tls.worker;
   if (!tls.fiber) return;
+  if (w->loops_run) {
+    if (w->launch->failed.load(std::memory_order_relaxed)) go(w, w->cur, nullptr);
+    return; /* the block's threads run one after another: none to switch to */
+  }
   if (w->launch->failed.load(std::memory_order_relaxed)) {
     /* another block failed: a spin loop here may wait for it forever, so leave the block */
     go(w, w->cur, nullptr);
@@ -875,17 +897,28 @@ const uint64_t *VolWords::find(uintptr_t key) const {
   }
 }
 
+static void loops_order_changed(Worker *w, int stored, int loads);
+
 void lockstep_point(const volatile void *p, bool write) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f || config().strict) return;
   Worker *w = (Worker *)tls.worker;
-  if (!g_probe_on && !w->launch->lockstep_said.load(std::memory_order_relaxed) && w->vol_words.size() < (1u << 16)) {
+  LaunchState *L = w->launch;
+  if (!g_probe_on && w->vol_words.size() >= (1u << 16)) L->loops_unfit.store(true, std::memory_order_relaxed);
+  if (!g_probe_on && w->vol_words.size() < (1u << 16)) {
     const uintptr_t key = (uintptr_t)p; /* by byte: lanes that share a word may own a byte each */
     const uint64_t mine = (uint64_t)(unsigned)f->tid << 32 | f->probe_sync;
+    const uint64_t *seen = w->vol_words.find(key);
+    /* another thread's store since the last barrier: as loops the threads would run in another
+     * order than here (loops.py) */
+    if (seen && (int)(*seen >> 32) != f->tid && !L->loops_unfit.load(std::memory_order_relaxed)) {
+      L->loops_unfit.store(true, std::memory_order_relaxed);
+      if (w->loops_run) loops_order_changed(w, (int)(*seen >> 32), f->tid);
+    }
     if (write) {
       w->vol_words.put(key, mine);
-    } else {
-      const uint64_t *it = w->vol_words.find(key);
+    } else if (!w->loops_run && !L->lockstep_said.load(std::memory_order_relaxed)) {
+      const uint64_t *it = seen;
       const int other = !it ? f->tid : (int)(*it >> 32);
       if (other != f->tid && (other >> 5) == (f->tid >> 5) && (uint32_t)*it == f->probe_sync) {
         if (lockstep_claim(w)) {
@@ -898,6 +931,7 @@ void lockstep_point(const volatile void *p, bool write) {
       }
     }
   }
+  if (w->loops_run) return; /* one thread after another: no steps to take in turn */
   /* every lane takes one step a round: its next volatile access, made in its next turn */
   {
     WarpState &ws = w->warps[(size_t)(f->tid >> 5)];
@@ -1106,6 +1140,7 @@ unsigned coalesced_mask(const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) return 1u;
+  w->launch->loops_unfit.store(true, std::memory_order_relaxed);
   f->state = F_COLL;
   f->kind = COLL_COALESCED;
   f->mask = 0;
@@ -1179,6 +1214,198 @@ unsigned coalesced_mask(const char *file, int line) {
   exit(1);
 }
 
+/* ------------------------------------------------------------------ blocks as loops */
+
+/* A kernel's loops version (loops.py) runs a block's threads one after another between two
+ * barriers, on the worker's own stack: no fiber, no switch. A launch runs so only where the
+ * run is the program's own (no probes, not SCANLAB_EMU_STRICT, the forward schedule, not
+ * cooperative) and an earlier launch of the kernel ran on fibers, entered the loops version's
+ * door (loops_entry) and did nothing the loops would do otherwise (loops_unfit). */
+enum { LOOPS_UNKNOWN, LOOPS_READY, LOOPS_NO };
+static std::mutex g_loops_mutex;
+static std::unordered_map<const void *, int> g_loops_state;
+
+static int loops_state(const void *key) {
+  std::lock_guard<std::mutex> g(g_loops_mutex);
+  auto it = g_loops_state.find(key);
+  return it == g_loops_state.end() ? LOOPS_UNKNOWN : it->second;
+}
+static void set_loops_state(const void *key, int v) {
+  std::lock_guard<std::mutex> g(g_loops_mutex);
+  g_loops_state[key] = v;
+}
+
+bool loops_entry(const char *file, const int *lines, int nlines) {
+  Worker *w = (Worker *)tls.worker;
+  if (!w || !tls.fiber) return false;
+  if (w->loops_run) {
+    w->loops_entered = true;
+    return true;
+  }
+  LaunchState *L = w->launch;
+  if (!L->loops_capable.load(std::memory_order_relaxed)) {
+    std::lock_guard<std::mutex> g(g_loops_mutex);
+    L->loops_file = file;
+    L->loops_nlines = nlines;
+    L->loops_lines = lines;
+    L->loops_capable.store(true);
+  }
+  return false;
+}
+
+static bool loops_knows_barrier(const LaunchState *L, const char *file, int line) {
+  if (!same_site(file, line, L->loops_file, line)) return false;
+  for (int i = 0; i < L->loops_nlines; i++)
+    if (L->loops_lines[i] == line) return true;
+  return false;
+}
+
+LoopsBlockInfo loops_block() {
+  Worker *w = (Worker *)tls.worker;
+  return LoopsBlockInfo{w->nthreads, w->loops_tidx.data(), w->loops_gone.data(), (char *)w->fibers.data(),
+                        sizeof(Fiber)};
+}
+
+void *loops_alloc(size_t bytes, size_t align) {
+  Worker *w = (Worker *)tls.worker;
+  const size_t CHUNK = (size_t)1 << 20;
+  if (bytes + align > CHUNK) { /* a large local array, for each thread: its own, freed with the block */
+    void *p = aligned_alloc(align < 64 ? 64 : align, (bytes + 63) / 64 * 64);
+    if (!p) fail_block_now("emu: out of host memory for a kernel's locals run as loops");
+    w->loops_big.push_back((char *)p);
+    return p;
+  }
+  for (;;) {
+    if (w->loops_chunk == w->loops_chunks.size()) w->loops_chunks.push_back((char *)malloc(CHUNK));
+    const size_t at = (w->loops_used + align - 1) / align * align;
+    if (at + bytes <= CHUNK) {
+      w->loops_used = at + bytes;
+      return w->loops_chunks[w->loops_chunk] + at;
+    }
+    w->loops_chunk++;
+    w->loops_used = 0;
+  }
+}
+
+static void add_thread(Buf &b, const Worker *w, int t) {
+  const ::uint3 x = w->fibers[(size_t)t].tidx;
+  b.add("thread (%u,%u,%u)", x.x, x.y, x.z);
+}
+
+void loops_barrier(const char *file, int line) {
+  Worker *w = (Worker *)tls.worker;
+  if (w->launch->failed.load(std::memory_order_relaxed)) go(w, w->cur, nullptr);
+  if (w->live < w->nthreads && first_note_at(file, line)) { /* as barrier_all_arrived says it */
+    int first = 0;
+    while (first < w->nthreads && !w->loops_gone[(size_t)first]) first++;
+    Buf b;
+    b.add("emu: %s at %s:%d in ", bar_name(BAR_SYNC), base_name(file), line);
+    add_block(b, w);
+    b.add(": %d of %d threads arrived; %d threads exited without reaching it (first: ", w->live, w->nthreads,
+          w->nthreads - w->live);
+    add_thread(b, w, first);
+    b.add("); as a GPU does, the barrier counts them as arrived (CUDA leaves this undefined: the graded runs, "
+          "SCANLAB_EMU_STRICT=1, fail here)");
+    diag("%s", b.s);
+  }
+  w->vol_words.clear();
+  w->round++;
+  /* the shared memory's guards are checked when the block ends (run_block), not at each
+   * barrier as on fibers: a tenth of a loops launch's time went to them */
+}
+
+void loops_exit(int t) {
+  Worker *w = (Worker *)tls.worker;
+  w->loops_gone[(size_t)t] = 1;
+  w->fibers[(size_t)t].state = F_EXITED;
+  w->live--;
+}
+
+void loops_diverged(const char *file, int line, int first, int other) {
+  Worker *w = (Worker *)tls.worker;
+  Buf b;
+  b.add("emu: ");
+  add_thread(b, w, first);
+  b.add(" and ");
+  add_thread(b, w, other);
+  b.add(" of ");
+  add_block(b, w);
+  b.add(" take different ways at %s:%d, where a barrier follows on one of them: CUDA requires all the block's "
+        "threads to reach a barrier together. The emu ran the kernel as loops over the block's threads, which "
+        "cannot go on here (SCANLAB_EMU_LOOPS=0 runs it thread by thread, as a GPU, and says more)",
+        base_name(file), line);
+  fail_in_fiber(w, b);
+}
+
+/* Something only fibers run (a warp collective, a barrier the rewrite did not see: one a macro
+ * makes) reached from a kernel run as loops. */
+static void loops_cannot(Worker *w) {
+  w->loops_run = false;
+  Buf b;
+  b.add("emu: the loops version of this kernel (loops.py) reached a barrier or a warp collective it does not "
+        "hold, in ");
+  add_block(b, w);
+  b.add(": the launch cannot go on; SCANLAB_EMU_LOOPS=0 runs it on fibers");
+  report(w, b);
+  longjmp(*(jmp_buf *)w->loops_jmp, 1);
+}
+
+/* A launch as loops in which a thread read a volatile store of another since their last
+ * barrier: on fibers the lanes of a warp take such steps in turn, as a GPU's converged warp;
+ * here they did not. */
+static void loops_order_changed(Worker *w, int stored, int loads) {
+  static std::atomic<int> said{0};
+  if (said.fetch_add(1) >= 8) return;
+  Buf b;
+  b.add("emu: kernel %s ran as loops over each block's threads (its first launch, thread by thread, had no thread "
+        "read another's volatile store between two barriers), and in this launch ", w->launch->info.name);
+  add_thread(b, w, loads);
+  b.add(" of ");
+  add_block(b, w);
+  b.add(" reads a volatile store of ");
+  add_thread(b, w, stored);
+  b.add(" since their last barrier: the threads ran in another order than a GPU's warp may, and the result may "
+        "differ; its later launches run thread by thread (SCANLAB_EMU_LOOPS=0 runs all so)");
+  diag("%s", b.s);
+}
+
+/* The block, as loops: the kernel's entry calls its loops version once (loops_entry). */
+static void run_loops(Worker *w, LaunchState *L) {
+  const int n = w->nthreads;
+  w->loops_tidx.resize((size_t)n);
+  for (int i = 0; i < n; i++) w->loops_tidx[(size_t)i] = w->fibers[(size_t)i].tidx;
+  w->loops_gone.assign((size_t)n, 0);
+  w->loops_chunk = 0;
+  w->loops_used = 0;
+  w->nrunnable = 1;
+  jmp_buf jb;
+  w->loops_jmp = &jb;
+  w->loops_run = true;
+  w->loops_entered = false;
+  if (!setjmp(jb)) {
+    Fiber *f = &w->fibers[0];
+    w->cur = f;
+    tls.fiber = f;
+    tls.thread_idx = f->tidx;
+    set_thread_index(f->tidx);
+    f->in_body = false;
+    L->thunk(L->closure);
+    if (!w->loops_entered) {
+      Buf b;
+      b.add("emu: the kernel did not enter its loops version in ");
+      add_block(b, w);
+      report(w, b);
+    }
+  }
+  w->loops_run = false;
+  w->loops_jmp = nullptr;
+  for (int i = 0; i < n; i++) w->fibers[(size_t)i].state = F_EXITED;
+  w->live = 0;
+  w->nrunnable = 0;
+  for (char *p : w->loops_big) free(p); /* PerThread arrays larger than a chunk go with the block */
+  w->loops_big.clear();
+}
+
 static void run_block(Worker *w, LaunchState *L, long long b) {
   const LaunchInfo &in = L->info;
   const unsigned bx = in.block.x, by = in.block.y, bz = in.block.z;
@@ -1246,6 +1473,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   }
 
   w->coalesced_waiting = 0;
+  if (L->loops) run_loops(w, L);
   while (w->live > 0 && !w->failed) {
     if (L->failed.load(std::memory_order_relaxed)) break;
     if (w->nrunnable == 0 && !(w->coalesced_waiting && complete_coalesced(w))) {
@@ -2032,6 +2260,9 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     slots = resident_blocks(in);
     ensure_workers(p, slots);
   }
+  /* the program's own run of a kernel whose earlier launch showed it may run as loops */
+  L.loops = cfg.loops && !cfg.strict && cfg.schedule == SCHED_FORWARD && !g_probe_on &&
+            !(in.flags & LAUNCH_COOPERATIVE) && slots <= 1 && loops_state(kernel_key) == LOOPS_READY;
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
   /* the kernel's threads open device allocations as they touch them, through the fault
@@ -2079,6 +2310,18 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   if (helpers > 0 || L.turns) {
     std::unique_lock<std::mutex> lk(p.m);
     p.done_cv.wait(lk, [&] { return p.active == 0; });
+  }
+  if (L.loops_unfit.load()) {
+    if (loops_state(kernel_key) != LOOPS_NO) {
+      set_loops_state(kernel_key, LOOPS_NO);
+      if (L.loops_capable.load() && getenv("SCANLAB_EMU_LOOPS_WHY"))
+        diag("emu: kernel %s: its later launches run thread by thread, not as loops (a thread read another's "
+             "volatile store between two barriers, lanes met at a warp collective, or threads at a barrier the "
+             "loops do not hold or at different ones)", in.name);
+    }
+  } else if (!L.loops && L.loops_capable.load() && !L.failed.load() && loops_state(kernel_key) == LOOPS_UNKNOWN) {
+    set_loops_state(kernel_key, LOOPS_READY);
+    if (getenv("SCANLAB_EMU_LOOPS_WHY")) diag("emu: kernel %s: its later launches run as loops", in.name);
   }
   if (g_probe_on && !L.grid) kernel_heard(kernel_key, L.any_point.load());
   if (L.turns) kernel_took_turns(kernel_key, &L);
@@ -2154,6 +2397,7 @@ void grid_sync(const char *file, int line) {
   Fiber *f = (Fiber *)tls.fiber;
   if (!f) device_function_on_host("grid.sync()", file, line);
   LaunchState *L = w->launch;
+  L->loops_unfit.store(true, std::memory_order_relaxed);
   if (!L->grid) {
     Buf b;
     b.add("emu: grid.sync() at %s:%d in ", base_name(file), line);

@@ -24,6 +24,9 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
                                    with the probe ratios: --probe-cost)
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
     // emu-test: probe             built with the memory probes (counters, race detector)
+    // emu-test: loops             rewritten with cu2cpp.py --loops, as emu-nvcc rewrites a
+                                   program's files: kernels with barriers get their loops
+                                   version (loops.py)
     // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
                                    `time_ms` of N runs of each on one worker, taking turns
                                    (probe_cost.py): probed / plain must be below R
@@ -62,7 +65,7 @@ REWRITE_LOCK = threading.Lock()
 def parse(path):
     spec = {'expect': 'pass', 'schedules': None, 'stderr': [], 'stdout': [], 'env': {}, 'rc': None,
             'extra': [], 'args': [], 'max_ms': None, 'timeout': 60.0, 'probe': False, 'probe_ratio': None,
-            'native': ''}
+            'native': '', 'loops': False}
     with open(path, encoding='utf-8') as fh:
         for line in fh:
             m = re.match(r'\s*//\s*emu-test:\s*(\S+)\s*(.*?)\s*$', line)
@@ -90,6 +93,8 @@ def parse(path):
                 spec['timeout'] = float(val)
             elif key == 'probe':
                 spec['probe'] = True
+            elif key == 'loops':
+                spec['loops'] = True
             elif key == 'native':
                 spec['native'] = val
             elif key == 'probe-ratio':
@@ -113,14 +118,14 @@ def build(name, spec, opt):
     """Rewrites, compiles and links one test; returns (binary, error text)."""
     out = os.path.join(opt.build, name)
     src = os.path.join(HERE, name + '.cu')
-    rw = shlex.split(opt.rewrite) + [src, out + '.cpp']
-    if os.path.realpath(rw[-3]) == os.path.realpath(cu2cpp.__file__):
+    rw = shlex.split(opt.rewrite) + [src, out + '.cpp'] + (['--loops'] if spec['loops'] else [])
+    if os.path.realpath(rw[-4 if spec['loops'] else -3]) == os.path.realpath(cu2cpp.__file__):
         # the kit's rewrite, run here (a second Python's start took as long as the rewrite),
         # one at a time: its messages go to sys.stderr, caught for this test alone
         err = io.StringIO()
         with REWRITE_LOCK, contextlib.redirect_stderr(err):
             try:
-                code = cu2cpp.main(rw[-3:])
+                code = cu2cpp.main(rw[-4:] if spec['loops'] else rw[-3:])
             except Exception:  # a fault of the rewrite's fails this test, as its own process did
                 traceback.print_exc()
                 code = 1

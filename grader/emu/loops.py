@@ -1,0 +1,835 @@
+"""Kernels with barriers as loops over a block's threads, for emu-nvcc's builds (cu2cpp.py --loops).
+
+The emu runs each CUDA thread as a fiber, and a block's barrier is a switch per thread: at the
+CUDA samples' scan size (17 barriers a thread, 1.7 M threads a launch) that is some 2,000 times
+a GPU's run (corpus/README.md, "Where the emu is slowest"). Between two barriers each thread of
+a block runs on its own, so the same stretch of code can run as a loop over the threads, each
+thread's locals kept in an array with an element per thread: no stack per thread and no switch.
+This file writes that second version of a kernel beside the kernel, as MCUDA's "deep fission"
+does:
+
+* each device function with a barrier that the kernel calls is inlined, its parameters and
+  locals renamed for the call (`pos` -> `pos__i2`), its last `return E;` an assignment to an
+  array of results;
+* the statements between barriers become a loop over the block's live threads (`for (lb.begin();
+  lb.more(); lb.next())`), which sets threadIdx for each;
+* the locals declared where a barrier may follow (in the kernel's body, in a loop or an `if` with
+  a barrier inside, a parameter of an inlined function) become `PerThread<T>` arrays, each use
+  indexed by the thread (`pos__i2[lb.t]`); a `cg::thread_block` stays one object;
+* a loop or an `if` with a barrier inside tests its condition for every thread and goes on only
+  where all agree (`lb.uniform(...)`), as CUDA requires of a barrier's threads; where they do not,
+  the launch fails and says so;
+* a barrier becomes `lb.barrier(...)`, the emulator's own work at one (the shared memory's guards,
+  the volatile stores of the interval forgotten).
+
+The kernel itself starts with `if (::scanlab_emu::loops_entry()) { __scanlab_loops_K(args);
+return; }`: the runtime calls it once for the whole block where the launch may run as loops
+(sched.cpp, run_loops), and each thread goes on into the kernel as written otherwise.
+
+What is left as it was (the kernel runs on fibers): a kernel that reaches warp collectives,
+cooperative groups other than the block, `__syncthreads_count` and its kin, `goto`, `asm`,
+lambdas, `static` locals, a barrier inside a `switch` or reached through a macro, a `break`,
+`continue` or early `return` where a barrier may follow, an inlined function that is a template,
+overloaded, recursive, a member, or that declares `__shared__` memory, a declaration with two
+names or without a type (`auto`) where a barrier may follow, a preprocessor line in a body, a
+template kernel with a parameter pack. emu-nvcc compiles the file again without the loops when
+the loops do not compile.
+
+The version is written on the kernel's first line (one line, so that no line of the file moves).
+"""
+import bisect
+import re
+
+import cu2cpp
+from cu2cpp import match_forward, match_back, skip_ws, split_top, stmt_end, word_at
+
+PREFIX = '__scanlab_loops_'
+LB = '__scanlab_lb'
+
+DENY = re.compile(r'\b(?:__syncthreads_(?:count|and|or)|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|'
+                  r'__activemask|__match\w*|__reduce_\w+|tiled_partition|coalesced_threads|coalesced_group|'
+                  r'this_grid|grid_group|thread_block_tile|__nanosleep|goto|asm|__asm__|__asm|this_cluster|'
+                  r'cluster_group|memcpy_async|labeled_partition|binary_partition|try|throw|co_await|co_yield|'
+                  r'co_return|setjmp|longjmp)\b|\bcuda\s*::')
+THREAD_INDEX = re.compile(r'\bthreadIdx\b|\blane_?id\b|\blaneid\b')
+BARRIER_WORD = re.compile(r'\b__syncthreads\b|\bsync\s*\(')
+KEYWORDS = {'if', 'for', 'while', 'do', 'switch', 'return', 'sizeof', 'alignof', 'decltype', 'case', 'else',
+            'new', 'delete', 'throw', 'static_cast', 'const_cast', 'reinterpret_cast', 'dynamic_cast',
+            'typeid', 'noexcept', 'alignas', 'static_assert', 'defined'}
+NOT_DECL_START = KEYWORDS | {'return', 'break', 'continue', 'goto', 'using', 'typedef', 'operator'}
+SPEC_WORDS = re.compile(r'\b(?:__global__|__device__|__host__|__forceinline__|__noinline__|inline|static|extern|'
+                        r'__inline__|constexpr)\b|"C"|\b__launch_bounds__\s*\([^)]*\)')
+
+
+class Deny(Exception):
+    """The kernel stays on fibers; the message says why (for SCANLAB_EMU_LOOPS_WHY)."""
+
+
+def strip_comments(src):
+    """src with each comment blanked (newlines kept), literals as they are: same length."""
+    out = list(src)
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == '/' and i + 1 < n and src[i + 1] == '/':
+            while i < n and src[i] != '\n':
+                out[i] = ' '
+                i += 1
+        elif c == '/' and i + 1 < n and src[i + 1] == '*':
+            j = src.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if src[k] != '\n':
+                    out[k] = ' '
+            i = j
+        elif c in '"\'':
+            j = i + 1
+            while j < n and src[j] != c and src[j] != '\n':
+                j += 2 if src[j] == '\\' else 1
+            i = j + 1
+        else:
+            i += 1
+    return ''.join(out)
+
+
+def one_line(text):
+    return ' '.join(text.split())
+
+
+class Func:
+    """A function defined at namespace scope: its parts, in both texts (masked m, code c)."""
+
+    def __init__(self, m, c, head_start, body_open, body_close):
+        self.m, self.c = m, c
+        self.head_start, self.open, self.close = head_start, body_open, body_close
+        head = m[head_start:body_open]
+        self.kernel = re.search(r'\b__global__\b', head) is not None
+        self.device = self.kernel or re.search(r'\b__device__\b', head) is not None
+        self.ok = False
+        h = head.rstrip()
+        if not h.endswith(')'):
+            return
+        pclose = head_start + len(h) - 1
+        popen = match_back(m, pclose, '(', ')')
+        if popen < 0:
+            return
+        nm = re.search(r'([A-Za-z_]\w*)\s*$', m[head_start:popen])
+        if not nm or m[head_start:head_start + nm.start()].rstrip().endswith('::'):
+            return
+        self.name = nm.group(1)
+        self.params = c[popen + 1:pclose]
+        pre = m[head_start:head_start + nm.start()]
+        self.template = ''
+        tm = re.match(r'\s*template\s*<', pre)
+        if tm:
+            close_t = match_forward(pre, tm.end() - 1, '<', '>')
+            if close_t < 0:
+                return
+            self.template = pre[tm.start():close_t + 1].strip()
+            pre = pre[close_t + 1:]
+        self.ret = one_line(SPEC_WORDS.sub(' ', pre))
+        self.ok = True
+
+    def body(self):
+        return self.c[self.open + 1:self.close]
+
+    def mbody(self):
+        return self.m[self.open + 1:self.close]
+
+
+def param_list(text):
+    """[(type, name)] of a parameter list; raises Deny where a parameter is not `T name`."""
+    out = []
+    if not text.strip() or text.strip() == 'void':
+        return out
+    for p in split_top(text):
+        p = p.split('=')[0].strip()
+        mt = re.match(r'^(.*?)([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$', p, re.S)
+        if not mt or not mt.group(1).strip() or '...' in p or '(' in p or '&' in mt.group(1):
+            raise Deny('a parameter written `%s`' % one_line(p))
+        out.append((value_type(mt.group(1) + (mt.group(3) or '')), mt.group(2)))
+    return out
+
+
+def value_type(t):
+    """A declared type as an array element's: top-level const dropped."""
+    t = one_line(t.replace('register', ' '))
+    if '*' in t:
+        return re.sub(r'\*\s*const\s*$', '*', t).strip()
+    return one_line(re.sub(r'\bconst\b', ' ', t))
+
+
+def is_block_type(t):
+    return re.search(r'\bthread_block\b', t) is not None
+
+
+DECL_TYPE = re.compile(r'^\s*((?:(?:const|volatile|unsigned|signed|long|short|register|struct)\s+)*'
+                       r'(?:::)?[A-Za-z_][\w:]*(?:\s*<[^;=(){}]*>)?(?:\s+(?:const|volatile|int|long|char|short|double))*)'
+                       r'(?=\s*[*&]|\s+[A-Za-z_])')
+DECLARATOR = re.compile(r'^\s*([*\s]*(?:const\s*)?)([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)(?:=(?!=)([\s\S]*))?$')
+
+
+def split_commas(text):
+    """text split at its top-level commas (parentheses, brackets and braces; not angles)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            depth -= 1
+        elif ch == ',' and depth == 0:
+            out.append((start, i))
+            start = i + 1
+    out.append((start, len(text)))
+    return out
+
+
+def declaration(stmt_m, stmt_c):
+    """[(type, name, initializer or None)] of a declaration, None for other statements; raises
+    Deny for a declaration this file cannot take apart. The two texts have one length."""
+    s, c = stmt_m.strip(), stmt_c.strip()
+    w = word_at(s, 0)
+    if not w or w in NOT_DECL_START or not s.endswith(';'):
+        return None
+    if w == 'auto':
+        raise Deny('a declaration with auto where a barrier may follow')
+    mt = DECL_TYPE.match(s)
+    if not mt:
+        return None
+    typ = mt.group(1)
+    if word_at(typ.strip(), 0) in NOT_DECL_START:
+        return None
+    if re.search(r'\b(?:static|extern|__shared__|auto|typedef)\b', typ):
+        raise Deny('a declaration `%s` where a barrier may follow' % one_line(c)[:60])
+    rest_m, rest_c = s[mt.end():-1], c[mt.end():-1]
+    out = []
+    for a, b in split_commas(rest_m):
+        d = DECLARATOR.match(rest_m[a:b])
+        if not d:
+            if len(out) == 0:
+                return None  # not a declaration after all (`a * b(c);`)
+            raise Deny('a declarator the rewrite cannot read: %s' % one_line(rest_c[a:b])[:60])
+        stars, name, dims, init = d.groups()
+        init_c = None
+        if init is not None:
+            init_c = rest_c[a + d.start(4):b]
+            if init_c.strip().startswith('{'):
+                raise Deny('a brace initializer where a barrier may follow')
+        out.append((value_type(typ + ' ' + stars + (dims or '')), name, init_c))
+    return out
+
+
+class Writer:
+    """The loops version of one kernel."""
+
+    def __init__(self, funcs, kernel, block_names, src):
+        self.newlines = [i for i, ch in enumerate(src) if ch == '\n']
+        self.funcs = funcs  # name -> Func (barrier functions the kernel may inline)
+        self.kernel = kernel
+        self.hoisted = []  # (type, name)
+        self.hoisted_names = set()
+        self.uniform_decls = []  # text
+        self.shared_decls = []  # text
+        self.block_names = set(block_names)
+        self.n_inline = 0
+        self.n_label = 0
+        self.depth = 0
+
+    def line(self, pos):
+        """The line of the file at pos."""
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    # ---- names
+    def rename(self, text_m, text_c, mapping):
+        """text_c with each identifier of mapping (not after `.`, `->` or `::`) renamed."""
+        if not mapping:
+            return text_c
+        out, last = [], 0
+        for mt in re.finditer(r'[A-Za-z_]\w*', text_m):
+            nm = mt.group(0)
+            if nm not in mapping:
+                continue
+            k = mt.start() - 1
+            while k >= 0 and text_m[k] in ' \t\n':
+                k -= 1
+            if k >= 0 and (text_m[k] == '.' or text_m[k - 1:k + 1] in ('->', '::')):
+                continue
+            out.append(text_c[last:mt.start()])
+            out.append(mapping[nm])
+            last = mt.end()
+        out.append(text_c[last:])
+        return ''.join(out)
+
+    def index(self, text):
+        """text with each hoisted name indexed by the thread."""
+        if not self.hoisted_names:
+            return text
+        m = mask_expr(text)
+        out, last = [], 0
+        for mt in re.finditer(r'[A-Za-z_]\w*', m):
+            if mt.group(0) not in self.hoisted_names:
+                continue
+            k = mt.start() - 1
+            while k >= 0 and m[k] in ' \t\n':
+                k -= 1
+            if k >= 0 and (m[k] == '.' or m[k - 1:k + 1] in ('->', '::')):
+                continue
+            out.append(text[last:mt.end()])
+            out.append('[%s.t]' % LB)
+            last = mt.end()
+        out.append(text[last:])
+        return ''.join(out)
+
+    def hoist(self, typ, name):
+        if name in self.hoisted_names:
+            raise Deny('%s declared twice where a barrier may follow' % name)
+        self.hoisted.append((typ, name))
+        self.hoisted_names.add(name)
+
+    # ---- statements
+    def block(self, m, c, ctx, base):
+        """The statements of the text m/c (a compound statement's inside): a list of pieces,
+        each ('run', code) or ('text', code)."""
+        pieces = []
+        j = 0
+        n = len(m)
+        while True:
+            j = skip_ws(m, j)
+            if j >= n:
+                break
+            e = stmt_end(m, j)
+            if e < 0:
+                raise Deny('a statement the rewrite cannot read')
+            pieces += self.statement(m[j:e], c[j:e], ctx, base + j)
+            j = e
+        return pieces
+
+    def statement(self, sm, sc, ctx, base):
+        """One statement (base: where it starts in the file, for the lines of what it says)."""
+        s = sm.strip()
+        if not s or s == ';':
+            return []
+        if not self.has_barrier(sm):
+            return self.plain(sm, sc, ctx)
+        w = word_at(s, 0)
+        lead = len(sm) - len(sm.lstrip())
+        sm, sc = sm[lead:].rstrip(), sc[lead:].rstrip()
+        base += lead
+        if w not in ('for', 'while', 'if', 'do') and not sm.startswith('{') and self.is_barrier(sm, ctx):
+            return [('text', '%s.barrier(__FILE__, %d);' % (LB, self.line(base)))]
+        if sm.startswith('{'):
+            close = match_forward(sm, 0, '{', '}')
+            return self.block(sm[1:close], sc[1:close], ctx, base + 1)
+        if w in ('for', 'while', 'if'):
+            p = skip_ws(sm, len(w))
+            close = match_forward(sm, p, '(', ')')
+            head_m, head_c = sm[p + 1:close], sc[p + 1:close]
+            rest_m, rest_c = sm[close + 1:], sc[close + 1:]
+            if w == 'if':
+                e = stmt_end(rest_m, 0)
+                then_m, then_c = rest_m[:e], rest_c[:e]
+                k = skip_ws(rest_m, e)
+                else_m = else_c = ''
+                if word_at(rest_m, k) == 'else':
+                    else_m, else_c = rest_m[k + 4:], rest_c[k + 4:]
+                cond = self.cond(head_m, head_c, ctx, base + p + 1)
+                out = ([('text', 'if (%s) {' % cond)] + self.statement(then_m, then_c, ctx, base + close + 1) +
+                       [('text', '}')])
+                if else_m.strip():
+                    out += ([('text', 'else {')] + self.statement(else_m, else_c, ctx, base + close + 1 + k + 4) +
+                            [('text', '}')])
+                return out
+            self.no_jumps(rest_m)
+            if w == 'while':
+                return ([('text', 'while (%s) {' % self.cond(head_m, head_c, ctx, base + p + 1))] +
+                        self.statement(rest_m, rest_c, ctx, base + close + 1) + [('text', '}')])
+            parts_m = split_semis(head_m)
+            if len(parts_m) != 3:
+                raise Deny('a for loop with a range')
+            a = len(parts_m[0])
+            b = a + 1 + len(parts_m[1])
+            init_m, init_c = head_m[:a], head_c[:a]
+            cond_m, cond_c = head_m[a + 1:b], head_c[a + 1:b]
+            inc_m, inc_c = head_m[b + 1:], head_c[b + 1:]
+            out = self.plain(init_m + ';', init_c + ';', ctx) if init_m.strip() else []
+            cond = self.cond(cond_m, cond_c, ctx, base + p + 1) if cond_m.strip() else 'true'
+            out += [('text', 'while (%s) {' % cond)] + self.statement(rest_m, rest_c, ctx, base + close + 1)
+            if inc_m.strip():
+                out += self.plain(inc_m + ';', inc_c + ';', ctx)
+            return out + [('text', '}')]
+        if w == 'do':
+            e = stmt_end(sm, 2)
+            body_m, body_c = sm[2:e], sc[2:e]
+            k = skip_ws(sm, e)
+            k = skip_ws(sm, k + len('while'))
+            close = match_forward(sm, k, '(', ')')
+            self.no_jumps(body_m)
+            return ([('text', 'do {')] + self.statement(body_m, body_c, ctx, base + 2) +
+                    [('text', '} while (%s);' % self.cond(sm[k + 1:close], sc[k + 1:close], ctx, base + k + 1))])
+        if w in ('switch', 'case', 'default', 'break', 'continue', 'goto'):
+            raise Deny('a barrier inside %s' % w)
+        if w == 'return':
+            if ctx.get('ret') is None or not ctx.get('last'):
+                raise Deny('a return where a barrier may follow')
+        # a statement that calls a function with a barrier: inline the call
+        return self.with_call(sm, sc, ctx)
+
+    def no_jumps(self, body_m):
+        """A loop with a barrier inside takes no break or continue of its own."""
+        stripped = body_m
+        # loops nested in it may have theirs: blank their bodies
+        for mt in list(re.finditer(r'\b(for|while|do|switch)\b', body_m))[::-1]:
+            p = skip_ws(body_m, mt.end())
+            if mt.group(1) != 'do' and p < len(body_m) and body_m[p] == '(':
+                p = match_forward(body_m, p, '(', ')') + 1
+            e = stmt_end(body_m, p)
+            if e > 0:
+                stripped = stripped[:mt.start()] + ' ' * (e - mt.start()) + stripped[e:]
+        if re.search(r'\b(break|continue)\b', stripped):
+            raise Deny('a break or continue in a loop with a barrier')
+
+    def cond(self, hm, hc, ctx, base):
+        if re.search(r'[^=!<>]=[^=]', hm) or self.has_barrier(hm):
+            raise Deny('an assignment or a call with a barrier in a condition')
+        self.no_block_calls(hm)
+        code = self.index(self.rename(hm, hc, ctx['map']))
+        return '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, one_line(code), self.line(base))
+
+    def no_block_calls(self, text_m):
+        for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(', text_m):
+            if mt.group(1) in self.funcs:
+                raise Deny('a call of %s inside an expression the rewrite cannot split' % mt.group(1))
+
+    def plain(self, sm, sc, ctx):
+        """A statement without a barrier: run by each thread in a loop. A declaration where a
+        barrier may follow (ctx['level']) becomes an assignment to its array."""
+        if re.search(r'\breturn\b', sm):
+            if ctx.get('ret') is not None:
+                raise Deny('a return in an inlined function before its end')
+            if not ctx.get('kernel'):
+                raise Deny('a return')
+        code = self.rename(sm, sc, ctx['map'])
+        cm = self.rename(sm, sm, ctx['map'])
+        if ctx.get('level'):
+            d = declaration(cm, code)
+            if d:
+                runs = []
+                for typ, name, init in d:
+                    if is_block_type(typ):
+                        self.block_names.add(name)
+                        self.uniform_decls.append('[[maybe_unused]] %s %s = %s;'
+                                                  % (typ, name, init or 'cooperative_groups::this_thread_block()'))
+                        continue
+                    self.hoist(typ, name)
+                    runs.append('/*@decl %s*/' % name)
+                    if init:
+                        runs.append('%s[%s.t] = %s;' % (name, LB, self.index(init)))
+                return [('run', ' '.join(runs))]
+        code = self.index(code)
+        if ctx.get('kernel') and re.search(r'\breturn\b', sm):
+            # a thread that returns leaves the block's later loops
+            code = re.sub(r'\breturn\s*;', '{ %s.exit_thread(); goto __SCANLAB_NEXT__; }' % LB, code)
+            if re.search(r'\breturn\b', mask_expr(code)):
+                raise Deny('a kernel that returns a value')
+        return [('run', code)]
+
+    def with_call(self, sm, sc, ctx):
+        calls = [mt for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*\(', sm) if mt.group(1) in self.funcs]
+        if len(calls) != 1:
+            raise Deny('a statement with a barrier the rewrite cannot place: %s' % one_line(sc)[:60])
+        mt = calls[0]
+        k = mt.start() - 1
+        while k >= 0 and sm[k] in ' \t\n':
+            k -= 1
+        if k >= 0 and (sm[k] == '.' or sm[k - 1:k + 1] == '->'):
+            raise Deny('a member call with a barrier')
+        qual = re.search(r'((?:::)?(?:[A-Za-z_]\w*\s*::\s*)*)$', sm[:mt.start()])
+        start = qual.start() if qual and qual.group(1) else mt.start()
+        p = sm.index('(', mt.start())
+        close = match_forward(sm, p, '(', ')')
+        f = self.funcs[mt.group(1)]
+        if f.kernel:
+            raise Deny('a kernel called from a kernel')
+        args_c = self.rename(sm[p + 1:close], sc[p + 1:close], ctx['map'])
+        args_m = self.rename(sm[p + 1:close], sm[p + 1:close], ctx['map'])
+        args = [] if not args_m.strip() else split_args(args_m, args_c)
+        res, pieces = self.inline(f, args, ctx)
+        if res is None:
+            if re.sub(r'\s', '', sm[:start] + sm[close + 1:]) != ';':
+                raise Deny('a call of a void function with a barrier inside an expression')
+            return pieces
+        # the call's place takes its result (a hoisted name: indexed by the thread)
+        rest_m = sm[:start] + res + sm[close + 1:]
+        rest_c = sc[:start] + res + sc[close + 1:]
+        if ctx.get('ret') is not None and word_at(rest_m.strip(), 0) == 'return':
+            # the inlined function's own result
+            expr_c = rest_c.strip()[len('return'):].rstrip().rstrip(';')
+            expr_m = rest_m.strip()[len('return'):].rstrip().rstrip(';')
+            code = self.index(self.rename(expr_m, expr_c, ctx['map']))
+            return pieces + [('run', '%s[%s.t] = %s;' % (ctx['ret'], LB, code))]
+        return pieces + self.plain(rest_m, rest_c, ctx)
+
+    def inline(self, f, args, ctx):
+        """The pieces of one call of f (its arguments' code), and the name of its results'
+        array (None for void)."""
+        if self.depth > 16:
+            raise Deny('calls with barriers nested too deep (recursion?)')
+        self.n_inline += 1
+        tag = '__i%d' % self.n_inline
+        params = param_list(f.params)
+        if len(params) != len(args):
+            raise Deny('a call of %s with default arguments' % f.name)
+        body_m, body_c = f.mbody(), f.body()
+        names = {nm for _, nm in params} | local_names(body_m)
+        mapping = {nm: nm + tag for nm in names}
+        pieces = []
+        runs = []
+        for (typ, nm), (am, ac) in zip(params, args):
+            if is_block_type(typ):
+                if one_line(am) not in self.block_names:
+                    raise Deny('a thread_block argument that is not the block')
+                self.block_names.add(mapping[nm])
+                self.uniform_decls.append('[[maybe_unused]] auto &%s = %s;' % (mapping[nm], one_line(am)))
+                continue
+            self.hoist(typ, mapping[nm])
+            runs.append('%s[%s.t] = %s;' % (mapping[nm], LB, self.index(ac)))
+        pieces.append(('run', ' '.join(runs)))
+        ret = None
+        rt = f.ret.strip()
+        if rt != 'void':
+            if not rt or re.search(r'\bauto\b|&', rt):
+                raise Deny('%s returns %s' % (f.name, rt or 'nothing named'))
+            ret = '__scanlab_ret' + tag
+            self.hoist(value_type(rt), ret)
+        # the body's statements; the last one may be its return
+        stmts = []
+        j = 0
+        while True:
+            j = skip_ws(body_m, j)
+            if j >= len(body_m):
+                break
+            e = stmt_end(body_m, j)
+            if e < 0:
+                raise Deny('a statement the rewrite cannot read in %s' % f.name)
+            stmts.append((j, e))
+            j = e
+        sub = dict(map=mapping, level=True, kernel=False, ret=ret)
+        self.depth += 1
+        try:
+            for k, (a, e) in enumerate(stmts):
+                sm, sc = body_m[a:e], body_c[a:e]
+                last = k == len(stmts) - 1
+                if word_at(sm.strip(), 0) == 'return':
+                    if not last:
+                        raise Deny('a return before the end of %s' % f.name)
+                    expr_m = sm.strip()[len('return'):].rstrip().rstrip(';')
+                    expr_c = sc.strip()[len('return'):].rstrip().rstrip(';')
+                    if not expr_m.strip():
+                        continue
+                    if ret is None:
+                        raise Deny('%s returns a value from a void function' % f.name)
+                    if self.has_barrier(expr_m) or any(mt.group(1) in self.funcs for mt in
+                                                       re.finditer(r'\b([A-Za-z_]\w*)\s*\(', expr_m)):
+                        pieces += self.with_call(sm, sc, dict(sub, last=True))
+                    else:
+                        code = self.index(self.rename(expr_m, expr_c, mapping))
+                        pieces.append(('run', '%s[%s.t] = %s;' % (ret, LB, code)))
+                    continue
+                pieces += self.statement(sm, sc, dict(sub, last=last), f.open + 1 + a)
+        finally:
+            self.depth -= 1
+        return ret, pieces
+
+    def has_barrier(self, text_m):
+        if BARRIER_WORD.search(text_m):
+            return True
+        return any(mt.group(1) in self.funcs for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*\(', text_m))
+
+    def is_barrier(self, sm, ctx):
+        s = re.sub(r'\s', '', sm)
+        named = ctx['map']
+        if s == '__syncthreads();':
+            return True
+        mt = re.match(r'^(?:::)?(?:[A-Za-z_]\w*::)*sync\(([A-Za-z_]\w*)\);$', s)
+        if mt:
+            if named.get(mt.group(1), mt.group(1)) not in self.block_names:
+                raise Deny('sync of %s, not the block' % mt.group(1))
+            return True
+        mt = re.match(r'^([A-Za-z_]\w*)\.sync\(\);$', s)
+        if mt:
+            if named.get(mt.group(1), mt.group(1)) not in self.block_names:
+                raise Deny('%s.sync(), not the block' % mt.group(1))
+            return True
+        if re.match(r'^(?:::)?(?:[A-Za-z_]\w*::)*this_thread_block\(\)\.sync\(\);$', s):
+            return True
+        if BARRIER_WORD.search(sm) and not any(mt.group(1) in self.funcs
+                                               for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*\(', sm)):
+            raise Deny('a barrier inside an expression: %s' % one_line(sm)[:60])
+        return False
+
+    # ---- the whole kernel
+    def write(self):
+        k = self.kernel
+        params = param_list(k.params)
+        body_m, body_c = k.mbody(), k.body()
+        for typ, nm in params:
+            if is_block_type(typ):
+                raise Deny('a thread_block parameter')
+        # the kernel's parameters are the same for every thread, unless the body changes one
+        assigned = {nm for _, nm in params
+                    if re.search(r'(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--|[-+*/%%&|^]?=(?!=)|<<=|>>=)' % (nm, nm), body_m)}
+        locals_ = local_names(body_m)
+        mapping = {nm: nm + '__k' for nm in locals_ | assigned}
+        # __shared__ declarations first (statics of the block)
+        shared = []
+        for mt in re.finditer(r'\b__shared__\b', body_m):
+            ds = max(body_m.rfind(';', 0, mt.start()), body_m.rfind('{', 0, mt.start()),
+                     body_m.rfind('}', 0, mt.start())) + 1
+            de = body_m.find(';', mt.start())
+            shared.append((ds, de + 1))
+        for ds, de in shared:
+            self.shared_decls.append(one_line(self.rename(body_m[ds:de], body_c[ds:de], mapping)))
+        for ds, de in shared[::-1]:
+            body_m = body_m[:ds] + ' ' * (de - ds) + body_m[de:]
+            body_c = body_c[:ds] + ' ' * (de - ds) + body_c[de:]
+        for typ, nm in params:
+            if nm in assigned:
+                self.hoist(typ, nm + '__k')
+        ctx = dict(map=mapping, level=True, kernel=True, ret=None)
+        pieces = []
+        if assigned:
+            pieces.append(('run', ' '.join('%s__k[%s.t] = %s;' % (nm, LB, nm) for _, nm in params if nm in assigned)))
+        pieces += self.block(body_m, body_c, ctx, k.open + 1)
+        # the loops: consecutive runs merge into one loop over the threads
+        out, run = [], []
+
+        def flush():
+            if run:
+                self.n_label += 1
+                label = '__scanlab_next_%d' % self.n_label
+                code = ' '.join(run).replace('__SCANLAB_NEXT__', label)
+                out.append('for (%s.begin(); %s.more(); %s.next()) { { %s } %s: __attribute__((unused)); }'
+                           % (LB, LB, LB, code, label))
+                run.clear()
+        for kind, text in pieces:
+            if kind == 'run':
+                if text.strip():
+                    run.append(text)
+            else:
+                flush()
+                out.append(text)
+        flush()
+        self.localize(out)
+        decls = ['::scanlab_emu::LoopsBlock %s;' % LB] + self.shared_decls + self.uniform_decls
+        decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted]
+        head = '%s static void %s%s(%s)' % (k.template, PREFIX, k.name, one_line(k.params))
+        body = ' '.join(decls + out)
+        # threadIdx is const to the compiler, which may read it once for a whole loop over the
+        # threads: the loops read the runtime's copy, which each step of a loop sets
+        body = re.sub(r'(?<![\w.>:])threadIdx\b', '::scanlab_emu::tls.thread_idx', body)
+        return one_line(head + ' { ' + body + ' }'), params
+
+
+    def localize(self, out):
+        """A local declared in a loop over the threads and used in no other stays a local of that
+        loop's body, not an array (its accesses stay in registers)."""
+        types = dict((nm, t) for t, nm in self.hoisted)
+        for i, text in enumerate(out):
+            for name in re.findall(r'/\*@decl (\w+)\*/', text):
+                word = re.compile(r'(?<![\w.])%s\b' % re.escape(name))
+                if any(word.search(other) for j, other in enumerate(out) if j != i):
+                    continue
+                text = text.replace('%s[%s.t]' % (name, LB), name)
+                text = text.replace('/*@decl %s*/' % name, '::scanlab_emu::LoopsLocal<%s> %s;' % (types[name], name), 1)
+                self.hoisted = [(t, nm) for t, nm in self.hoisted if nm != name]
+            out[i] = re.sub(r'/\*@decl \w+\*/', '', text)
+
+
+def split_semis(m):
+    """A for loop's head split at its two top-level semicolons."""
+    parts, depth, cur = [], 0, []
+    for ch in m:
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            depth -= 1
+        if ch == ';' and depth == 0:
+            parts.append(''.join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append(''.join(cur))
+    return parts
+
+
+def split_args(am, ac):
+    """A call's arguments, each as (masked, code)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(am):
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            depth -= 1
+        elif ch == ',' and depth == 0:
+            out.append((am[start:i], ac[start:i]))
+            start = i + 1
+    out.append((am[start:], ac[start:]))
+    return out
+
+
+def mask_expr(text):
+    """An expression's text with its literals blanked (same length)."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] in '"\'':
+            q = text[i]
+            j = i + 1
+            while j < n and text[j] != q:
+                j += 2 if text[j] == '\\' else 1
+            for k in range(i + 1, min(j, n)):
+                out[k] = ' '
+            i = j + 1
+        else:
+            i += 1
+    return ''.join(out)
+
+
+def local_names(body_m):
+    """Every name a declaration in the body may declare: the declarators of each statement (or a
+    for's first part) that starts with a type. Over-approximated; renaming a name that was not a
+    local for the call is harmless."""
+    names = set()
+    for mt in re.finditer(r'(?:^|[;{}(])', body_m):
+        seg_start = mt.end()
+        seg_end = body_m.find(';', seg_start)
+        if seg_end < 0:
+            break
+        seg = body_m[seg_start:seg_end]
+        if '{' in seg or '}' in seg:
+            continue
+        d = DECL_TYPE.match(seg)
+        if not d or word_at(d.group(1).strip(), 0) in NOT_DECL_START or word_at(d.group(1).strip(), 0) == 'else':
+            continue
+        rest = seg[d.end():]
+        for a, b in split_commas(rest):
+            dm = DECLARATOR.match(rest[a:b])
+            if dm:
+                names.add(dm.group(2))
+    return names
+
+
+def add_loops(src):
+    """src with a loops version of each kernel that has barriers (and can have one) written on
+    its first line, and the kernel's entry calling it; returns (text, [(kernel, why not)])."""
+    c = strip_comments(src)
+    m = cu2cpp.mask(src)
+    kinds = cu2cpp.scope_kinds(m)
+    tops, classes = cu2cpp.top_bodies(m, kinds)
+    macros_bad = any(BARRIER_WORD.search(mt.group(0)) or DENY.search(mt.group(0))
+                     for mt in re.finditer(r'^[ \t]*#[ \t]*define\b[^\n]*(?:\\\n[^\n]*)*', src, re.M))
+    funcs = []
+    for start, close, device in tops:
+        if not device or any(a < start < b for a, b in classes):
+            continue
+        hs = max(m.rfind(';', 0, start), m.rfind('}', 0, start), m.rfind('{', 0, start)) + 1
+        f = Func(m, c, hs, start, close)
+        if f.ok:
+            funcs.append(f)
+    by_name = {}
+    for f in funcs:
+        by_name.setdefault(f.name, []).append(f)
+    # device functions declared and not defined here may hold a barrier elsewhere
+    declared_only = set()
+    for mt in re.finditer(r'\b__device__\b[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;', m):
+        if mt.group(1) not in by_name:
+            declared_only.add(mt.group(1))
+
+    def calls(f):
+        return {mt.group(1) for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(', f.mbody())
+                if mt.group(1) not in KEYWORDS}
+    barrier = {f.name for f in funcs if BARRIER_WORD.search(f.mbody())}
+    changed = True
+    while changed:
+        changed = False
+        for f in funcs:
+            if f.name not in barrier and calls(f) & barrier:
+                barrier.add(f.name)
+                changed = True
+    edits, notes = [], []
+    for k in funcs:
+        if not k.kernel or k.name not in barrier:
+            continue
+        try:
+            if macros_bad:
+                raise Deny('a macro of the file holds a barrier or a warp collective')
+            if any(ln.lstrip().startswith('#') for ln in src[k.open:k.close].split('\n')):
+                raise Deny('a preprocessor line in its body')
+            seen, todo, inl = set(), [k.name], {}
+            while todo:
+                nm = todo.pop()
+                if nm in seen:
+                    continue
+                seen.add(nm)
+                if nm in declared_only:
+                    raise Deny('%s is declared here and defined elsewhere' % nm)
+                for f in by_name.get(nm, []):
+                    if DENY.search(f.mbody()):
+                        raise Deny('%s uses %s' % (f.name, DENY.search(f.mbody()).group(0)))
+                    if re.search(r'\[[^\[\]]*\]\s*(?:\(|\{|mutable\b)', re.sub(r'[\w)\]]\s*\[', 'x(', f.mbody())):
+                        raise Deny('a lambda in %s' % f.name)
+                    if re.search(r'\bstatic\b(?![^;]*\b__shared__\b)', f.mbody()):
+                        raise Deny('a static local in %s' % f.name)
+                    if f is not k and nm not in barrier and THREAD_INDEX.search(f.mbody()):
+                        raise Deny('%s, called between barriers, reads the thread index' % nm)
+                    if re.search(r'\b(?:thread_rank|thread_index|dim_threads)\b', f.mbody()):
+                        raise Deny('%s asks a group for the thread index' % nm)
+                    if f is not k and nm in barrier:
+                        if len(by_name[nm]) > 1 or f.template:
+                            raise Deny('%s is overloaded or a template' % nm)
+                        if re.search(r'\b__shared__\b', f.mbody()):
+                            raise Deny('%s declares __shared__ memory' % nm)
+                        if nm in calls(f):
+                            raise Deny('%s is recursive' % nm)
+                        inl[nm] = f
+                    todo.extend(calls(f))
+            blocks = [nm for typ, nm in param_list(k.params) if is_block_type(typ)]
+            for mt in re.finditer(r'\b(?:cg|cooperative_groups)?\s*(?:::)?\s*thread_block\s+([A-Za-z_]\w*)', k.mbody()):
+                blocks.append(mt.group(1))
+            w = Writer(inl, k, blocks, src)
+            if k.template:
+                tparams = split_top(k.template[k.template.index('<') + 1:-1])
+                if any('...' in t for t in tparams):
+                    raise Deny('a template parameter pack')
+                targs = [re.search(r'([A-Za-z_]\w*)\s*$', t.split('=')[0].strip()).group(1) for t in tparams if t.strip()]
+            else:
+                targs = None
+            text, params = w.write()
+            call = '%s%s%s(%s)' % (PREFIX, k.name, '<%s>' % ', '.join(targs) if targs else '',
+                                   ', '.join(nm for _, nm in params))
+            edits.append((first_code(m, k.head_start), text + ' '))
+            # the lines of the barriers the loops version holds: on fibers, a barrier elsewhere (a
+            # macro's, another file's function's) keeps the kernel off the loops
+            lines = sorted({src.count('\n', 0, f.open + mt.start()) + 1
+                            for f in [k] + list(inl.values()) for mt in BARRIER_WORD.finditer(f.mbody())})
+            edits.append((k.open + 1, ' { static const int %slines[] = {%s}; if (::scanlab_emu::loops_entry(__FILE__, '
+                          '%slines, %d)) { %s; return; } }' % (PREFIX, ', '.join(map(str, lines)), PREFIX,
+                                                               len(lines), call)))
+            notes.append((k.name, None))
+        except Deny as e:
+            notes.append((k.name, str(e)))
+    out, last = [], 0
+    for pos, text in sorted(edits, key=lambda e: e[0]):
+        out.append(src[last:pos])
+        out.append(text)
+        last = pos
+    out.append(src[last:])
+    return ''.join(out), notes
+
+
+def first_code(m, pos):
+    """Where the code after pos begins: its first character that is not blank, a comment or a
+    preprocessor line (m masked)."""
+    while pos < len(m) and m[pos].isspace():
+        pos += 1
+    return pos
