@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Rewrites a CUDA source file into C++ for the ScanLab CPU emulation backend.
 
-Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
+Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...] [--loops]
+
+--loops (emu-nvcc's builds without the probes): first, each kernel with barriers gets a version
+that runs its block's threads as loops, written on the kernel's first line (loops.py says how).
 
 Six rewrites, each keeping every line on its line number (a `#line` directive at the top
 names the .cu file, so compiler errors and emulator diagnostics point into it):

@@ -51,6 +51,9 @@ DENY = re.compile(r'\b(?:__syncthreads_(?:count|and|or)|__syncwarp|__shfl\w*|__b
                   r'this_grid|grid_group|thread_block_tile|__nanosleep|goto|asm|__asm__|__asm|this_cluster|'
                   r'cluster_group|memcpy_async|labeled_partition|binary_partition|try|throw|co_await|co_yield|'
                   r'co_return|setjmp|longjmp)\b|\bcuda\s*::')
+UNIFORM_WORDS = {'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'sizeof', 'true', 'false', 'nullptr', 'unsigned',
+                 'signed', 'int', 'long', 'short', 'char', 'float', 'double', 'bool', 'const', 'size_t', 'min', 'max',
+                 'uint', 'uint32_t', 'int32_t', 'uint64_t', 'int64_t'}
 THREAD_INDEX = re.compile(r'\bthreadIdx\b|\blane_?id\b|\blaneid\b')
 BARRIER_WORD = re.compile(r'\b__syncthreads\b|\bsync\s*\(')
 KEYWORDS = {'if', 'for', 'while', 'do', 'switch', 'return', 'sizeof', 'alignof', 'decltype', 'case', 'else',
@@ -232,6 +235,9 @@ class Writer:
         self.shared_decls = []  # text
         self.block_names = set(block_names)
         self.n_inline = 0
+        self.conds = []  # (code, line) of each condition, written once the uniform names are known
+        self.uniform = set()
+        self.macro_names = set()
         self.n_label = 0
         self.depth = 0
 
@@ -393,7 +399,8 @@ class Writer:
             raise Deny('an assignment or a call with a barrier in a condition')
         self.no_block_calls(hm)
         code = self.index(self.rename(hm, hc, ctx['map']))
-        return '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, one_line(code), self.line(base))
+        self.conds.append((one_line(code), self.line(base)))
+        return '__SCANLAB_COND_%d__' % (len(self.conds) - 1)
 
     def no_block_calls(self, text_m):
         for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(', text_m):
@@ -421,10 +428,10 @@ class Writer:
                                                   % (typ, name, init or 'cooperative_groups::this_thread_block()'))
                         continue
                     self.hoist(typ, name)
-                    runs.append('/*@decl %s*/' % name)
+                    runs.append(('run', '/*@decl %s*/' % name))
                     if init:
-                        runs.append('%s[%s.t] = %s;' % (name, LB, self.index(init)))
-                return [('run', ' '.join(runs))]
+                        runs.append(('run', '%s[%s.t] = %s;' % (name, LB, self.index(init))))
+                return runs
         code = self.index(code)
         if ctx.get('kernel') and re.search(r'\breturn\b', sm):
             # a thread that returns leaves the block's later loops
@@ -481,6 +488,8 @@ class Writer:
             raise Deny('a call of %s with default arguments' % f.name)
         body_m, body_c = f.mbody(), f.body()
         names = {nm for _, nm in params} | local_names(body_m)
+        if names & self.macro_names:
+            raise Deny('a macro names %s, a local of %s' % (sorted(names & self.macro_names)[0], f.name))
         mapping = {nm: nm + tag for nm in names}
         pieces = []
         runs = []
@@ -492,8 +501,8 @@ class Writer:
                 self.uniform_decls.append('[[maybe_unused]] auto &%s = %s;' % (mapping[nm], one_line(am)))
                 continue
             self.hoist(typ, mapping[nm])
-            runs.append('%s[%s.t] = %s;' % (mapping[nm], LB, self.index(ac)))
-        pieces.append(('run', ' '.join(runs)))
+            runs.append(('run', '%s[%s.t] = %s;' % (mapping[nm], LB, self.index(ac))))
+        pieces += runs
         ret = None
         rt = f.ret.strip()
         if rt != 'void':
@@ -579,6 +588,8 @@ class Writer:
         assigned = {nm for _, nm in params
                     if re.search(r'(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--|[-+*/%%&|^]?=(?!=)|<<=|>>=)' % (nm, nm), body_m)}
         locals_ = local_names(body_m)
+        if (locals_ | assigned) & self.macro_names:
+            raise Deny('a macro names %s, a local of the kernel' % sorted((locals_ | assigned) & self.macro_names)[0])
         mapping = {nm: nm + '__k' for nm in locals_ | assigned}
         # __shared__ declarations first (statics of the block)
         shared = []
@@ -597,9 +608,14 @@ class Writer:
                 self.hoist(typ, nm + '__k')
         ctx = dict(map=mapping, level=True, kernel=True, ret=None)
         pieces = []
-        if assigned:
-            pieces.append(('run', ' '.join('%s__k[%s.t] = %s;' % (nm, LB, nm) for _, nm in params if nm in assigned)))
+        pieces += [('run', '%s__k[%s.t] = %s;' % (nm, LB, nm)) for _, nm in params if nm in assigned]
         pieces += self.block(body_m, body_c, ctx, k.open + 1)
+        shared_names = set()
+        for d in self.shared_decls:
+            mt = re.search(r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*;\s*$', d)
+            if mt:
+                shared_names.add(mt.group(1))
+        pieces = self.uniformize(pieces, {nm for _, nm in params if nm not in assigned} | shared_names)
         # the loops: consecutive runs merge into one loop over the threads
         out, run = [], []
 
@@ -620,8 +636,20 @@ class Writer:
                 out.append(text)
         flush()
         self.localize(out)
+        # each condition: tested once where it has one value for all threads, else for each
+        known = {nm for _, nm in params if nm not in assigned} | shared_names | self.uniform
+        for i, text in enumerate(out):
+            for mt in reversed(list(re.finditer(r'__SCANLAB_COND_(\d+)__', text))):
+                code, line = self.conds[int(mt.group(1))]
+                code = re.sub(r'(\w+)\[%s\.t\]' % LB,
+                              lambda mm: mm.group(1) if mm.group(1) in self.uniform else mm.group(0), code)
+                rep = ('(%s)' % code if self.uniform_expr(code, known) else
+                       '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, code, line))
+                text = text[:mt.start()] + rep + text[mt.end():]
+            out[i] = text
         decls = ['::scanlab_emu::LoopsBlock %s;' % LB] + self.shared_decls + self.uniform_decls
-        decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted]
+        decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted if '@' not in nm]
+        decls += ['::scanlab_emu::LoopsLocal<%s> %s{};' % (t, nm[:-len('@uniform')]) for t, nm in self.hoisted if '@' in nm]
         head = '%s static void %s%s(%s)' % (k.template, PREFIX, k.name, one_line(k.params))
         body = ' '.join(decls + out)
         # threadIdx is const to the compiler, which may read it once for a whole loop over the
@@ -630,6 +658,133 @@ class Writer:
         return one_line(head + ' { ' + body + ' }'), params
 
 
+    # ---- names the block's threads all hold one value of
+    def uniform_expr(self, code, known):
+        """Whether an expression has one value for all the block's threads: it names only the
+        kernel's unchanged parameters, __shared__ arrays, blockIdx, blockDim, gridDim, constants
+        (upper-case macros, literals) and names of `known`; it loads nothing (no [ ], ->, *p) and
+        calls nothing but min and max."""
+        m = mask_expr(code)
+        if '[' in m or '->' in m or re.search(r'(?:^|[=(,?:!~&|+\-*/%<>^]\s*)\*', m):
+            return False
+        for mt in re.finditer(r'[A-Za-z_]\w*', m):
+            nm = mt.group(0)
+            k = mt.start() - 1
+            while k >= 0 and m[k] == ' ':
+                k -= 1
+            if k >= 0 and m[k] == '.':
+                continue  # a member of what precedes
+            nxt = m[mt.end():].lstrip()[:1]
+            if nxt == '(' and nm not in ('min', 'max', 'sizeof'):
+                return False
+            if nm in known or nm in UNIFORM_WORDS or nm.isupper() or re.match(r'^[0-9]', nm):
+                continue
+            return False
+        return True
+
+    def uniformize(self, pieces, known):
+        """Each array whose every assignment is a statement of its own with a value the same for
+        all threads, placed where it can run once for the block (before or after its loop over
+        the threads, no statement of the loop seeing it change), becomes one value: the loop's
+        statement runs once, outside the loop."""
+        slot = r'%s\[%s\.t\]' % ('%s', LB)
+        assign = re.compile(r'^(\w+)\[%s\.t\] ((?:[-+*/%%&|^]|<<|>>)?=) (.*);$' % LB, re.S)
+        hoisted = {nm for _, nm in self.hoisted}
+        # each run: the indices of its pieces
+        runs, cur = [], []
+        for i, (kind, text) in enumerate(pieces):
+            if kind == 'run':
+                cur.append(i)
+            elif cur:
+                runs.append(cur)
+                cur = []
+        if cur:
+            runs.append(cur)
+        cand = {}  # name -> [piece index]
+        for i, (kind, text) in enumerate(pieces):
+            mt = assign.match(text.strip()) if kind == 'run' else None
+            if mt and mt.group(1) in hoisted:
+                cand.setdefault(mt.group(1), []).append(i)
+        writes = re.compile(r'(\w+)\[%s\.t\]\s*(?:(?:[-+*/%%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--|&)\s*(\w+)\[%s\.t\]'
+                            % (LB, LB))
+        for i, (kind, text) in enumerate(pieces):
+            if i in {j for v in cand.values() for j in v}:
+                continue
+            for mt in writes.finditer(text):
+                cand.pop(mt.group(1) or mt.group(2), None)
+        uni = set(cand)
+        place = {}
+        while True:
+            changed = False
+            for nm in sorted(uni):
+                for i in cand[nm]:
+                    rhs = assign.match(pieces[i][1].strip()).group(3)
+                    rhs = re.sub(slot % r'(\w+)', lambda mm: mm.group(1) if mm.group(1) in uni else mm.group(0), rhs)
+                    if not self.uniform_expr(rhs, known | uni):
+                        uni.discard(nm)
+                        changed = True
+                        break
+            if changed:
+                continue
+            # where each moves: before or after its run, its run's other statements not seeing it
+            place = {}
+            for run in runs:
+                moved = [i for i in run if any(i in cand[nm] for nm in uni)]
+                for i in moved:
+                    nm = assign.match(pieces[i][1].strip()).group(1)
+                    rhs_names = set(re.findall(r'\w+', assign.match(pieces[i][1].strip()).group(3)))
+                    word = re.compile(r'(?<![\w.])%s\b' % re.escape(nm))
+                    before = [j for j in run if j < i and j not in place]
+                    after = [j for j in run if j > i]
+                    def touches(js):
+                        return any(word.search(pieces[j][1]) or
+                                   any(assign.match(pieces[j][1].strip()) and
+                                       assign.match(pieces[j][1].strip()).group(1) in rhs_names for _ in [0])
+                                   for j in js)
+                    if not touches(before):
+                        place[i] = 'before'
+                    elif not touches(after):
+                        place[i] = 'after'
+                    else:
+                        uni.discard(nm)
+                        changed = True
+                        break
+                if changed:
+                    break
+            if not changed:
+                break
+        self.uniform = uni
+        if not uni:
+            return pieces
+
+        def scalar(text):
+            return re.sub(slot % r'(\w+)', lambda mm: mm.group(1) if mm.group(1) in uni else mm.group(0), text)
+        out = []
+        for run_or_text in self.group(pieces, runs):
+            if isinstance(run_or_text, list):
+                run = run_or_text
+                out += [('text', scalar(pieces[i][1])) for i in run if place.get(i) == 'before']
+                out += [('run', scalar(pieces[i][1])) for i in run if i not in place]
+                out += [('text', scalar(pieces[i][1])) for i in run if place.get(i) == 'after']
+            else:
+                out.append(('text', scalar(pieces[run_or_text][1])))
+        self.hoisted = [(t, nm) for t, nm in self.hoisted if nm not in uni] + \
+            [(t, nm + '@uniform') for t, nm in self.hoisted if nm in uni]
+        return out
+
+    @staticmethod
+    def group(pieces, runs):
+        """The pieces in order: each run as its list of indices, each other piece its index."""
+        start = {r[0]: r for r in runs}
+        i = 0
+        while i < len(pieces):
+            if i in start:
+                yield start[i]
+                i = start[i][-1] + 1
+            else:
+                yield i
+                i += 1
+
     def localize(self, out):
         """A local declared in a loop over the threads and used in no other stays a local of that
         loop's body, not an array (its accesses stay in registers)."""
@@ -637,7 +792,8 @@ class Writer:
         for i, text in enumerate(out):
             for name in re.findall(r'/\*@decl (\w+)\*/', text):
                 word = re.compile(r'(?<![\w.])%s\b' % re.escape(name))
-                if any(word.search(other) for j, other in enumerate(out) if j != i):
+                if any(word.search(other) for j, other in enumerate(out) if j != i) or \
+                        any(word.search(code) for code, _ in self.conds):
                     continue
                 text = text.replace('%s[%s.t]' % (name, LB), name)
                 text = text.replace('/*@decl %s*/' % name, '::scanlab_emu::LoopsLocal<%s> %s;' % (types[name], name), 1)
@@ -726,8 +882,14 @@ def add_loops(src):
     m = cu2cpp.mask(src)
     kinds = cu2cpp.scope_kinds(m)
     tops, classes = cu2cpp.top_bodies(m, kinds)
-    macros_bad = any(BARRIER_WORD.search(mt.group(0)) or DENY.search(mt.group(0))
-                     for mt in re.finditer(r'^[ \t]*#[ \t]*define\b[^\n]*(?:\\\n[^\n]*)*', src, re.M))
+    macros = [mt.group(0) for mt in re.finditer(r'^[ \t]*#[ \t]*define\b[^\n]*(?:\\\n[^\n]*)*', src, re.M)]
+    macros_bad = any(BARRIER_WORD.search(d) or DENY.search(d) for d in macros)
+    # the names the macros' bodies say: a local of that name cannot be renamed (the macro would
+    # name another variable, or none)
+    macro_names = set()
+    for d in macros:
+        body = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', d)
+        macro_names |= set(re.findall(r'[A-Za-z_]\w*', body))
     funcs = []
     for start, close, device in tops:
         if not device or any(a < start < b for a, b in classes):
@@ -797,6 +959,7 @@ def add_loops(src):
             for mt in re.finditer(r'\b(?:cg|cooperative_groups)?\s*(?:::)?\s*thread_block\s+([A-Za-z_]\w*)', k.mbody()):
                 blocks.append(mt.group(1))
             w = Writer(inl, k, blocks, src)
+            w.macro_names = macro_names
             if k.template:
                 tparams = split_top(k.template[k.template.index('<') + 1:-1])
                 if any('...' in t for t in tparams):

@@ -184,6 +184,7 @@ struct Worker {
   /* a block run as loops (run_loops): its threads' indices and which have returned, the room
    * of its PerThread arrays (chunks kept from block to block), where a failure leaves it */
   bool loops_run = false;
+  unsigned long long loops_serial = ~0ull; /* the launch whose threads fibers[] holds, as loops */
   bool loops_entered = false;
   std::vector<::uint3> loops_tidx;
   std::vector<unsigned char> loops_gone;

@@ -1317,7 +1317,6 @@ void loops_barrier(const char *file, int line) {
 void loops_exit(int t) {
   Worker *w = (Worker *)tls.worker;
   w->loops_gone[(size_t)t] = 1;
-  w->fibers[(size_t)t].state = F_EXITED;
   w->live--;
 }
 
@@ -1370,10 +1369,13 @@ static void loops_order_changed(Worker *w, int stored, int loads) {
 }
 
 /* The block, as loops: the kernel's entry calls its loops version once (loops_entry). */
-static void run_loops(Worker *w, LaunchState *L) {
+static void run_loops(Worker *w, LaunchState *L, bool new_threads) {
   const int n = w->nthreads;
-  w->loops_tidx.resize((size_t)n);
-  for (int i = 0; i < n; i++) w->loops_tidx[(size_t)i] = w->fibers[(size_t)i].tidx;
+  if (new_threads) {
+    w->loops_tidx.resize((size_t)n);
+    for (int i = 0; i < n; i++) w->loops_tidx[(size_t)i] = w->fibers[(size_t)i].tidx;
+    w->loops_serial = L->serial;
+  }
   w->loops_gone.assign((size_t)n, 0);
   w->loops_chunk = 0;
   w->loops_used = 0;
@@ -1399,7 +1401,6 @@ static void run_loops(Worker *w, LaunchState *L) {
   }
   w->loops_run = false;
   w->loops_jmp = nullptr;
-  for (int i = 0; i < n; i++) w->fibers[(size_t)i].state = F_EXITED;
   w->live = 0;
   w->nrunnable = 0;
   for (char *p : w->loops_big) free(p); /* PerThread arrays larger than a chunk go with the block */
@@ -1431,9 +1432,12 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   const unsigned long long start_ns = (unsigned long long)(L->start_s * 1e9);
   ::uint3 t{0, 0, 0}; /* thread i's index, counted along (three divisions a thread were a sixth
                          of a barrier-free launch's time) */
-  for (int i = 0; i < n; i++) {
+  /* as loops, the threads' records stay as the launch's first block on this worker left them
+   * (run_loops needs their indices; a tenth of such a launch went to making them again) */
+  const bool same_threads = L->loops && w->loops_serial == L->serial && w->nthreads == n;
+  for (int i = 0; i < n && !same_threads; i++) {
     Fiber *f = &w->fibers[(size_t)i];
-    if (!f->stack.map && !stack_alloc(&f->stack, config().stack_bytes)) {
+    if (!L->loops && !f->stack.map && !stack_alloc(&f->stack, config().stack_bytes)) {
       Buf m;
       m.add("emu: cannot map a stack for thread %d of ", i);
       add_block(m, w);
@@ -1473,7 +1477,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
   }
 
   w->coalesced_waiting = 0;
-  if (L->loops) run_loops(w, L);
+  if (L->loops) run_loops(w, L, !same_threads);
   while (w->live > 0 && !w->failed) {
     if (L->failed.load(std::memory_order_relaxed)) break;
     if (w->nrunnable == 0 && !(w->coalesced_waiting && complete_coalesced(w))) {

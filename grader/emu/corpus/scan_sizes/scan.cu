@@ -41,10 +41,11 @@ __global__ void scanBlocks(uint4 *dst, const uint4 *src, unsigned length, unsign
   if (totals && threadIdx.x == THREADS - 1) totals[blockIdx.x] = inclusive;
 }
 
-// Exclusive sums of the block totals, `perArray` blocks to an array; one block does all.
+// Exclusive sums of the block totals, `perArray` blocks to an array (a power of two up to
+// THREADS, so that no array's totals straddle two blocks).
 __global__ void scanTotals(unsigned *offsets, const unsigned *totals, unsigned count, unsigned perArray) {
   __shared__ unsigned s[THREADS];
-  const unsigned t = threadIdx.x;
+  const unsigned t = blockIdx.x * THREADS + threadIdx.x;
   const unsigned mine = t < count ? totals[t] : 0;
   const unsigned inclusive = segmentScan(s, mine, perArray);
   if (t < count) offsets[t] = inclusive - mine;
@@ -60,9 +61,10 @@ __global__ void addOffsets(uint4 *dst, const unsigned *offsets) {
   dst[blockIdx.x * THREADS + threadIdx.x] = v;
 }
 
-void initScan() {
-  checkCudaErrors(cudaMalloc((void **)&dTotals, THREADS * sizeof(unsigned)));
-  checkCudaErrors(cudaMalloc((void **)&dOffsets, THREADS * sizeof(unsigned)));
+void initScan(unsigned elems) {
+  const unsigned blocks = (elems + BLOCK_ELEMS - 1) / BLOCK_ELEMS;
+  checkCudaErrors(cudaMalloc((void **)&dTotals, blocks * sizeof(unsigned)));
+  checkCudaErrors(cudaMalloc((void **)&dOffsets, blocks * sizeof(unsigned)));
 }
 
 void closeScan() {
@@ -81,7 +83,7 @@ int scanExclusiveLarge(unsigned *dDst, const unsigned *dSrc, unsigned batch, uns
   const unsigned blocks = batch * length / BLOCK_ELEMS;
   scanBlocks<<<blocks, THREADS>>>((uint4 *)dDst, (const uint4 *)dSrc, BLOCK_ELEMS, dTotals);
   getLastCudaError("scanBlocks() failed");
-  scanTotals<<<1, THREADS>>>(dOffsets, dTotals, blocks, length / BLOCK_ELEMS);
+  scanTotals<<<(blocks + THREADS - 1) / THREADS, THREADS>>>(dOffsets, dTotals, blocks, length / BLOCK_ELEMS);
   getLastCudaError("scanTotals() failed");
   addOffsets<<<blocks, THREADS>>>((uint4 *)dDst, dOffsets);
   getLastCudaError("addOffsets() failed");

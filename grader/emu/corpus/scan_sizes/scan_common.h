@@ -13,7 +13,7 @@
 #define MIN_LARGE (2 * BLOCK_ELEMS)
 #define MAX_LARGE (16 * BLOCK_ELEMS)
 
-void initScan();
+void initScan(unsigned elems);  // for batches of up to `elems` elements
 void closeScan();
 // Exclusive sums of `batch` arrays of `length` elements each, one after another in memory;
 // both return the number of launches they made.
