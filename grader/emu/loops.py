@@ -51,6 +51,9 @@ DENY = re.compile(r'\b(?:__syncthreads_(?:count|and|or)|__syncwarp|__shfl\w*|__b
                   r'this_grid|grid_group|thread_block_tile|__nanosleep|goto|asm|__asm__|__asm|this_cluster|'
                   r'cluster_group|memcpy_async|labeled_partition|binary_partition|try|throw|co_await|co_yield|'
                   r'co_return|setjmp|longjmp)\b|\bcuda\s*::')
+CAST_WORDS = {'sizeof', 'alignof', 'unsigned', 'signed', 'int', 'long', 'short', 'char', 'float', 'double', 'bool',
+              'if', 'for', 'while', 'switch', 'return', 'static_cast', 'const_cast', 'reinterpret_cast'}
+MARK = re.compile(r'/\*@decl \w+\*/')
 UNIFORM_WORDS = {'blockIdx', 'blockDim', 'gridDim', 'warpSize', 'sizeof', 'true', 'false', 'nullptr', 'unsigned',
                  'signed', 'int', 'long', 'short', 'char', 'float', 'double', 'bool', 'const', 'size_t', 'min', 'max',
                  'uint', 'uint32_t', 'int32_t', 'uint64_t', 'int64_t'}
@@ -624,8 +627,14 @@ class Writer:
                 self.n_label += 1
                 label = '__scanlab_next_%d' % self.n_label
                 code = ' '.join(run).replace('__SCANLAB_NEXT__', label)
-                out.append('for (%s.begin(); %s.more(); %s.next()) { { %s } %s: __attribute__((unused)); }'
-                           % (LB, LB, LB, code, label))
+                if lean(code):
+                    # nothing in it asks which thread runs (no threadIdx, no call): the thread's
+                    # records are not set at each step
+                    out.append('for (%s.t = 0; %s.t < %s.b.n; %s.t++) { if (%s.skip()) continue; { %s } %s: '
+                               '__attribute__((unused)); }' % (LB, LB, LB, LB, LB, code, label))
+                else:
+                    out.append('for (%s.begin(); %s.more(); %s.next()) { { %s } %s: __attribute__((unused)); }'
+                               % (LB, LB, LB, code, label))
                 run.clear()
         for kind, text in pieces:
             if kind == 'run':
@@ -650,7 +659,8 @@ class Writer:
         decls = ['::scanlab_emu::LoopsBlock %s;' % LB] + self.shared_decls + self.uniform_decls
         decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted if '@' not in nm]
         decls += ['::scanlab_emu::LoopsLocal<%s> %s{};' % (t, nm[:-len('@uniform')]) for t, nm in self.hoisted if '@' in nm]
-        head = '%s static void %s%s(%s)' % (k.template, PREFIX, k.name, one_line(k.params))
+        head = '%s __attribute__((no_sanitize_thread)) static void %s%s(%s)' % (k.template, PREFIX, k.name,
+                                                                              one_line(k.params))
         body = ' '.join(decls + out)
         # threadIdx is const to the compiler, which may read it once for a whole loop over the
         # threads: the loops read the runtime's copy, which each step of a loop sets
@@ -734,13 +744,17 @@ class Writer:
                     nm = assign.match(pieces[i][1].strip()).group(1)
                     rhs_names = set(re.findall(r'\w+', assign.match(pieces[i][1].strip()).group(3)))
                     word = re.compile(r'(?<![\w.])%s\b' % re.escape(nm))
-                    before = [j for j in run if j < i and j not in place]
+                    before = [j for j in run if j < i and place.get(j) != 'before']
                     after = [j for j in run if j > i]
                     def touches(js):
-                        return any(word.search(pieces[j][1]) or
-                                   any(assign.match(pieces[j][1].strip()) and
-                                       assign.match(pieces[j][1].strip()).group(1) in rhs_names for _ in [0])
-                                   for j in js)
+                        """A statement of js names the variable or sets one its value reads."""
+                        for j in js:
+                            if MARK.fullmatch(pieces[j][1].strip()):
+                                continue  # a declaration's mark
+                            other = assign.match(pieces[j][1].strip())
+                            if word.search(pieces[j][1]) or (other and other.group(1) in rhs_names):
+                                return True
+                        return False
                     if not touches(before):
                         place[i] = 'before'
                     elif not touches(after):
@@ -791,6 +805,8 @@ class Writer:
         types = dict((nm, t) for t, nm in self.hoisted)
         for i, text in enumerate(out):
             for name in re.findall(r'/\*@decl (\w+)\*/', text):
+                if name not in types:
+                    continue  # one value for the block (uniformize)
                 word = re.compile(r'(?<![\w.])%s\b' % re.escape(name))
                 if any(word.search(other) for j, other in enumerate(out) if j != i) or \
                         any(word.search(code) for code, _ in self.conds):
@@ -799,6 +815,18 @@ class Writer:
                 text = text.replace('/*@decl %s*/' % name, '::scanlab_emu::LoopsLocal<%s> %s;' % (types[name], name), 1)
                 self.hoisted = [(t, nm) for t, nm in self.hoisted if nm != name]
             out[i] = re.sub(r'/\*@decl \w+\*/', '', text)
+
+
+def lean(code):
+    """Whether a loop's code asks nothing of the running thread's records: no threadIdx, no call
+    (a cast or sizeof aside), no return."""
+    m = mask_expr(code)
+    if re.search(r'\bthreadIdx\b|\breturn\b|\bgoto\b|__SCANLAB_NEXT__', m):
+        return False
+    for mt in re.finditer(r'([A-Za-z_]\w*)\s*\(', m):
+        if mt.group(1) not in CAST_WORDS:
+            return False
+    return True
 
 
 def split_semis(m):

@@ -41,6 +41,7 @@ struct ThreadState {
   const void *const *arg_ptrs;
   const int *arg_pos;
   int arg_n;
+  volatile int loops_t; /* the thread a block run as loops runs now (the fault handler names it) */
 };
 extern __thread ThreadState tls;
 
@@ -166,7 +167,7 @@ struct LoopCtx {
 };
 #else
 struct LoopCtx {
-  void next() {}
+  __attribute__((always_inline, no_sanitize_thread)) void next() {}
 };
 #endif
 
@@ -538,29 +539,43 @@ void *loops_alloc(size_t bytes, size_t align);
 void loops_barrier(const char *file, int line);
 void loops_exit(int t);
 [[noreturn]] void loops_diverged(const char *file, int line, int first, int other);
+/* The loops version is compiled without ThreadSanitizer's hooks (a file that says `volatile`
+ * has them, for the lockstep warps: four in five of a volatile scan's time as loops went to
+ * them), and so are these, which it inlines. */
+#define SCANLAB_EMU_LOOPS_FN __attribute__((always_inline, no_sanitize_thread)) inline
 struct LoopsBlock {
   int t = 0;
   LoopsBlockInfo b;
   LoopsBlock() : b(loops_block()) {}
-  void enter() {
+  SCANLAB_EMU_LOOPS_FN void enter() {
+    tls.loops_t = t;
     tls.thread_idx = b.tidx[t];
     tls.fiber = b.fibers + (size_t)t * b.fiber_size;
   }
-  void begin() {
+  SCANLAB_EMU_LOOPS_FN void begin() {
     t = -1;
     next();
   }
-  bool more() const { return t < b.n; }
-  void next() {
+  SCANLAB_EMU_LOOPS_FN bool more() const { return t < b.n; }
+  SCANLAB_EMU_LOOPS_FN void next() {
     while (++t < b.n && b.gone[t]) {
     }
     if (t < b.n) enter();
   }
-  void exit_thread() { loops_exit(t); }
+  /* a thread that returned, in a loop that sets no thread's records (loops.py's lean loops) */
+  SCANLAB_EMU_LOOPS_FN bool skip() const {
+    tls.loops_t = t;
+    return gone_any && b.gone[t];
+  }
+  bool gone_any = false;
+  void exit_thread() {
+    gone_any = true;
+    loops_exit(t);
+  }
   void barrier(const char *file, int line) { loops_barrier(file, line); }
   /* a condition with a barrier inside what it guards: the same for every live thread */
   template <class F>
-  bool uniform(F f, const char *file, int line) {
+  SCANLAB_EMU_LOOPS_FN bool uniform(F f, const char *file, int line) {
     int first = -1;
     bool v = false;
     for (begin(); more(); next()) {
@@ -581,7 +596,7 @@ struct PerThread {
     if constexpr (!std::is_trivially_default_constructible<T>::value)
       for (int i = 0; i < lb.b.n; i++) new (static_cast<void *>(p + i)) T();
   }
-  T &operator[](int t) const { return p[t]; }
+  SCANLAB_EMU_LOOPS_FN T &operator[](int t) const { return p[t]; }
 };
 
 /* cooperative groups (cooperative_groups.h) */

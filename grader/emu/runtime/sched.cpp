@@ -2616,6 +2616,8 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
   const int saved_errno = errno;
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
+  /* a block run as loops: the thread its loop is at (its lean loops set no fiber) */
+  if (w && w->loops_run && tls.loops_t >= 0 && tls.loops_t < w->nthreads) f = &w->fibers[(size_t)tls.loops_t];
   const bool kernel = w && f && w->launch;
   const uintptr_t a = (uintptr_t)si->si_addr;
   GuardHit hit;

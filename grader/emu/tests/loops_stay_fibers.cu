@@ -2,8 +2,10 @@
 // reduction that ends in legacy warp-synchronous code (lanes read each other's volatile stores
 // with no barrier between: its first launch, thread by thread, sees that, and every launch stays
 // so, right as a GPU's converged warp); a kernel that shares a volatile word between threads
-// only when its argument asks (its first launch does not, so its second runs as loops, which
-// sees the word shared, says so, and sends the launches after it back to threads); and a kernel
+// only when its argument asks, through helper functions (its first launch does not share, so
+// its second runs as loops; the helpers, calls of their own, keep the hooks the loops version is
+// compiled without, so the loops see the word shared, say so, and send the launches after it
+// back to threads; shared in the kernel's own code, the loops would not see it); and a kernel
 // whose barrier comes from a header's macro the rewrite cannot see (its first launch meets a
 // barrier the loops version does not hold).
 // emu-test: loops
@@ -42,13 +44,16 @@ __global__ void legacySum(const int *in, int *out) {
   if (t == 0) out[blockIdx.x] = part[0];
 }
 
+__device__ __noinline__ int peek(volatile int *w, unsigned i) { return w[i]; }
+__device__ __noinline__ void poke(volatile int *w, unsigned i, int v) { w[i] = v; }
+
 __global__ void sometimesShared(int *out, int share) {
   __shared__ volatile int word[THREADS];
   const unsigned t = threadIdx.x;
   word[t] = (int)t;
   __syncthreads();
-  if (share && t == 0) word[1] = 1000;
-  const int seen = share && t == 1 ? word[1] : word[t];
+  if (share && t == 0) poke(word, 1, 1000);
+  const int seen = share && t == 1 ? peek(word, 1) : word[t];
   __syncthreads();
   out[blockIdx.x * THREADS + t] = seen;
 }

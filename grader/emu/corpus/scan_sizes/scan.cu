@@ -10,8 +10,16 @@
 
 static unsigned *dTotals = 0, *dOffsets = 0;
 
+// SCAN_VOLATILE (make EXTRA=-DSCAN_VOLATILE): the shared array through a volatile pointer, as
+// the CUDA samples' scan has it (a barrier between every two accesses all the same)
+#ifdef SCAN_VOLATILE
+#define SCAN_SHARED volatile unsigned
+#else
+#define SCAN_SHARED unsigned
+#endif
+
 // The inclusive sum of `mine` over the threads of its segment (segThreads threads, a power of two).
-__device__ unsigned segmentScan(unsigned *s, unsigned mine, unsigned segThreads) {
+__device__ unsigned segmentScan(SCAN_SHARED *s, unsigned mine, unsigned segThreads) {
   const unsigned t = threadIdx.x, lane = t & (segThreads - 1);
   s[t] = mine;
   for (unsigned offset = 1; offset < segThreads; offset <<= 1) {
