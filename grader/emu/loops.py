@@ -175,15 +175,16 @@ DECL_TYPE = re.compile(r'^\s*((?:(?:const|volatile|unsigned|signed|long|short|re
 DECLARATOR = re.compile(r'^\s*([*\s]*(?:const\s*)?)([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)(?:=(?!=)([\s\S]*))?$')
 
 
-def split_commas(text):
-    """text split at its top-level commas (parentheses, brackets and braces; not angles)."""
+def split_at(text, sep):
+    """The spans (start, end) of text between its top-level `sep` characters (outside
+    parentheses, brackets and braces; angles are not counted: `a < b` is an expression)."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in '([{':
             depth += 1
         elif ch in ')]}':
             depth -= 1
-        elif ch == ',' and depth == 0:
+        elif ch == sep and depth == 0:
             out.append((start, i))
             start = i + 1
     out.append((start, len(text)))
@@ -209,7 +210,7 @@ def declaration(stmt_m, stmt_c):
         raise Deny('a declaration `%s` where a barrier may follow' % one_line(c)[:60])
     rest_m, rest_c = s[mt.end():-1], c[mt.end():-1]
     out = []
-    for a, b in split_commas(rest_m):
+    for a, b in split_at(rest_m, ','):
         d = DECLARATOR.match(rest_m[a:b])
         if not d:
             if len(out) == 0:
@@ -352,7 +353,7 @@ class Writer:
             if w == 'while':
                 return ([('text', 'while (%s) {' % self.cond(head_m, head_c, ctx, base + p + 1))] +
                         self.statement(rest_m, rest_c, ctx, base + close + 1) + [('text', '}')])
-            parts_m = split_semis(head_m)
+            parts_m = [head_m[a:b] for a, b in split_at(head_m, ';')]
             if len(parts_m) != 3:
                 raise Deny('a for loop with a range')
             a = len(parts_m[0])
@@ -462,7 +463,7 @@ class Writer:
             raise Deny('a kernel called from a kernel')
         args_c = self.rename(sm[p + 1:close], sc[p + 1:close], ctx['map'])
         args_m = self.rename(sm[p + 1:close], sm[p + 1:close], ctx['map'])
-        args = [] if not args_m.strip() else split_args(args_m, args_c)
+        args = [] if not args_m.strip() else [(args_m[a:b], args_c[a:b]) for a, b in split_at(args_m, ',')]
         res, pieces = self.inline(f, args, ctx)
         if res is None:
             if re.sub(r'\s', '', sm[:start] + sm[close + 1:]) != ';':
@@ -829,38 +830,6 @@ def lean(code):
     return True
 
 
-def split_semis(m):
-    """A for loop's head split at its two top-level semicolons."""
-    parts, depth, cur = [], 0, []
-    for ch in m:
-        if ch in '([{':
-            depth += 1
-        elif ch in ')]}':
-            depth -= 1
-        if ch == ';' and depth == 0:
-            parts.append(''.join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append(''.join(cur))
-    return parts
-
-
-def split_args(am, ac):
-    """A call's arguments, each as (masked, code)."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(am):
-        if ch in '([{':
-            depth += 1
-        elif ch in ')]}':
-            depth -= 1
-        elif ch == ',' and depth == 0:
-            out.append((am[start:i], ac[start:i]))
-            start = i + 1
-    out.append((am[start:], ac[start:]))
-    return out
-
-
 def mask_expr(text):
     """An expression's text with its literals blanked (same length)."""
     out = list(text)
@@ -896,7 +865,7 @@ def local_names(body_m):
         if not d or word_at(d.group(1).strip(), 0) in NOT_DECL_START or word_at(d.group(1).strip(), 0) == 'else':
             continue
         rest = seg[d.end():]
-        for a, b in split_commas(rest):
+        for a, b in split_at(rest, ','):
             dm = DECLARATOR.match(rest[a:b])
             if dm:
                 names.add(dm.group(2))
