@@ -631,8 +631,8 @@ class Writer:
                 if lean(code):
                     # nothing in it asks which thread runs (no threadIdx, no call): the thread's
                     # records are not set at each step
-                    out.append('for (%s.t = 0; %s.t < %s.b.n; %s.t++) { if (%s.skip()) continue; { %s } %s: '
-                               '__attribute__((unused)); }' % (LB, LB, LB, LB, LB, code, label))
+                    out.append('%s.untracked(); for (%s.t = 0; %s.t < %s.b.n; %s.t++) { if (%s.skip()) continue; '
+                               '{ %s } %s: __attribute__((unused)); }' % (LB, LB, LB, LB, LB, LB, code, label))
                 else:
                     out.append('for (%s.begin(); %s.more(); %s.next()) { { %s } %s: __attribute__((unused)); }'
                                % (LB, LB, LB, code, label))

@@ -41,7 +41,8 @@ struct ThreadState {
   const void *const *arg_ptrs;
   const int *arg_pos;
   int arg_n;
-  volatile int loops_t; /* the thread a block run as loops runs now (the fault handler names it) */
+  volatile int loops_t; /* the thread a block run as loops runs now, -1 where its loop does not
+                           say (the fault handler names it) */
 };
 extern __thread ThreadState tls;
 
@@ -563,10 +564,9 @@ struct LoopsBlock {
     if (t < b.n) enter();
   }
   /* a thread that returned, in a loop that sets no thread's records (loops.py's lean loops) */
-  SCANLAB_EMU_LOOPS_FN bool skip() const {
-    tls.loops_t = t;
-    return gone_any && b.gone[t];
-  }
+  SCANLAB_EMU_LOOPS_FN bool skip() const { return gone_any && b.gone[t]; }
+  /* before a loop that sets no thread's records: a fault in it names no thread */
+  SCANLAB_EMU_LOOPS_FN void untracked() { tls.loops_t = -1; }
   bool gone_any = false;
   void exit_thread() {
     gone_any = true;

@@ -2557,6 +2557,11 @@ static bool sig_outside(SigBuf &b, const GuardHit &hit, uintptr_t a) {
 static const char *const NO_DEREF =
     ": on a GPU host code cannot dereference a device pointer; copy with cudaMemcpy";
 
+/* A fault in a loop of a block run as loops that sets no thread's records (loops.py's lean
+ * loops: a per-thread mark there took a third of a scan's time, its loops no longer vectorized) */
+static const char LOOPS_UNTRACKED[] = ", a thread the kernel's loops version does not track (SCANLAB_EMU_LOOPS=0 names it)";
+static bool loops_untracked(const Worker *w) { return w && w->loops_run && tls.loops_t < 0; }
+
 /* A fault in a guarded allocation's mapping, by a kernel thread (w and f set) or host code. */
 static void sig_guard_fault(SigBuf &b, const GuardHit &hit, uintptr_t a, int access, const Worker *w,
                             const ::uint3 *t) {
@@ -2566,8 +2571,12 @@ static void sig_guard_fault(SigBuf &b, const GuardHit &hit, uintptr_t a, int acc
     b.str(w->launch->info.name);
     b.str(", block ");
     b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
-    b.str(", thread ");
-    b.dim(t->x, t->y, t->z);
+    if (t) {
+      b.str(", thread ");
+      b.dim(t->x, t->y, t->z);
+    } else {
+      b.str(LOOPS_UNTRACKED);
+    }
     b.str(": ");
     b.str(access == 'w' ? "write " : access == 'r' ? "read " : "access ");
     if (!sig_outside(b, hit, a)) {
@@ -2616,7 +2625,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
   const int saved_errno = errno;
   Worker *w = (Worker *)tls.worker;
   Fiber *f = (Fiber *)tls.fiber;
-  /* a block run as loops: the thread its loop is at (its lean loops set no fiber) */
+  /* a block run as loops: the thread its loop is at, where the loop sets it */
   if (w && w->loops_run && tls.loops_t >= 0 && tls.loops_t < w->nthreads) f = &w->fibers[(size_t)tls.loops_t];
   const bool kernel = w && f && w->launch;
   const uintptr_t a = (uintptr_t)si->si_addr;
@@ -2631,7 +2640,7 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
   SigBuf b;
   if (guarded) {
     const ::uint3 t = kernel ? fiber_thread(w, f) : ::uint3{0, 0, 0};
-    sig_guard_fault(b, hit, a, fault_access(uc), kernel ? w : nullptr, &t);
+    sig_guard_fault(b, hit, a, fault_access(uc), kernel ? w : nullptr, loops_untracked(w) ? nullptr : &t);
   } else if (kernel && sig != SIGFPE) {
     const ::uint3 t = fiber_thread(w, f);
     const char *addr = (const char *)si->si_addr;
@@ -2640,8 +2649,12 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
     b.str(sig == SIGSEGV ? "segmentation fault" : "bus error");
     b.str(" in block ");
     b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
-    b.str(", thread ");
-    b.dim(t.x, t.y, t.z);
+    if (loops_untracked(w)) {
+      b.str(LOOPS_UNTRACKED);
+    } else {
+      b.str(", thread ");
+      b.dim(t.x, t.y, t.z);
+    }
     b.str(": ");
     /* a frame larger than the guard page (a big local array) jumps over it: the stack pointer
      * has left the stack then */
@@ -2681,8 +2694,12 @@ static void fault_handler(int sig, siginfo_t *si, void *uc) {
     const ::uint3 t = fiber_thread(w, f);
     b.str("emu: integer division by zero or overflow (SIGFPE) in block ");
     b.dim(w->bidx.x, w->bidx.y, w->bidx.z);
-    b.str(", thread ");
-    b.dim(t.x, t.y, t.z);
+    if (loops_untracked(w)) {
+      b.str(LOOPS_UNTRACKED);
+    } else {
+      b.str(", thread ");
+      b.dim(t.x, t.y, t.z);
+    }
     b.str(": a GPU gives a value there and runs on (an H200: 7 / 0 is -1, 7 % 0 is 7, INT_MIN / -1 is INT_MIN); "
           "the CPU cannot\nemu: ");
     sig_describe_launch(b, w->launch->info);
