@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Rewrites a CUDA source file into C++ for the ScanLab CPU emulation backend.
 
-Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...] [--loops]
+Usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...]
 
---loops (emu-nvcc's builds without the probes): first, each kernel with barriers gets a version
-that runs its block's threads as loops, written on the kernel's first line (loops.py says how).
+(loops.py, with the same arguments, first gives each kernel with barriers a version that runs
+its block's threads as loops, then rewrites the file as this does: emu-nvcc's builds.)
 
 Six rewrites, each keeping every line on its line number (a `#line` directive at the top
 names the .cu file, so compiler errors and emulator diagnostics point into it):
@@ -1131,7 +1131,9 @@ def uses_volatile(text):
     return False
 
 
-def main(argv):
+def main(argv, transform=None):
+    """The command line; transform(src_path, src), where given, changes the source text first
+    (loops.py's)."""
     args = argv[1:]
     incs = []
     pos = []
@@ -1148,10 +1150,8 @@ def main(argv):
             pos.append(a)
         k += 1
     incs += [d for d in os.environ.get('SCANLAB_EMU_INCLUDE', '').split(':') if d]
-    with_loops = '--loops' in pos
-    pos = [a for a in pos if a != '--loops']
     if len(pos) != 2:
-        sys.stderr.write('usage: cu2cpp.py IN.cu OUT.cpp [-I DIR ...] [--loops]\n')
+        sys.stderr.write('usage: %s IN.cu OUT.cpp [-I DIR ...]\n' % os.path.basename(argv[0]))
         return 2
     src_path, out_path = pos
     try:
@@ -1160,16 +1160,8 @@ def main(argv):
     except OSError as e:
         sys.stderr.write('cu2cpp: cannot read %s: %s\n' % (src_path, e.strerror))
         return 1
-    if with_loops:
-        import loops  # grader/emu/loops.py: kernels with barriers as loops over a block's threads
-        try:
-            src, notes = loops.add_loops(src)
-        except Exception as e:  # a fault of the loops' rewrite: the file as before
-            notes = [('(the file)', 'the loops rewrite failed: %r' % e)]
-        if os.environ.get('SCANLAB_EMU_LOOPS_WHY'):
-            for name, why in notes:
-                sys.stderr.write('cu2cpp: %s: %s: %s\n' % (src_path, name, 'as loops' if why is None else
-                                                            'on fibers (%s)' % why))
+    if transform:
+        src = transform(src_path, src)
     rw = Rewriter(incs)
     rw.inlined.add(os.path.realpath(src_path))
     text = '#line 1 "%s"\n' % src_path + rw.rewrite(src_path, src)

@@ -1,4 +1,6 @@
-"""Kernels with barriers as loops over a block's threads, for emu-nvcc's builds (cu2cpp.py --loops).
+"""Kernels with barriers as loops over a block's threads, for emu-nvcc's builds.
+
+Usage: loops.py IN.cu OUT.cpp [-I DIR ...]   (cu2cpp.py's rewrite, each kernel's loops version first)
 
 The emu runs each CUDA thread as a fiber, and a block's barrier is a switch per thread: at the
 CUDA samples' scan size (17 barriers a thread, 1.7 M threads a launch) that is some 2,000 times
@@ -38,7 +40,9 @@ the loops do not compile.
 The version is written on the kernel's first line (one line, so that no line of the file moves).
 """
 import bisect
+import os
 import re
+import sys
 
 import cu2cpp
 from cu2cpp import match_forward, match_back, skip_ws, split_top, stmt_end, word_at
@@ -242,6 +246,9 @@ class Writer:
         self.conds = []  # (code, line) of each condition, written once the uniform names are known
         self.uniform = set()
         self.macro_names = set()
+        self.kernel_names = set()
+        self.const_macros = set()  # the file's macros that are numbers (THREADS 256)
+        self.own_names = set()  # the names the rewrite gave (renamed locals, results)
         self.n_label = 0
         self.depth = 0
 
@@ -358,6 +365,8 @@ class Writer:
                 raise Deny('a for loop with a range')
             a = len(parts_m[0])
             b = a + 1 + len(parts_m[1])
+            if self.has_barrier(head_m[:a]) or self.has_barrier(head_m[b + 1:]):
+                raise Deny('a call with a barrier in a for loop\'s head')
             init_m, init_c = head_m[:a], head_c[:a]
             cond_m, cond_c = head_m[a + 1:b], head_c[a + 1:b]
             inc_m, inc_c = head_m[b + 1:], head_c[b + 1:]
@@ -399,8 +408,8 @@ class Writer:
             raise Deny('a break or continue in a loop with a barrier')
 
     def cond(self, hm, hc, ctx, base):
-        if re.search(r'[^=!<>]=[^=]', hm) or self.has_barrier(hm):
-            raise Deny('an assignment or a call with a barrier in a condition')
+        if re.search(r'[^=!<>]=[^=]|\+\+|--', hm) or self.has_barrier(hm):
+            raise Deny('an assignment, an increment or a call with a barrier in a condition')
         self.no_block_calls(hm)
         code = self.index(self.rename(hm, hc, ctx['map']))
         self.conds.append((one_line(code), self.line(base)))
@@ -436,6 +445,9 @@ class Writer:
                     if init:
                         runs.append(('run', '%s[%s.t] = %s;' % (name, LB, self.index(init))))
                 return runs
+            if DECL_TYPE.match(cm.strip()) and not re.match(r'\s*[A-Za-z_][\w:]*\s*(?:<[^;]*>)?\s*[(=]', cm) and \
+                    word_at(cm.strip(), 0) not in NOT_DECL_START:
+                raise Deny('a declaration the rewrite cannot read where a barrier may follow: %s' % one_line(code)[:60])
         code = self.index(code)
         if ctx.get('kernel') and re.search(r'\breturn\b', sm):
             # a thread that returns leaves the block's later loops
@@ -449,6 +461,11 @@ class Writer:
         if len(calls) != 1:
             raise Deny('a statement with a barrier the rewrite cannot place: %s' % one_line(sc)[:60])
         mt = calls[0]
+        if re.search(r'\?|&&|\|\|', sm):
+            raise Deny('a call with a barrier under ?:, && or ||')
+        if ctx.get('level') and DECL_TYPE.match(sm.strip()) and len(split_at(sm, ',')) > 1 and \
+                not re.match(r'\s*[A-Za-z_][\w:]*\s*\(', sm):
+            raise Deny('a call with a barrier in a declaration of several names')
         k = mt.start() - 1
         while k >= 0 and sm[k] in ' \t\n':
             k -= 1
@@ -491,10 +508,18 @@ class Writer:
         if len(params) != len(args):
             raise Deny('a call of %s with default arguments' % f.name)
         body_m, body_c = f.mbody(), f.body()
-        names = {nm for _, nm in params} | local_names(body_m)
+        own_locals = local_names(body_m)
+        check_scopes(body_m, own_locals, {nm for _, nm in params}, f.name)
+        names = {nm for _, nm in params} | own_locals
+        # a name the callee says and does not declare is the callee's global: none of the caller's
+        # names may hide it once the body is inlined
+        said = {mt.group(0) for mt in re.finditer(r'(?<![\w.>])[A-Za-z_]\w*', body_m)} - names
+        if said & (self.kernel_names | set(ctx['map']) | set(ctx['map'].values())):
+            raise Deny('%s says %s, a name of its caller' % (f.name, sorted(said & (self.kernel_names | set(ctx['map'])))[:1]))
         if names & self.macro_names:
             raise Deny('a macro names %s, a local of %s' % (sorted(names & self.macro_names)[0], f.name))
         mapping = {nm: nm + tag for nm in names}
+        self.own_names |= set(mapping.values())
         pieces = []
         runs = []
         for (typ, nm), (am, ac) in zip(params, args):
@@ -513,6 +538,7 @@ class Writer:
             if not rt or re.search(r'\bauto\b|&', rt):
                 raise Deny('%s returns %s' % (f.name, rt or 'nothing named'))
             ret = '__scanlab_ret' + tag
+            self.own_names.add(ret)
             self.hoist(value_type(rt), ret)
         # the body's statements; the last one may be its return
         stmts = []
@@ -589,12 +615,14 @@ class Writer:
             if is_block_type(typ):
                 raise Deny('a thread_block parameter')
         # the kernel's parameters are the same for every thread, unless the body changes one
-        assigned = {nm for _, nm in params
-                    if re.search(r'(?:\+\+|--)\s*%s\b|\b%s\s*(?:\+\+|--|[-+*/%%&|^]?=(?!=)|<<=|>>=)' % (nm, nm), body_m)}
+        assigned = {nm for _, nm in params if written(nm, body_m, elements=False)}
         locals_ = local_names(body_m)
+        check_scopes(body_m, locals_, {nm for _, nm in params}, 'the kernel')
         if (locals_ | assigned) & self.macro_names:
             raise Deny('a macro names %s, a local of the kernel' % sorted((locals_ | assigned) & self.macro_names)[0])
         mapping = {nm: nm + '__k' for nm in locals_ | assigned}
+        self.own_names |= set(mapping.values())
+        self.kernel_names = {nm for _, nm in params} | locals_
         # __shared__ declarations first (statics of the block)
         shared = []
         for mt in re.finditer(r'\b__shared__\b', body_m):
@@ -616,19 +644,21 @@ class Writer:
         pieces += self.block(body_m, body_c, ctx, k.open + 1)
         shared_names = set()
         for d in self.shared_decls:
-            mt = re.search(r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*;\s*$', d)
-            if mt:
+            mt = re.search(r'([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)+;\s*$', d)
+            if mt and 'extern' not in d:
                 shared_names.add(mt.group(1))
-        pieces = self.uniformize(pieces, {nm for _, nm in params if nm not in assigned} | shared_names)
+        if not any('exit_thread' in text for _, text in pieces):  # a statement run once would run
+            pieces = self.uniformize(pieces, {nm for _, nm in params if nm not in assigned} | shared_names)
         # the loops: consecutive runs merge into one loop over the threads
         out, run = [], []
+        known_lean = self.own_names | {nm for _, nm in params} | shared_names | self.const_macros | {LB}
 
         def flush():
             if run:
                 self.n_label += 1
                 label = '__scanlab_next_%d' % self.n_label
                 code = ' '.join(run).replace('__SCANLAB_NEXT__', label)
-                if lean(code):
+                if self.lean(code, known_lean):
                     # nothing in it asks which thread runs (no threadIdx, no call): the thread's
                     # records are not set at each step
                     out.append('%s.untracked(); for (%s.t = 0; %s.t < %s.b.n; %s.t++) { if (%s.skip()) continue; '
@@ -665,7 +695,8 @@ class Writer:
         body = ' '.join(decls + out)
         # threadIdx is const to the compiler, which may read it once for a whole loop over the
         # threads: the loops read the runtime's copy, which each step of a loop sets
-        body = re.sub(r'(?<![\w.>:])threadIdx\b', '::scanlab_emu::tls.thread_idx', body)
+        body = outside_literals(body, lambda t: re.sub(r'(?<![\w.>:])(?:::\s*)?threadIdx\b',
+                                                         '::scanlab_emu::tls.thread_idx', t))
         return one_line(head + ' { ' + body + ' }'), params
 
 
@@ -688,7 +719,7 @@ class Writer:
             nxt = m[mt.end():].lstrip()[:1]
             if nxt == '(' and nm not in ('min', 'max', 'sizeof'):
                 return False
-            if nm in known or nm in UNIFORM_WORDS or nm.isupper() or re.match(r'^[0-9]', nm):
+            if nm in known or nm in UNIFORM_WORDS or nm in self.const_macros or re.match(r'^[0-9]', nm):
                 continue
             return False
         return True
@@ -716,13 +747,14 @@ class Writer:
             mt = assign.match(text.strip()) if kind == 'run' else None
             if mt and mt.group(1) in hoisted:
                 cand.setdefault(mt.group(1), []).append(i)
-        writes = re.compile(r'(\w+)\[%s\.t\]\s*(?:(?:[-+*/%%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--|&)\s*(\w+)\[%s\.t\]'
-                            % (LB, LB))
-        for i, (kind, text) in enumerate(pieces):
-            if i in {j for v in cand.values() for j in v}:
-                continue
-            for mt in writes.finditer(text):
-                cand.pop(mt.group(1) or mt.group(2), None)
+        cand_at = {j for v in cand.values() for j in v}
+        for nm in list(cand):
+            for i, (kind, text) in enumerate(pieces):
+                # a candidate's own statement may change others in its value (`z = y = t`)
+                said = assign.match(text.strip()).group(3) if i in cand_at else text
+                if written(nm, mask_expr(said)):
+                    cand.pop(nm)
+                    break
         uni = set(cand)
         place = {}
         while True:
@@ -800,6 +832,27 @@ class Writer:
                 yield i
                 i += 1
 
+    def lean(self, code, known):
+        """Whether a loop's code asks nothing of the running thread's records: it names only the
+        rewrite's own names, the kernel's parameters, __shared__ arrays, constant macros, block
+        built-ins and C's words (no threadIdx, no call, no other macro or global, no return)."""
+        m = mask_expr(code)
+        if re.search(r'\breturn\b|\bgoto\b|__SCANLAB_NEXT__', m):
+            return False
+        for mt in re.finditer(r'[A-Za-z_]\w*', m):
+            nm = mt.group(0)
+            k = mt.start() - 1
+            while k >= 0 and m[k] == ' ':
+                k -= 1
+            if k >= 0 and m[k] == '.':
+                continue
+            if m[mt.end():].lstrip()[:1] == '(' and nm not in CAST_WORDS:
+                return False
+            if nm not in known and nm not in CAST_WORDS and nm not in UNIFORM_WORDS - {'min', 'max'} and \
+                    not re.match(r'^[0-9]', nm):
+                return False
+        return True
+
     def localize(self, out):
         """A local declared in a loop over the threads and used in no other stays a local of that
         loop's body, not an array (its accesses stay in registers)."""
@@ -810,24 +863,13 @@ class Writer:
                     continue  # one value for the block (uniformize)
                 word = re.compile(r'(?<![\w.])%s\b' % re.escape(name))
                 if any(word.search(other) for j, other in enumerate(out) if j != i) or \
-                        any(word.search(code) for code, _ in self.conds):
-                    continue
-                text = text.replace('%s[%s.t]' % (name, LB), name)
+                        any(word.search(code) for code, _ in self.conds) or '[' in types[name] or \
+                        re.search(r'&\s*%s\[' % re.escape(name), text):
+                    continue  # its address may outlive the loop
+                text = re.sub(r'(?<![\w.])%s\[%s\.t\]' % (re.escape(name), LB), name, text)
                 text = text.replace('/*@decl %s*/' % name, '::scanlab_emu::LoopsLocal<%s> %s;' % (types[name], name), 1)
                 self.hoisted = [(t, nm) for t, nm in self.hoisted if nm != name]
             out[i] = re.sub(r'/\*@decl \w+\*/', '', text)
-
-
-def lean(code):
-    """Whether a loop's code asks nothing of the running thread's records: no threadIdx, no call
-    (a cast or sizeof aside), no return."""
-    m = mask_expr(code)
-    if re.search(r'\bthreadIdx\b|\breturn\b|\bgoto\b|__SCANLAB_NEXT__', m):
-        return False
-    for mt in re.finditer(r'([A-Za-z_]\w*)\s*\(', m):
-        if mt.group(1) not in CAST_WORDS:
-            return False
-    return True
 
 
 def mask_expr(text):
@@ -848,11 +890,10 @@ def mask_expr(text):
     return ''.join(out)
 
 
-def local_names(body_m):
-    """Every name a declaration in the body may declare: the declarators of each statement (or a
-    for's first part) that starts with a type. Over-approximated; renaming a name that was not a
-    local for the call is harmless."""
-    names = set()
+def local_decls(body_m):
+    """Each declarator of a declaration in the body: (name, position, in a for's first part).
+    Over-approximated: renaming a name that was not a local is harmless."""
+    out = []
     for mt in re.finditer(r'(?:^|[;{}(])', body_m):
         seg_start = mt.end()
         seg_end = body_m.find(';', seg_start)
@@ -864,12 +905,81 @@ def local_names(body_m):
         d = DECL_TYPE.match(seg)
         if not d or word_at(d.group(1).strip(), 0) in NOT_DECL_START or word_at(d.group(1).strip(), 0) == 'else':
             continue
+        in_for = mt.group(0) == '(' and re.search(r'\bfor\s*$', body_m[:mt.start()]) is not None
         rest = seg[d.end():]
         for a, b in split_at(rest, ','):
             dm = DECLARATOR.match(rest[a:b])
             if dm:
-                names.add(dm.group(2))
-    return names
+                out.append((dm.group(2), seg_start + d.end() + a + dm.start(2), in_for))
+    return out
+
+
+def local_names(body_m):
+    return {nm for nm, _, _ in local_decls(body_m)}
+
+
+def uses(name, text):
+    """The positions where text says `name` (not as a member)."""
+    return [mt.start() for mt in re.finditer(r'(?<![\w.])%s\b' % re.escape(name), text)
+            if not text[:mt.start()].rstrip().endswith('->')]
+
+
+def check_scopes(body_m, locals_, params, where):
+    """Renaming a function's locals for the call or the kernel holds only where each name means
+    one variable: none shadows a parameter, none is said before it is declared (it meant
+    another then), none is declared twice but as loops' own counters."""
+    decls = local_decls(body_m)
+    for nm in locals_:
+        if nm in params:
+            raise Deny('%s declares %s, also a parameter' % (where, nm))
+        mine = [(pos, in_for) for n, pos, in_for in decls if n == nm]
+        if len(mine) > 1 and not all(in_for for _, in_for in mine):
+            raise Deny('%s declares %s twice' % (where, nm))
+        first = min(pos for pos, _ in mine)
+        if any(u < first for u in uses(nm, body_m)):
+            raise Deny('%s says %s before declaring it' % (where, nm))
+
+
+def written(name, text, elements=True):
+    """Whether text may change `name` (or a member, or with `elements` an element, of it): an
+    assignment, an increment, its address taken, or the name passed whole to a call (a
+    reference parameter). A kernel's pointer parameter (elements False) is not changed by a store
+    to what it points at (`out[i] = v`)."""
+    for pos in uses(name, text):
+        after = text[pos + len(name):]
+        chain = re.match(r'(?:\s*(?:\.\s*\w+|\[[^\]]*\]))*', after)
+        rest = after[chain.end():]
+        own = chain.group(0).lstrip()
+        if not elements and own.startswith('['):
+            continue  # a store through the pointer, not to it
+        if re.match(r'\s*\)*\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)', rest):
+            return True
+        before = text[:pos].rstrip()
+        if before.endswith(('++', '--')) or (before.endswith('&') and not before.endswith('&&')):
+            return True
+        if before.endswith(('(', ',')) and re.match(r'\s*[),]', rest):
+            call = before[:-1].rstrip() if before.endswith('(') else ''
+            if before.endswith(',') or re.search(r'[A-Za-z_]\w*\s*(?:<[^;]*>)?$', call):
+                return True
+    return False
+
+
+def outside_literals(text, fn):
+    """text with fn applied to each stretch outside its string and character literals."""
+    out, last, i, n = [], 0, 0, len(text)
+    while i < n:
+        if text[i] in '"\'':
+            q = text[i]
+            j = i + 1
+            while j < n and text[j] != q:
+                j += 2 if text[j] == '\\' else 1
+            out.append(fn(text[last:i]))
+            out.append(text[i:j + 1])
+            last = i = j + 1
+        else:
+            i += 1
+    out.append(fn(text[last:]))
+    return ''.join(out)
 
 
 def add_loops(src):
@@ -883,8 +993,14 @@ def add_loops(src):
     macros_bad = any(BARRIER_WORD.search(d) or DENY.search(d) for d in macros)
     # the names the macros' bodies say: a local of that name cannot be renamed (the macro would
     # name another variable, or none)
-    macro_names = set()
+    macro_names, const_macros, index_macros = set(), set(), set()
     for d in macros:
+        im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', d)
+        if im and THREAD_INDEX.search(d[im.end():]):
+            index_macros.add(im.group(1))  # the compiler may read threadIdx once for a loop
+        cm = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([0-9xXa-fA-FuUlL\s()+\-*/<>|&^~]+)$', d)
+        if cm:
+            const_macros.add(cm.group(1))
         body = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', d)
         macro_names |= set(re.findall(r'[A-Za-z_]\w*', body))
     funcs = []
@@ -933,6 +1049,9 @@ def add_loops(src):
                 if nm in declared_only:
                     raise Deny('%s is declared here and defined elsewhere' % nm)
                 for f in by_name.get(nm, []):
+                    said = set(re.findall(r'[A-Za-z_]\w*', f.mbody()))
+                    if said & index_macros:
+                        raise Deny('%s reads threadIdx through the macro %s' % (f.name, sorted(said & index_macros)[0]))
                     if DENY.search(f.mbody()):
                         raise Deny('%s uses %s' % (f.name, DENY.search(f.mbody()).group(0)))
                     if re.search(r'\[[^\[\]]*\]\s*(?:\(|\{|mutable\b)', re.sub(r'[\w)\]]\s*\[', 'x(', f.mbody())):
@@ -957,6 +1076,7 @@ def add_loops(src):
                 blocks.append(mt.group(1))
             w = Writer(inl, k, blocks, src)
             w.macro_names = macro_names
+            w.const_macros = const_macros
             if k.template:
                 tparams = split_top(k.template[k.template.index('<') + 1:-1])
                 if any('...' in t for t in tparams):
@@ -993,3 +1113,25 @@ def first_code(m, pos):
     while pos < len(m) and m[pos].isspace():
         pos += 1
     return pos
+
+
+def with_loops(src_path, src):
+    """src with its kernels' loops versions (cu2cpp.main's transform); with SCANLAB_EMU_LOOPS_WHY
+    set, says which kernels have one, and why the others do not."""
+    try:
+        out, notes = add_loops(src)
+    except Exception as e:  # a fault of this rewrite's: the file as it was, on fibers
+        out, notes = src, [('(the file)', 'the loops rewrite failed: %r' % e)]
+    if os.environ.get('SCANLAB_EMU_LOOPS_WHY'):
+        for name, why in notes:
+            sys.stderr.write('loops.py: %s: %s: %s\n' % (src_path, name, 'as loops' if why is None else
+                                                          'on fibers (%s)' % why))
+    return out
+
+
+def main(argv):
+    return cu2cpp.main(argv, transform=with_loops)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -528,6 +528,7 @@ inline cudaError_t launch_packed(void (*f)(P...), ::dim3 grid, ::dim3 block, voi
 /* at the kernel's entry: true where this block runs as loops; the lines of the barriers the
  * loops version holds (a barrier elsewhere, on fibers, keeps the kernel on fibers) */
 bool loops_entry(const char *file, const int *lines, int nlines);
+void set_thread_index(const ::uint3 &t); /* builtins.cpp */
 struct LoopsBlockInfo {
   int n;
   const ::uint3 *tidx;
@@ -551,6 +552,7 @@ struct LoopsBlock {
   SCANLAB_EMU_LOOPS_FN void enter() {
     tls.loops_t = t;
     tls.thread_idx = b.tidx[t];
+    set_thread_index(b.tidx[t]); /* for the functions it calls, which read threadIdx itself */
     tls.fiber = b.fibers + (size_t)t * b.fiber_size;
   }
   SCANLAB_EMU_LOOPS_FN void begin() {
@@ -593,8 +595,11 @@ struct PerThread {
   static_assert(std::is_trivially_destructible<T>::value, "loops: a PerThread local is trivially destructible");
   T *p;
   explicit PerThread(const LoopsBlock &lb) : p(static_cast<T *>(loops_alloc(sizeof(T) * (size_t)lb.b.n, alignof(T)))) {
-    if constexpr (!std::is_trivially_default_constructible<T>::value)
-      for (int i = 0; i < lb.b.n; i++) new (static_cast<void *>(p + i)) T();
+    /* a class that makes itself (default member initialisers) would be made once for the block,
+     * where the kernel makes it each time it is declared: such a kernel stays on fibers (its
+     * loops version does not compile) */
+    static_assert(std::is_trivially_default_constructible<T>::value, "loops: a local the loops keep per thread is "
+                  "trivially constructible");
   }
   SCANLAB_EMU_LOOPS_FN T &operator[](int t) const { return p[t]; }
 };

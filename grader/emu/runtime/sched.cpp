@@ -1295,7 +1295,7 @@ static void add_thread(Buf &b, const Worker *w, int t) {
 void loops_barrier(const char *file, int line) {
   Worker *w = (Worker *)tls.worker;
   if (w->launch->failed.load(std::memory_order_relaxed)) go(w, w->cur, nullptr);
-  if (w->live < w->nthreads && first_note_at(file, line)) { /* as barrier_all_arrived says it */
+  if (w->live > 0 && w->live < w->nthreads && first_note_at(file, line)) { /* as barrier_all_arrived says it */
     int first = 0;
     while (first < w->nthreads && !w->loops_gone[(size_t)first]) first++;
     Buf b;

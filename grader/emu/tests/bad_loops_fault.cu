@@ -1,4 +1,4 @@
-// A kernel run as loops (cu2cpp.py --loops, its second launch) writes far past the end of its
+// A kernel run as loops (rewritten by loops.py, its second launch) writes far past the end of its
 // device allocation in thread (77,0,0), in a stretch between barriers that asks nothing of the
 // running thread (loops.py runs it without setting the thread's records, which would cost a
 // third of a scan's time): the emulator names the kernel and the block, says it cannot name the

@@ -1,4 +1,4 @@
-// Kernels whose loops version (cu2cpp.py --loops) must not run, or must stop running: a block
+// Kernels whose loops version (loops.py) must not run, or must stop running: a block
 // reduction that ends in legacy warp-synchronous code (lanes read each other's volatile stores
 // with no barrier between: its first launch, thread by thread, sees that, and every launch stays
 // so, right as a GPU's converged warp); a kernel that shares a volatile word between threads

@@ -24,7 +24,8 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
                                    with the probe ratios: --probe-cost)
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
     // emu-test: probe             built with the memory probes (counters, race detector)
-    // emu-test: loops             rewritten with cu2cpp.py --loops, as emu-nvcc rewrites a
+    // emu-test: loops             rewritten by loops.py (cu2cpp.py's rewrite with each kernel's
+                                   loops version), as emu-nvcc rewrites a
                                    program's files: kernels with barriers get their loops
                                    version (loops.py)
     // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
@@ -57,6 +58,7 @@ import probe_cost
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import cu2cpp  # noqa: E402  (grader/emu/cu2cpp.py: the rewrite of a .cu file)
+import loops  # noqa: E402  (grader/emu/loops.py: the same, each kernel's loops version first)
 import pch  # noqa: E402  (grader/emu/pch.py: the emulator's headers, precompiled)
 
 REWRITE_LOCK = threading.Lock()
@@ -118,14 +120,14 @@ def build(name, spec, opt):
     """Rewrites, compiles and links one test; returns (binary, error text)."""
     out = os.path.join(opt.build, name)
     src = os.path.join(HERE, name + '.cu')
-    rw = shlex.split(opt.rewrite) + [src, out + '.cpp'] + (['--loops'] if spec['loops'] else [])
-    if os.path.realpath(rw[-4 if spec['loops'] else -3]) == os.path.realpath(cu2cpp.__file__):
+    rw = shlex.split(opt.rewrite) + [src, out + '.cpp']
+    if os.path.realpath(rw[-3]) == os.path.realpath(cu2cpp.__file__):
         # the kit's rewrite, run here (a second Python's start took as long as the rewrite),
         # one at a time: its messages go to sys.stderr, caught for this test alone
         err = io.StringIO()
         with REWRITE_LOCK, contextlib.redirect_stderr(err):
             try:
-                code = cu2cpp.main(rw[-4:] if spec['loops'] else rw[-3:])
+                code = (loops.main if spec['loops'] else cu2cpp.main)(rw[-3:])
             except Exception:  # a fault of the rewrite's fails this test, as its own process did
                 traceback.print_exc()
                 code = 1
