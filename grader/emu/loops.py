@@ -38,6 +38,10 @@ template kernel with a parameter pack. emu-nvcc compiles the file again without 
 the loops do not compile.
 
 The version is written on the kernel's first line (one line, so that no line of the file moves).
+
+Why one file (past 800 lines): one rewrite, whose steps (reading the kernel's statements, inlining,
+the arrays per thread, the values all threads share, the loops) share one Writer's state and run
+in the order the file gives them; the text helpers it shares with cu2cpp.py come from there.
 """
 import bisect
 import os
