@@ -252,6 +252,7 @@ class Writer:
         self.macro_names = set()
         self.kernel_names = set()
         self.const_macros = set()  # the file's macros that are numbers (THREADS 256)
+        self.making = set()  # the file's classes that make themselves
         self.own_names = set()  # the names the rewrite gave (renamed locals, results)
         self.n_label = 0
         self.depth = 0
@@ -444,6 +445,8 @@ class Writer:
                         self.uniform_decls.append('[[maybe_unused]] %s %s = %s;'
                                                   % (typ, name, init or 'cooperative_groups::this_thread_block()'))
                         continue
+                    if set(re.findall(r'\w+', typ)) & self.making:
+                        raise Deny('a local of %s, a class that makes itself, where a barrier may follow' % typ)
                     self.hoist(typ, name)
                     runs.append(('run', '/*@decl %s*/' % name))
                     if init:
@@ -1015,6 +1018,14 @@ def add_loops(src):
         f = Func(m, c, hs, start, close)
         if f.ok:
             funcs.append(f)
+    # the file's classes that make themselves (a member's initialiser, a constructor): a local of
+    # one, kept per thread, would be made once for the block where the kernel makes it at each
+    # declaration
+    making = set()
+    for a, b in classes:
+        head = re.search(r'\b(?:struct|class)\s+([A-Za-z_]\w*)[^;{}]*$', m[max(0, a - 300):a])
+        if head and (re.search(r'=|\{', m[a + 1:b]) or re.search(r'\b%s\s*\(' % head.group(1), m[a + 1:b])):
+            making.add(head.group(1))
     by_name = {}
     for f in funcs:
         by_name.setdefault(f.name, []).append(f)
@@ -1080,6 +1091,7 @@ def add_loops(src):
                 blocks.append(mt.group(1))
             w = Writer(inl, k, blocks, src)
             w.macro_names = macro_names
+            w.making = making
             w.const_macros = const_macros
             if k.template:
                 tparams = split_top(k.template[k.template.index('<') + 1:-1])
