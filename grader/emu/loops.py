@@ -58,7 +58,7 @@ DENY = re.compile(r'\b(?:__syncthreads_(?:count|and|or)|__syncwarp|__shfl\w*|__b
                   r'__activemask|__match\w*|__reduce_\w+|tiled_partition|coalesced_threads|coalesced_group|'
                   r'this_grid|grid_group|thread_block_tile|__nanosleep|goto|asm|__asm__|__asm|this_cluster|'
                   r'cluster_group|memcpy_async|labeled_partition|binary_partition|try|throw|co_await|co_yield|'
-                  r'co_return|setjmp|longjmp)\b|\bcuda\s*::')
+                  r'co_return|setjmp|longjmp|decltype|typeof|__typeof__)\b|\bcuda\s*::')
 CAST_WORDS = {'sizeof', 'alignof', 'unsigned', 'signed', 'int', 'long', 'short', 'char', 'float', 'double', 'bool',
               'if', 'for', 'while', 'switch', 'return', 'static_cast', 'const_cast', 'reinterpret_cast'}
 MARK = re.compile(r'/\*@decl \w+\*/')
@@ -70,7 +70,7 @@ BARRIER_WORD = re.compile(r'\b__syncthreads\b|\bsync\s*\(')
 KEYWORDS = {'if', 'for', 'while', 'do', 'switch', 'return', 'sizeof', 'alignof', 'decltype', 'case', 'else',
             'new', 'delete', 'throw', 'static_cast', 'const_cast', 'reinterpret_cast', 'dynamic_cast',
             'typeid', 'noexcept', 'alignas', 'static_assert', 'defined'}
-NOT_DECL_START = KEYWORDS | {'return', 'break', 'continue', 'goto', 'using', 'typedef', 'operator'}
+NOT_DECL_START = KEYWORDS | {'return', 'break', 'continue', 'goto', 'using', 'typedef', 'operator', 'default', 'case'}
 SPEC_WORDS = re.compile(r'\b(?:__global__|__device__|__host__|__forceinline__|__noinline__|inline|static|extern|'
                         r'__inline__|constexpr)\b|"C"|\b__launch_bounds__\s*\([^)]*\)')
 
@@ -683,27 +683,37 @@ class Writer:
                 out.append(text)
         flush()
         self.localize(out)
-        # each condition: tested once where it has one value for all threads, else for each
+        # each condition: tested once where it has one value for all threads (and none may have
+        # returned: a block whose threads all returned leaves its loops), else for each
+        returns = any('exit_thread' in text for text in out)
         known = {nm for _, nm in params if nm not in assigned} | shared_names | self.uniform
         for i, text in enumerate(out):
             for mt in reversed(list(re.finditer(r'__SCANLAB_COND_(\d+)__', text))):
                 code, line = self.conds[int(mt.group(1))]
                 code = re.sub(r'(\w+)\[%s\.t\]' % LB,
                               lambda mm: mm.group(1) if mm.group(1) in self.uniform else mm.group(0), code)
-                rep = ('(%s)' % code if self.uniform_expr(code, known) else
+                rep = ('(%s)' % code if self.uniform_expr(code, known) and not returns else
                        '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, code, line))
                 text = text[:mt.start()] + rep + text[mt.end():]
             out[i] = text
+        # a name `threadIdx` of the function's own, the runtime's copy that each step sets: a macro
+        # of a header that says threadIdx reads it too, where the global's const-ness would let
+        # the compiler read the global once for a whole loop
         decls = ['::scanlab_emu::LoopsBlock %s;' % LB] + self.shared_decls + self.uniform_decls
         decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted if '@' not in nm]
-        decls += ['::scanlab_emu::LoopsLocal<%s> %s{};' % (t, nm[:-len('@uniform')]) for t, nm in self.hoisted if '@' in nm]
-        head = '%s __attribute__((no_sanitize_thread)) static void %s%s(%s)' % (k.template, PREFIX, k.name,
-                                                                              one_line(k.params))
+        decls += ['::scanlab_emu::Uniform<%s> %s;' % (t, nm[:-len('@uniform')]) for t, nm in self.hoisted if '@' in nm]
+        # the parameters const: a change of one the rewrite missed (through a member, a macro, a
+        # method) does not compile, and the file builds without its loops versions
+        consts = ', '.join('%s const %s' % (t, nm) for t, nm in params)
+        head = '%s __attribute__((no_sanitize_thread)) static void %s%s(%s)' % (k.template, PREFIX, k.name, consts)
         body = ' '.join(decls + out)
         # threadIdx is const to the compiler, which may read it once for a whole loop over the
         # threads: the loops read the runtime's copy, which each step of a loop sets
         body = outside_literals(body, lambda t: re.sub(r'(?<![\w.>:])(?:::\s*)?threadIdx\b',
                                                          '::scanlab_emu::tls.thread_idx', t))
+        # and a name `threadIdx` of the function's own, that copy: a header's macro that says
+        # threadIdx (which the rewrite does not see) reads it too
+        body = '[[maybe_unused]] const ::uint3 &threadIdx = ::scanlab_emu::tls.thread_idx; ' + body
         return one_line(head + ' { ' + body + ' }'), params
 
 
@@ -813,13 +823,23 @@ class Writer:
 
         def scalar(text):
             return re.sub(slot % r'(\w+)', lambda mm: mm.group(1) if mm.group(1) in uni else mm.group(0), text)
+
+        def once(text):
+            """A moved statement: its variable set through Uniform::set, the only way to change one
+            (any other write the rewrite missed does not compile, and the file builds without
+            its loops versions)."""
+            mt = assign.match(text.strip())
+            nm, op, rhs = mt.group(1), mt.group(2), scalar(mt.group(3))
+            if op == '=':
+                return '%s.set(%s);' % (nm, rhs)
+            return '%s.set(%s %s (%s));' % (nm, nm, op[:-1], rhs)
         out = []
         for run_or_text in self.group(pieces, runs):
             if isinstance(run_or_text, list):
                 run = run_or_text
-                out += [('text', scalar(pieces[i][1])) for i in run if place.get(i) == 'before']
+                out += [('text', once(pieces[i][1])) for i in run if place.get(i) == 'before']
                 out += [('run', scalar(pieces[i][1])) for i in run if i not in place]
-                out += [('text', scalar(pieces[i][1])) for i in run if place.get(i) == 'after']
+                out += [('text', once(pieces[i][1])) for i in run if place.get(i) == 'after']
             else:
                 out.append(('text', scalar(pieces[run_or_text][1])))
         self.hoisted = [(t, nm) for t, nm in self.hoisted if nm not in uni] + \
@@ -840,6 +860,7 @@ class Writer:
                 i += 1
 
     def lean(self, code, known):
+        types = dict((nm.split('@')[0], t) for t, nm in self.hoisted)
         """Whether a loop's code asks nothing of the running thread's records: it names only the
         rewrite's own names, the kernel's parameters, __shared__ arrays, constant macros, block
         built-ins and C's words (no threadIdx, no call, no other macro or global, no return)."""
@@ -858,6 +879,8 @@ class Writer:
             if nm not in known and nm not in CAST_WORDS and nm not in UNIFORM_WORDS - {'min', 'max'} and \
                     not re.match(r'^[0-9]', nm):
                 return False
+            if nm in types and not simple_type(types[nm]):
+                return False  # a class: its operators are calls
         return True
 
     def localize(self, out):
@@ -870,8 +893,8 @@ class Writer:
                     continue  # one value for the block (uniformize)
                 word = re.compile(r'(?<![\w.])%s\b' % re.escape(name))
                 if any(word.search(other) for j, other in enumerate(out) if j != i) or \
-                        any(word.search(code) for code, _ in self.conds) or '[' in types[name] or \
-                        re.search(r'&\s*%s\[' % re.escape(name), text):
+                        any(word.search(code) for code, _ in self.conds) or not simple_type(types[name]) or \
+                        escapes(name, text):
                     continue  # its address may outlive the loop
                 text = re.sub(r'(?<![\w.])%s\[%s\.t\]' % (re.escape(name), LB), name, text)
                 text = text.replace('/*@decl %s*/' % name, '::scanlab_emu::LoopsLocal<%s> %s;' % (types[name], name), 1)
@@ -971,6 +994,32 @@ def written(name, text, elements=True):
     return False
 
 
+SIMPLE_TYPE = re.compile(r'^(?:(?:const|volatile|unsigned|signed|long|short|int|char|float|double|bool|size_t|uint|'
+                         r'u?int(?:8|16|32|64)_t|(?:u?(?:char|short|int|long|longlong)|float|double)[1-4])\s*)+$')
+
+
+def simple_type(t):
+    """A number, a pointer, or one of CUDA's vector types (no member array, no operator)."""
+    t = t.strip()
+    return t.endswith('*') or SIMPLE_TYPE.match(t) is not None
+
+
+def escapes(name, text):
+    """Whether text may keep the address of `name` (name[LB.t] in the loops' text): after `&`,
+    or passed whole to a call (a reference or pointer parameter)."""
+    for pos in uses(name, text):
+        before = text[:pos].rstrip()
+        while before.endswith('('):
+            before = before[:-1].rstrip()
+            if re.search(r'[A-Za-z_]\w*$', before):
+                return True  # an argument of a call
+        if before.endswith('&') and not before.endswith('&&'):
+            return True
+        if before.endswith(','):
+            return True
+    return False
+
+
 def outside_literals(text, fn):
     """text with fn applied to each stretch outside its string and character literals."""
     out, last, i, n = [], 0, 0, len(text)
@@ -1005,11 +1054,16 @@ def add_loops(src):
         im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', d)
         if im and THREAD_INDEX.search(d[im.end():]):
             index_macros.add(im.group(1))  # the compiler may read threadIdx once for a loop
-        cm = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([0-9xXa-fA-FuUlL\s()+\-*/<>|&^~]+)$', d)
-        if cm:
-            const_macros.add(cm.group(1))
+        cm = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([\w\s()+\-*/<>|&^~]+)$', d)
+        if cm and all(tok[0].isdigit() for tok in re.findall(r'\w+', cm.group(2))):
+            const_macros.add(cm.group(1))  # a number (THREADS 256)
         body = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', d)
         macro_names |= set(re.findall(r'[A-Za-z_]\w*', body))
+    for _ in range(8):  # and the macros that say those
+        for d in macros:
+            im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', d)
+            if im and set(re.findall(r'\w+', d[im.end():])) & index_macros:
+                index_macros.add(im.group(1))
     funcs = []
     for start, close, device in tops:
         if not device or any(a < start < b for a, b in classes):

@@ -590,6 +590,16 @@ struct LoopsBlock {
 };
 template <class T>
 using LoopsLocal = T; /* a local of one loop over the threads (loops.py), its type as written */
+/* A value all the block's threads share (loops.py's uniformize): read as a T, set only through
+ * set() (an increment, a member's store or a reference to it does not compile). */
+template <class T>
+struct Uniform {
+  T v{};
+  SCANLAB_EMU_LOOPS_FN operator const T &() const { return v; }
+  template <class I>
+  SCANLAB_EMU_LOOPS_FN decltype(auto) operator[](const I &i) const { return v[i]; } /* a pointer's element */
+  SCANLAB_EMU_LOOPS_FN void set(const T &x) { v = x; }
+};
 template <class T>
 struct PerThread {
   static_assert(std::is_trivially_destructible<T>::value, "loops: a PerThread local is trivially destructible");

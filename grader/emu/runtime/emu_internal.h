@@ -82,6 +82,7 @@ struct Fiber {
   uint8_t state;
   bool fresh;       /* prepared for this block, not started yet */
   bool in_body;     /* past its kernel's entry (kernel_entered): its arguments are read */
+  unsigned yields;  /* its turns given up at atomics and polls since its last barrier */
   unsigned long long vclock; /* its clock64() */
   /* what it waits at */
   int kind;

@@ -581,6 +581,7 @@ int barrier(int kind, int pred, const char *file, int line) {
   f->kind = kind;
   f->file = file;
   f->line = line;
+  f->yields = 0;
   w->nrunnable--;
   w->bar_arrived++;
   w->bar_count += pred != 0;
@@ -814,6 +815,10 @@ void yield_point() {
     go(w, w->cur, nullptr);
   }
   if (w->nrunnable > 1) {
+    /* a thread that gives its turn up again and again between two barriers may wait for
+     * another thread of its block (a spin on a flag): as loops it would wait for ever */
+    Fiber *f = (Fiber *)tls.fiber;
+    if (++f->yields > 256) w->launch->loops_unfit.store(true, std::memory_order_relaxed);
     switch_next(w);
   } else {
 #if defined(__x86_64__)
@@ -1452,6 +1457,7 @@ static void run_block(Worker *w, LaunchState *L, long long b) {
     }
     f->state = F_RUNNABLE;
     f->fresh = true;
+    f->yields = 0;
     f->vclock = start_ns;
     f->kind = -1;
     f->file = nullptr;
