@@ -267,15 +267,8 @@ class Writer:
         if not mapping:
             return text_c
         out, last = [], 0
-        for mt in re.finditer(r'[A-Za-z_]\w*', text_m):
+        for mt in names_in(text_m, mapping):
             nm = mt.group(0)
-            if nm not in mapping:
-                continue
-            k = mt.start() - 1
-            while k >= 0 and text_m[k] in ' \t\n':
-                k -= 1
-            if k >= 0 and (text_m[k] == '.' or text_m[k - 1:k + 1] in ('->', '::')):
-                continue
             out.append(text_c[last:mt.start()])
             out.append(mapping[nm])
             last = mt.end()
@@ -286,16 +279,8 @@ class Writer:
         """text with each hoisted name indexed by the thread."""
         if not self.hoisted_names:
             return text
-        m = mask_expr(text)
         out, last = [], 0
-        for mt in re.finditer(r'[A-Za-z_]\w*', m):
-            if mt.group(0) not in self.hoisted_names:
-                continue
-            k = mt.start() - 1
-            while k >= 0 and m[k] in ' \t\n':
-                k -= 1
-            if k >= 0 and (m[k] == '.' or m[k - 1:k + 1] in ('->', '::')):
-                continue
+        for mt in names_in(mask_expr(text), self.hoisted_names):
             out.append(text[last:mt.end()])
             out.append('[%s.t]' % LB)
             last = mt.end()
@@ -903,21 +888,20 @@ class Writer:
 
 
 def mask_expr(text):
-    """An expression's text with its literals blanked (same length)."""
-    out = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        if text[i] in '"\'':
-            q = text[i]
-            j = i + 1
-            while j < n and text[j] != q:
-                j += 2 if text[j] == '\\' else 1
-            for k in range(i + 1, min(j, n)):
-                out[k] = ' '
-            i = j + 1
-        else:
-            i += 1
-    return ''.join(out)
+    """An expression's text with its literals blanked (same length): cu2cpp's mask."""
+    return cu2cpp.mask(text)
+
+
+def names_in(text_m, wanted):
+    """The matches of the names of `wanted` in text_m (masked) that are not a member or a
+    qualified name's part (after `.`, `->` or `::`)."""
+    for mt in re.finditer(r'[A-Za-z_]\w*', text_m):
+        if mt.group(0) not in wanted:
+            continue
+        before = text_m[:mt.start()].rstrip()
+        if before.endswith(('.', '->', '::')):
+            continue
+        yield mt
 
 
 def local_decls(body_m):
@@ -950,8 +934,7 @@ def local_names(body_m):
 
 def uses(name, text):
     """The positions where text says `name` (not as a member)."""
-    return [mt.start() for mt in re.finditer(r'(?<![\w.])%s\b' % re.escape(name), text)
-            if not text[:mt.start()].rstrip().endswith('->')]
+    return [mt.start() for mt in names_in(text, {name})]
 
 
 def check_scopes(body_m, locals_, params, where):
