@@ -1,4 +1,4 @@
-"""Kernels with barriers as loops over a block's threads, for emu-nvcc's builds.
+"""Kernels as loops over a block's threads, for emu-nvcc's builds.
 
 Usage: loops.py IN.cu OUT.cpp [-I DIR ...]   (cu2cpp.py's rewrite, each kernel's loops version first)
 
@@ -8,7 +8,7 @@ a GPU's run (corpus/README.md, "Where the emu is slowest"). Between two barriers
 a block runs on its own, so the same stretch of code can run as a loop over the threads, each
 thread's locals kept in an array with an element per thread: no stack per thread and no switch.
 This file writes that second version of a kernel beside the kernel, as MCUDA's "deep fission"
-does:
+does (a kernel without a barrier is one such loop: no fiber started for each thread):
 
 * each device function with a barrier that the kernel calls is inlined, its parameters and
   locals renamed for the call (`pos` -> `pos__i2`), its last `return E;` an assignment to an
@@ -1022,7 +1022,7 @@ def outside_literals(text, fn):
 
 
 def add_loops(src):
-    """src with a loops version of each kernel that has barriers (and can have one) written on
+    """src with a loops version of each kernel (that can have one) written on
     its first line, and the kernel's entry calling it; returns (text, [(kernel, why not)])."""
     c = strip_comments(src)
     m = cu2cpp.mask(src)
@@ -1085,7 +1085,7 @@ def add_loops(src):
                 changed = True
     edits, notes = [], []
     for k in funcs:
-        if not k.kernel or k.name not in barrier:
+        if not k.kernel:
             continue
         try:
             if macros_bad:
@@ -1146,7 +1146,7 @@ def add_loops(src):
             lines = sorted({src.count('\n', 0, f.open + mt.start()) + 1
                             for f in [k] + list(inl.values()) for mt in BARRIER_WORD.finditer(f.mbody())})
             edits.append((k.open + 1, ' { static const int %slines[] = {%s}; if (::scanlab_emu::loops_entry(__FILE__, '
-                          '%slines, %d)) { %s; return; } }' % (PREFIX, ', '.join(map(str, lines)), PREFIX,
+                          '%slines, %d)) { %s; return; } }' % (PREFIX, ', '.join(map(str, lines or [0])), PREFIX,
                                                                len(lines), call)))
             notes.append((k.name, None))
         except Deny as e:

@@ -1820,6 +1820,10 @@ static void watchdog_main() {
       k++;
     }
     if (!k) b.add(" none");
+    if (L->loops)
+      b.add("; the launch ran each block's threads as loops (the kernel's loops version, from its second launch on), "
+            "where a thread that waits for a later thread of its block, with no barrier between, waits for ever "
+            "(SCANLAB_EMU_LOOPS=0 runs every launch thread by thread)");
     b.add("; a hung kernel cannot be stopped, exiting");
     if (ftrylockfile(stdout) == 0) {
       fflush_unlocked(stdout);
@@ -2566,7 +2570,9 @@ static const char *const NO_DEREF =
 /* A fault in a loop of a block run as loops that sets no thread's records (loops.py's lean
  * loops: a per-thread mark there took a third of a scan's time, its loops no longer vectorized) */
 static const char LOOPS_UNTRACKED[] = ", a thread the kernel's loops version does not track (SCANLAB_EMU_LOOPS=0 names it)";
-static bool loops_untracked(const Worker *w) { return w && w->loops_run && tls.loops_t < 0; }
+static bool loops_untracked(const Worker *w) {
+  return w && w->loops_run && tls.loops_t < 0 && w->nthreads > 1; /* a block of one thread: fibers[0] */
+}
 
 /* A fault in a guarded allocation's mapping, by a kernel thread (w and f set) or host code. */
 static void sig_guard_fault(SigBuf &b, const GuardHit &hit, uintptr_t a, int access, const Worker *w,

@@ -1,4 +1,4 @@
-// Kernels with barriers, rewritten as emu-nvcc rewrites a program with SCANLAB_EMU_LOOPS=1 (loops.py): each
+// Kernels with barriers, rewritten as emu-nvcc rewrites a program (loops.py): each
 // kernel's first launch runs thread by thread, its later ones as loops over each block's threads
 // (loops.py). Each is launched three times on new data and checked against the host: a scan in
 // the CUDA samples' shape (inlined functions that return values, a volatile shared array, a

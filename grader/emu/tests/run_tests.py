@@ -25,8 +25,7 @@ Each test is one `.cu` file in this folder; comment lines at its top say what to
     // emu-test: timeout S         seconds before the run counts as hung (default 60)
     // emu-test: probe             built with the memory probes (counters, race detector)
     // emu-test: loops             rewritten by loops.py (cu2cpp.py's rewrite with each kernel's
-                                   loops version), as emu-nvcc rewrites a
-                                   program's files with SCANLAB_EMU_LOOPS=1
+                                   loops version), as emu-nvcc rewrites a program's files
     // emu-test: probe-ratio R N   also built with the probes beside the plain build; the best
                                    `time_ms` of N runs of each on one worker, taking turns
                                    (probe_cost.py): probed / plain must be below R

@@ -11,7 +11,12 @@
 #define MIN_SHORT 4
 #define MAX_SHORT BLOCK_ELEMS
 #define MIN_LARGE (2 * BLOCK_ELEMS)
+// SCAN_FULL: up to 256 blocks an array, as the CUDA samples' scan (17 lengths, 3,333 launches)
+#ifdef SCAN_FULL
+#define MAX_LARGE (256 * BLOCK_ELEMS)
+#else
 #define MAX_LARGE (16 * BLOCK_ELEMS)
+#endif
 
 void initScan(unsigned elems);  // for batches of up to `elems` elements
 void closeScan();
