@@ -256,6 +256,9 @@ class Writer:
         self.own_names = set()  # the names the rewrite gave (renamed locals, results)
         self.n_label = 0
         self.depth = 0
+        self.cond_stack = []  # the conditions around the statement being written (their indices)
+        self.barrier_conds = []  # (line, conditions around it) of each barrier
+        self.cond_lines = []  # the barriers' lines under a condition tested for each thread
 
     def line(self, pos):
         """The line of the file at pos."""
@@ -323,12 +326,15 @@ class Writer:
         sm, sc = sm[lead:].rstrip(), sc[lead:].rstrip()
         base += lead
         if w not in ('for', 'while', 'if', 'do') and not sm.startswith('{') and self.is_barrier(sm, ctx):
+            self.barrier_conds.append((self.line(base), tuple(self.cond_stack)))
             return [('text', '%s.barrier(__FILE__, %d);' % (LB, self.line(base)))]
         if sm.startswith('{'):
             close = match_forward(sm, 0, '{', '}')
             return self.block(sm[1:close], sc[1:close], ctx, base + 1)
         if w in ('for', 'while', 'if'):
             p = skip_ws(sm, len(w))
+            if word_at(sm, p) == 'constexpr':
+                raise Deny('an if constexpr with a barrier inside')
             close = match_forward(sm, p, '(', ')')
             head_m, head_c = sm[p + 1:close], sc[p + 1:close]
             rest_m, rest_c = sm[close + 1:], sc[close + 1:]
@@ -340,16 +346,17 @@ class Writer:
                 if word_at(rest_m, k) == 'else':
                     else_m, else_c = rest_m[k + 4:], rest_c[k + 4:]
                 cond = self.cond(head_m, head_c, ctx, base + p + 1)
-                out = ([('text', 'if (%s) {' % cond)] + self.statement(then_m, then_c, ctx, base + close + 1) +
+                out = ([('text', 'if (%s) {' % cond)] + self.under(cond, then_m, then_c, ctx, base + close + 1) +
                        [('text', '}')])
                 if else_m.strip():
-                    out += ([('text', 'else {')] + self.statement(else_m, else_c, ctx, base + close + 1 + k + 4) +
+                    out += ([('text', 'else {')] + self.under(cond, else_m, else_c, ctx, base + close + 1 + k + 4) +
                             [('text', '}')])
                 return out
             self.no_jumps(rest_m)
             if w == 'while':
-                return ([('text', 'while (%s) {' % self.cond(head_m, head_c, ctx, base + p + 1))] +
-                        self.statement(rest_m, rest_c, ctx, base + close + 1) + [('text', '}')])
+                cond = self.cond(head_m, head_c, ctx, base + p + 1)
+                return ([('text', 'while (%s) {' % cond)] +
+                        self.under(cond, rest_m, rest_c, ctx, base + close + 1) + [('text', '}')])
             parts_m = [head_m[a:b] for a, b in split_at(head_m, ';')]
             if len(parts_m) != 3:
                 raise Deny('a for loop with a range')
@@ -362,7 +369,7 @@ class Writer:
             inc_m, inc_c = head_m[b + 1:], head_c[b + 1:]
             out = self.plain(init_m + ';', init_c + ';', ctx) if init_m.strip() else []
             cond = self.cond(cond_m, cond_c, ctx, base + p + 1) if cond_m.strip() else 'true'
-            out += [('text', 'while (%s) {' % cond)] + self.statement(rest_m, rest_c, ctx, base + close + 1)
+            out += [('text', 'while (%s) {' % cond)] + self.under(cond, rest_m, rest_c, ctx, base + close + 1)
             if inc_m.strip():
                 out += self.plain(inc_m + ';', inc_c + ';', ctx)
             return out + [('text', '}')]
@@ -373,8 +380,9 @@ class Writer:
             k = skip_ws(sm, k + len('while'))
             close = match_forward(sm, k, '(', ')')
             self.no_jumps(body_m)
-            return ([('text', 'do {')] + self.statement(body_m, body_c, ctx, base + 2) +
-                    [('text', '} while (%s);' % self.cond(sm[k + 1:close], sc[k + 1:close], ctx, base + k + 1))])
+            cond = self.cond(sm[k + 1:close], sc[k + 1:close], ctx, base + k + 1)
+            return ([('text', 'do {')] + self.under(cond, body_m, body_c, ctx, base + 2) +
+                    [('text', '} while (%s);' % cond)])
         if w in ('switch', 'case', 'default', 'break', 'continue', 'goto'):
             raise Deny('a barrier inside %s' % w)
         if w == 'return':
@@ -382,6 +390,15 @@ class Writer:
                 raise Deny('a return where a barrier may follow')
         # a statement that calls a function with a barrier: inline the call
         return self.with_call(sm, sc, ctx)
+
+    def under(self, cond, sm, sc, ctx, base):
+        """The statement guarded by the condition cond (cond()'s mark, or 'true')."""
+        mt = re.match(r'__SCANLAB_COND_(\d+)__$', cond)
+        self.cond_stack.append(int(mt.group(1)) if mt else -1)
+        try:
+            return self.statement(sm, sc, ctx, base)
+        finally:
+            self.cond_stack.pop()
 
     def no_jumps(self, body_m):
         """A loop with a barrier inside takes no break or continue of its own."""
@@ -672,15 +689,22 @@ class Writer:
         # returned: a block whose threads all returned leaves its loops), else for each
         returns = any('exit_thread' in text for text in out)
         known = {nm for _, nm in params if nm not in assigned} | shared_names | self.uniform
+        per_thread = set()
         for i, text in enumerate(out):
             for mt in reversed(list(re.finditer(r'__SCANLAB_COND_(\d+)__', text))):
                 code, line = self.conds[int(mt.group(1))]
                 code = re.sub(r'(\w+)\[%s\.t\]' % LB,
                               lambda mm: mm.group(1) if mm.group(1) in self.uniform else mm.group(0), code)
-                rep = ('(%s)' % code if self.uniform_expr(code, known) and not returns else
-                       '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, code, line))
+                if self.uniform_expr(code, known) and not returns:
+                    rep = '(%s)' % code
+                else:
+                    rep = '%s.uniform([&]() -> bool { return (%s); }, __FILE__, %d)' % (LB, code, line)
+                    per_thread.add(int(mt.group(1)))
                 text = text[:mt.start()] + rep + text[mt.end():]
             out[i] = text
+        # the barriers under a condition tested for each thread: where threads that exited leave
+        # the others to meet one on fibers, the loops would fail (the threads disagree there)
+        self.cond_lines = sorted({line for line, around in self.barrier_conds if per_thread & set(around)})
         # a name `threadIdx` of the function's own, the runtime's copy that each step sets: a macro
         # of a header that says threadIdx reads it too, where the global's const-ness would let
         # the compiler read the global once for a whole loop
@@ -942,7 +966,7 @@ def check_scopes(body_m, locals_, params, where):
     one variable: none shadows a parameter, none is said before it is declared (it meant
     another then), none is declared twice but as loops' own counters."""
     decls = local_decls(body_m)
-    for nm in locals_:
+    for nm in sorted(locals_):
         if nm in params:
             raise Deny('%s declares %s, also a parameter' % (where, nm))
         mine = [(pos, in_for) for n, pos, in_for in decls if n == nm]
@@ -1021,15 +1045,107 @@ def outside_literals(text, fn):
     return ''.join(out)
 
 
-def add_loops(src):
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def user_headers(src_path, src, dirs, limit=200):
+    """The texts of the headers src includes, and those they include, that are the program's own:
+    found beside the file that includes them (a quoted name) or in the program's -I folders, not
+    the system's or the toolkit's."""
+    texts, seen = [], set()
+    todo = [(os.path.dirname(os.path.abspath(src_path)), src)]
+    while todo and len(texts) < limit:
+        here, text = todo.pop()
+        for mt in INCLUDE.finditer(text):
+            for d in ([here] if mt.group(1) == '"' else []) + list(dirs):
+                path = os.path.realpath(os.path.join(d, mt.group(2)))
+                if os.path.isfile(path):
+                    if path not in seen:
+                        seen.add(path)
+                        try:
+                            with open(path, encoding='utf-8', errors='replace') as fh:
+                                t = fh.read()
+                        except OSError:
+                            break
+                        texts.append(t)
+                        todo.append((os.path.dirname(path), t))
+                    break
+    return texts
+
+
+# what the loops version runs only through its own code: a barrier, a warp's or a group's
+# collective (a function that holds one, called where the rewrite does not inline it, reaches
+# the runtime's, which a block run as loops cannot take)
+COLLECTIVE = re.compile(r'\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any\w*|__all\w*|__activemask|'
+                        r'__match\w*|__reduce_\w+|this_grid|grid_group|thread_block_tile|tiled_partition|'
+                        r'coalesced_threads|labeled_partition|binary_partition|sync)\b')
+# what names the line or the function it is written in: the loops version is one line, in
+# another function
+WHERE_WORDS = re.compile(r'\b(?:assert|__LINE__|__func__|__FUNCTION__|__PRETTY_FUNCTION__)\b')
+BODY_HEAD = re.compile(r'\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(')
+
+
+def holders(m):
+    """The names of the functions and classes defined in masked text m (at any depth: members too)
+    whose bodies hold a barrier or a collective, or call one that does."""
+    bodies = []
+    for mt in BODY_HEAD.finditer(m):
+        if mt.group(1) in KEYWORDS or mt.group(1) in NOT_DECL_START:
+            continue
+        close = match_forward(m, m.index('(', mt.start()), '(', ')')
+        if close < 0:
+            continue
+        k = skip_ws(m, close + 1)
+        while word_at(m, k) in ('const', 'noexcept', 'override', 'final', 'volatile'):
+            k = skip_ws(m, k + len(word_at(m, k)))
+        if k < len(m) and m[k] == '{':
+            end = match_forward(m, k, '{', '}')
+            if end > 0:
+                bodies.append((mt.group(1), m[k:end]))
+    for mt in re.finditer(r'\b(?:struct|class|union)\s+([A-Za-z_]\w*)[^;{}()]*\{', m):
+        end = match_forward(m, mt.end() - 1, '{', '}')
+        if end > 0:
+            bodies.append((mt.group(1), m[mt.end() - 1:end]))
+    held = {nm for nm, b in bodies if COLLECTIVE.search(b)}
+    for _ in range(8):  # and those that call them
+        more = {nm for nm, b in bodies if nm not in held and set(re.findall(r'[A-Za-z_]\w*', b)) & held}
+        if not more:
+            break
+        held |= more
+    return held
+
+
+def only_called(name, text_m):
+    """Whether each mention of name in masked text_m is a plain call name(...) (not a member's,
+    an address, a pointer's value)."""
+    for mt in re.finditer(r'(?<![\w.])%s\b' % re.escape(name), text_m):
+        before = text_m[:mt.start()].rstrip()
+        if before.endswith(('->', '::', '&')) or not re.match(r'\s*(?:<[^;{}()]*>\s*)?\(', text_m[mt.end():]):
+            return False
+    return True
+
+
+def add_loops(src, headers=()):
     """src with a loops version of each kernel (that can have one) written on
     its first line, and the kernel's entry calling it; returns (text, [(kernel, why not)])."""
     c = strip_comments(src)
     m = cu2cpp.mask(src)
     kinds = cu2cpp.scope_kinds(m)
     tops, classes = cu2cpp.top_bodies(m, kinds)
-    macros = [mt.group(0) for mt in re.finditer(r'^[ \t]*#[ \t]*define\b[^\n]*(?:\\\n[^\n]*)*', src, re.M)]
+    define = re.compile(r'^[ \t]*#[ \t]*define\b[^\n]*(?:\\\n[^\n]*)*', re.M)
+    macros = [mt.group(0) for mt in define.finditer(src)]
     macros_bad = any(BARRIER_WORD.search(d) or DENY.search(d) for d in macros)
+    # the program's own headers: their macros, by name (a kernel that says one is checked as if
+    # its body were the file's), and the functions and classes in them that hold a barrier or a
+    # collective
+    header_macros = {}
+    held = holders(m)
+    for h in headers:
+        for mt in define.finditer(h):
+            im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', mt.group(0))
+            if im:
+                header_macros[im.group(1)] = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', mt.group(0))
+        held |= holders(cu2cpp.mask(h))
     # the names the macros' bodies say: a local of that name cannot be renamed (the macro would
     # name another variable, or none)
     macro_names, const_macros, index_macros = set(), set(), set()
@@ -1060,7 +1176,11 @@ def add_loops(src):
     # declaration
     making = set()
     for a, b in classes:
-        head = re.search(r'\b(?:struct|class)\s+([A-Za-z_]\w*)[^;{}]*$', m[max(0, a - 300):a])
+        # the last `struct N` or `class N` before the body (`template <class T> struct N {` is N's)
+        before = m[max(0, a - 300):a]
+        heads = [h for h in re.finditer(r'\b(?:struct|class)\s+([A-Za-z_]\w*)', before)
+                 if not re.search(r'[;{}]', before[h.end():])]
+        head = heads[-1] if heads else None
         if head and (re.search(r'=|\{', m[a + 1:b]) or re.search(r'\b%s\s*\(' % head.group(1), m[a + 1:b])):
             making.add(head.group(1))
     by_name = {}
@@ -1123,11 +1243,49 @@ def add_loops(src):
                             raise Deny('%s is recursive' % nm)
                         inl[nm] = f
                     todo.extend(calls(f))
+            reached = [k] + [f for nm in seen for f in by_name.get(nm, []) if f is not k]
+            said = set()
+            for f in reached:
+                said |= set(re.findall(r'[A-Za-z_]\w*', f.mbody()))
+            # a function or class that holds a barrier or a collective: inlined where the kernel
+            # calls it by name, or the kernel stays on fibers (through a pointer, a member or a
+            # header the loops would reach the runtime's own barrier, and fail the launch)
+            for nm in sorted(said & held):
+                if nm not in inl:
+                    raise Deny('%s holds a barrier or a collective the loops version cannot inline' % nm)
+                if not all(only_called(nm, f.mbody()) for f in reached):
+                    raise Deny('%s, which holds a barrier, is named other than by a call' % nm)
+            # the macros it says (the file's and its headers', and those theirs say)
+            file_macros = {}
+            for d in macros:
+                im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', d)
+                if im:
+                    file_macros[im.group(1)] = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', d)
+            used, todo_m = set(), sorted(said & (set(header_macros) | set(file_macros)))
+            while todo_m:
+                nm = todo_m.pop()
+                if nm not in used:
+                    used.add(nm)
+                    body = header_macros.get(nm, '') + ' ' + file_macros.get(nm, '')
+                    todo_m.extend(set(re.findall(r'[A-Za-z_]\w*', body)) & (set(header_macros) | set(file_macros)))
+            for nm in sorted(used & set(header_macros)):
+                if BARRIER_WORD.search(header_macros[nm]) or DENY.search(header_macros[nm]):
+                    raise Deny('the macro %s holds a barrier or a warp collective' % nm)
+            # the loops version is one line, in a function of another name: what names a line or
+            # a function (assert's message) would name the wrong ones
+            inlined_text = [k.mbody()] + [f.mbody() for f in inl.values()] + \
+                [header_macros.get(nm, '') + file_macros.get(nm, '') for nm in used]
+            for t in inlined_text:
+                if WHERE_WORDS.search(t):
+                    raise Deny('%s, which names the line or the function' % WHERE_WORDS.search(t).group(0))
+            kernel_macro_names = set(macro_names)
+            for nm in used & set(header_macros):
+                kernel_macro_names |= set(re.findall(r'[A-Za-z_]\w*', header_macros[nm]))
             blocks = [nm for typ, nm in param_list(k.params) if is_block_type(typ)]
             for mt in re.finditer(r'\b(?:cg|cooperative_groups)?\s*(?:::)?\s*thread_block\s+([A-Za-z_]\w*)', k.mbody()):
                 blocks.append(mt.group(1))
             w = Writer(inl, k, blocks, src)
-            w.macro_names = macro_names
+            w.macro_names = kernel_macro_names
             w.making = making
             w.const_macros = const_macros
             if k.template:
@@ -1145,6 +1303,8 @@ def add_loops(src):
             # macro's, another file's function's) keeps the kernel off the loops
             lines = sorted({src.count('\n', 0, f.open + mt.start()) + 1
                             for f in [k] + list(inl.values()) for mt in BARRIER_WORD.finditer(f.mbody())})
+            # and, negative, those under a condition each thread tests (loops_entry)
+            lines += [-ln for ln in w.cond_lines]
             edits.append((k.open + 1, ' { static const int %slines[] = {%s}; if (::scanlab_emu::loops_entry(__FILE__, '
                           '%slines, %d)) { %s; return; } }' % (PREFIX, ', '.join(map(str, lines or [0])), PREFIX,
                                                                len(lines), call)))
@@ -1172,7 +1332,7 @@ def with_loops(src_path, src):
     """src with its kernels' loops versions (cu2cpp.main's transform); with SCANLAB_EMU_LOOPS_WHY
     set, says which kernels have one, and why the others do not."""
     try:
-        out, notes = add_loops(src)
+        out, notes = add_loops(src, user_headers(src_path, src, INCLUDE_DIRS))
     except Exception as e:  # a fault of this rewrite's: the file as it was, on fibers
         out, notes = src, [('(the file)', 'the loops rewrite failed: %r' % e)]
     if os.environ.get('SCANLAB_EMU_LOOPS_WHY'):
@@ -1182,7 +1342,15 @@ def with_loops(src_path, src):
     return out
 
 
+INCLUDE_DIRS = []  # the program's own -I folders (main), where its headers are read
+
+
 def main(argv):
+    INCLUDE_DIRS[:] = [a[2:] if a != '-I' else '' for a in argv[1:] if a.startswith('-I')]
+    for k, a in enumerate(argv[1:-1]):
+        if a == '-I':
+            INCLUDE_DIRS.append(argv[k + 2])
+    INCLUDE_DIRS[:] = [d for d in INCLUDE_DIRS if d]
     return cu2cpp.main(argv, transform=with_loops)
 
 

@@ -655,7 +655,22 @@ inline T from_bits(unsigned long long b) {
  * sets them (builtins.cpp): the index on every switch to another CUDA thread, the rest when a
  * block starts; each CUDA thread sees the same values throughout, as on a GPU. A struct may
  * have a member of these names, as cudaKernelNodeParams does. */
+#ifndef SCANLAB_EMU_LOOPS_BUILD
 extern __thread const ::uint3 threadIdx;
+#else
+/* A file with kernels as loops (loops.py, emu-nvcc's builds): one host thread runs a block's
+ * CUDA threads one after another, setting threadIdx at each step, so the compiler must not take
+ * it for a constant, as it may a const object (it read it once for a whole loop, in a function
+ * the kernel calls: every thread got thread 0's index). A const object of a type with a
+ * mutable member is not one the compiler may take so; its members are still read-only, and it
+ * converts to uint3 and dim3 as the toolkit's does (tests/loops_as_fibers.cu, "threadIdx"). */
+namespace scanlab_emu {
+struct ThreadIndex : ::uint3 {
+  mutable unsigned char changes_[4];
+};
+}  // namespace scanlab_emu
+extern __thread const ::scanlab_emu::ThreadIndex threadIdx;
+#endif
 extern __thread const ::uint3 blockIdx;
 extern __thread const ::dim3 blockDim;
 extern __thread const ::dim3 gridDim;

@@ -460,6 +460,8 @@ static bool first_note_at(const char *file, int line, const char *file2 = nullpt
   return true;
 }
 
+static bool loops_barrier_under_condition(const LaunchState *L, const char *file, int line);
+
 static void barrier_all_arrived(Worker *w) {
   Fiber *fs = w->fibers.data();
   const int n = w->nthreads;
@@ -515,6 +517,8 @@ static void barrier_all_arrived(Worker *w) {
     /* a grid barrier waits for its block's first thread (the block's part of grid.sync): one
      * that returned cannot take the block there, so it fails whatever the setting */
     if (config().strict || waiter->kind == BAR_GRID) fail_in_fiber(w, b);
+    if (w->launch->loops_lines && loops_barrier_under_condition(w->launch, waiter->file, waiter->line))
+      w->launch->loops_unfit.store(true, std::memory_order_relaxed);
     /* A GPU counts exited threads as arrived (synccheck reports nothing): the same here, once
      * said per barrier line. The programming model leaves it undefined, so graded runs fail. */
     if (first_note_at(waiter->file, waiter->line))
@@ -1262,6 +1266,16 @@ static bool loops_knows_barrier(const LaunchState *L, const char *file, int line
   if (!same_site(file, line, L->loops_file, line)) return false;
   for (int i = 0; i < L->loops_nlines; i++)
     if (L->loops_lines[i] == line) return true;
+  return false;
+}
+
+/* A barrier the loops version holds under a condition it tests for each thread (loops.py writes
+ * its line negative): threads that exited leave the others to meet it here, where as loops they
+ * would disagree at the condition, and the launch fail. */
+static bool loops_barrier_under_condition(const LaunchState *L, const char *file, int line) {
+  if (!same_site(file, line, L->loops_file, line)) return false;
+  for (int i = 0; i < L->loops_nlines; i++)
+    if (L->loops_lines[i] == -line) return true;
   return false;
 }
 

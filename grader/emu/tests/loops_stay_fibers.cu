@@ -6,8 +6,9 @@
 // its second runs as loops; the helpers, calls of their own, keep the hooks the loops version is
 // compiled without, so the loops see the word shared, say so, and send the launches after it
 // back to threads; shared in the kernel's own code, the loops would not see it); and a kernel
-// whose barrier comes from a header's macro the rewrite cannot see (its first launch meets a
-// barrier the loops version does not hold).
+// whose barrier comes from a header's macro (the rewrite reads the program's own headers and
+// leaves it on fibers; where it could not, its first launch would meet a barrier the loops
+// version does not hold, and keep it on fibers).
 // emu-test: loops
 // emu-test: schedules forward
 // emu-test: env SCANLAB_EMU_LOOPS_WHY=1
@@ -15,7 +16,6 @@
 // emu-test: stderr emu: kernel sometimesShared: its later launches run as loops
 // emu-test: stderr emu: kernel sometimesShared ran as loops over each block's threads
 // emu-test: stderr reads a volatile store of thread (0,0,0) since their last barrier
-// emu-test: stderr emu: kernel macroBarrier: its later launches run thread by thread, not as loops
 // emu-test: stdout all right
 #include <cstdio>
 

@@ -140,6 +140,7 @@ def build(name, spec, opt):
     cmds = [shlex.split(opt.cxx) + shlex.split(opt.cxxflags) + ['-Wall', '-Wextra', '-Werror']
             + (shlex.split(opt.probe_flags) if spec['probe'] else
                shlex.split(opt.lockstep_flags) if lockstep else [])
+            + (['-DSCANLAB_EMU_LOOPS_BUILD=1'] if spec['loops'] else [])
             + shlex.split(opt.cppflags) + ['-I' + HERE, '-c', out + '.cpp', '-o', out + '.o']]
     cmds[0] = pch.command(cmds[0], out + '.cpp', out + '.o', os.path.join(os.path.dirname(opt.build), 'emu-pch'))
     objs = [out + '.o']
