@@ -83,6 +83,52 @@ LIBRARY_USES = {"thrust_use.cu": ("#include <thrust/device_vector.h>\n#include <
                 "cublas_use.cu": ("#include <cublas_v2.h>\n", "cuBLAS"),
                 "cufft_use.cu": ("#include <cuda_runtime.h>\n#include <cufft.h>\n", "cuFFT")}
 OWN_HEADER_MISSING = "#include \"my_helpers.cuh\"\nint main() { return 0; }\n"
+# kernels emu-nvcc gives a loops version by default (loops.py): a block reversal with a barrier,
+# launched three times; and a file whose loops version does not compile (a parameter's method
+# that changes it: the loops version's parameters are const), which builds as before
+LOOPS_CU = r"""
+#include <cstdio>
+__global__ void reverseBlock(int *d) {
+  __shared__ int s[128];
+  s[threadIdx.x] = d[blockIdx.x * 128 + threadIdx.x];
+  __syncthreads();
+  d[blockIdx.x * 128 + threadIdx.x] = s[127 - threadIdx.x];
+}
+int main() {
+  int h[256], *d;
+  for (int i = 0; i < 256; i++) h[i] = i;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  for (int k = 0; k < 3; k++) reverseBlock<<<2, 128>>>(d);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < 256; i++) bad += h[i] != i / 128 * 128 + 127 - i % 128;
+  printf("%s\n", bad ? "wrong" : "reversed");
+  return bad;
+}
+"""
+LOOPS_NO_COMPILE_CU = r"""
+#include <cstdio>
+struct Counter {
+  int n;
+  __device__ void bump() { n++; }
+};
+__global__ void countKernel(Counter c, int *out) {
+  __shared__ int s[64];
+  c.bump();
+  s[threadIdx.x] = c.n + threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}
+int main() {
+  int *d, h[64];
+  cudaMalloc(&d, sizeof h);
+  for (int k = 0; k < 2; k++) countKernel<<<1, 64>>>(Counter{10}, d);
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%s\n", h[0] == 74 && h[63] == 11 ? "counted" : "wrong");
+  return 0;
+}
+"""
 RACY_MAIN = r"""
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -110,13 +156,16 @@ def _nvcc(args, cwd, env=None, timeout=300):
 
 def driver():
     """emu-nvcc takes nvcc's options and refuses what it cannot do with a sentence, never a
-    traceback; the probes work through it (a race is found, counters name each kernel)."""
+    traceback; the probes work through it (a race is found, counters name each kernel); kernels
+    get loops versions unless SCANLAB_EMU_LOOPS=0, and a file whose loops versions do not compile
+    builds without them."""
     work = os.path.join(BUILD, "emu-nvcc")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
                        ("big_locals.cu", BIG_LOCALS), ("undeclared.cu", UNDECLARED),
-                       ("own_header.cu", OWN_HEADER_MISSING)) + \
+                       ("own_header.cu", OWN_HEADER_MISSING), ("loops.cu", LOOPS_CU),
+                       ("loops_no_compile.cu", LOOPS_NO_COMPILE_CU)) + \
             tuple((name, text + "int main() { return 0; }\n") for name, (text, _) in LIBRARY_USES.items()):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
@@ -172,6 +221,23 @@ def driver():
         bad.append("EMU_PROBE=1 emu-nvcc should build with the probes (no race reported)")
     expect(["-run", "host_math.cpp", "-o", "host_math"], 0, [], label="a host .cpp with its own min, max, rsqrtf")
     expect(["-run", "big_locals.cu", "-o", "big_locals"], 0, [], label="a thread with 200 KB of locals")
+    # kernels as loops by default, from a kernel's second launch (SCANLAB_EMU_LOOPS_WHY says so);
+    # SCANLAB_EMU_LOOPS=0 at the build leaves the loops versions out; a file whose loops versions
+    # do not compile builds without them, said only where asked
+    why = {"SCANLAB_EMU_LOOPS_WHY": "1"}
+    out = expect(["-run", "loops.cu", "-o", "loops_default"], 0, ["loops.py: loops.cu: reverseBlock: as loops",
+                 "emu: kernel reverseBlock: its later launches run as loops", "reversed"], env=why,
+                 label="SCANLAB_EMU_LOOPS_WHY=1 emu-nvcc -run loops.cu")
+    out = expect(["-run", "loops.cu", "-o", "loops_off"], 0, ["reversed"], env=dict(why, SCANLAB_EMU_LOOPS="0"),
+                 label="SCANLAB_EMU_LOOPS=0 emu-nvcc -run loops.cu")
+    if "loops" in out.replace("loops_off", ""):
+        bad.append("SCANLAB_EMU_LOOPS=0 at the build should leave the loops versions out:\n      " + out[-300:])
+    out = expect(["-run", "loops_no_compile.cu", "-o", "loops_no_compile"], 0, ["counted"])
+    if "loops" in out.replace("loops_no_compile", ""):
+        bad.append("a loops version that does not compile should say nothing unless asked:\n      " + out[-300:])
+    expect(["-run", "loops_no_compile.cu", "-o", "loops_no_compile"], 0,
+           ["loops_no_compile.cu: its loops version does not compile; the file as before", "counted"], env=why,
+           label="SCANLAB_EMU_LOOPS_WHY=1 emu-nvcc -run loops_no_compile.cu")
     # -M, -E, -x cu, -run
     expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
     # FindCUDA's way: the rules into -o, host flags quoted after a comma
@@ -214,7 +280,8 @@ def driver():
     if bad:
         raise CheckFailed("\n    ".join(bad))
     return ("options, separate compilation, -dlink, -M, -E, -run, host files, -ccbin with a C compiler, the probes, "
-            "six refusals, and notes on CUDA the emulator lacks: a name, a library's header")
+            "kernels as loops by default (and off, and a file whose loops version does not compile), six refusals, "
+            "and notes on CUDA the emulator lacks: a name, a library's header")
 
 
 # a .cu file for the precompiled header's check: a comparison of signed and unsigned and an
