@@ -138,7 +138,7 @@ RANKS_INC    = -Igrader/trusted/include -Igrader/trusted/driver -Igrader/trusted
 ranks-build: ## lab 08 as processes: build SUBMISSION's multi_gpu.cu into build/ranks/BACKEND/lab08_ranks
 	@test -n $(call q,$(RANKS_SRC)) || { echo $(call q,make ranks: no multi_gpu.cu in $(value SUBMISSION)/08-multi-gpu/ or $(value SUBMISSION)/); exit 2; }
 	@mkdir -p $(call q,$(dir $(RANKS_BIN)))
-	$(if $(filter emu,$(BACKEND)),grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(call q,$(SM))) $(RANKS_INC) \
+	$(if $(filter emu,$(BACKEND)),SCANLAB_EMU_LOOPS=0 grader/emu/bin/emu-nvcc -O2,nvcc -O3 -std=c++17 -arch=sm_$(call q,$(SM))) $(RANKS_INC) \
 	  labs/08-multi-gpu/ranks/lab08_ranks.cu $(call q,$(RANKS_SRC)) grader/trusted/driver/nccl_shim.cu \
 	  grader/trusted/driver/nccl_process.cu -o $(call q,$(RANKS_BIN)) -ldl
 

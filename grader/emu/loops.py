@@ -705,9 +705,6 @@ class Writer:
         # the barriers under a condition tested for each thread: where threads that exited leave
         # the others to meet one on fibers, the loops would fail (the threads disagree there)
         self.cond_lines = sorted({line for line, around in self.barrier_conds if per_thread & set(around)})
-        # a name `threadIdx` of the function's own, the runtime's copy that each step sets: a macro
-        # of a header that says threadIdx reads it too, where the global's const-ness would let
-        # the compiler read the global once for a whole loop
         decls = ['::scanlab_emu::LoopsBlock %s;' % LB] + self.shared_decls + self.uniform_decls
         decls += ['::scanlab_emu::PerThread<%s> %s(%s);' % (t, nm, LB) for t, nm in self.hoisted if '@' not in nm]
         decls += ['::scanlab_emu::Uniform<%s> %s;' % (t, nm[:-len('@uniform')]) for t, nm in self.hoisted if '@' in nm]
@@ -716,13 +713,10 @@ class Writer:
         consts = ', '.join('%s const %s' % (t, nm) for t, nm in params)
         head = '%s __attribute__((no_sanitize_thread)) static void %s%s(%s)' % (k.template, PREFIX, k.name, consts)
         body = ' '.join(decls + out)
-        # threadIdx is const to the compiler, which may read it once for a whole loop over the
-        # threads: the loops read the runtime's copy, which each step of a loop sets
+        # threadIdx: the runtime's copy, which each step of a loop sets (in a file with loops
+        # versions the global is read again after each call too: scanlab_emu_device.h)
         body = outside_literals(body, lambda t: re.sub(r'(?<![\w.>:])(?:::\s*)?threadIdx\b',
                                                          '::scanlab_emu::tls.thread_idx', t))
-        # and a name `threadIdx` of the function's own, that copy: a header's macro that says
-        # threadIdx (which the rewrite does not see) reads it too
-        body = '[[maybe_unused]] const ::uint3 &threadIdx = ::scanlab_emu::tls.thread_idx; ' + body
         return one_line(head + ' { ' + body + ' }'), params
 
 
@@ -1048,12 +1042,22 @@ def outside_literals(text, fn):
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 
 
-def user_headers(src_path, src, dirs, limit=200):
+def user_headers(src_path, src, dirs, forced=(), limit=200):
     """The texts of the headers src includes, and those they include, that are the program's own:
-    found beside the file that includes them (a quoted name) or in the program's -I folders, not
-    the system's or the toolkit's."""
+    found beside the file that includes them (a quoted name) or in the program's -I and -isystem
+    folders (dirs), not the system's or the toolkit's; and of the files forced in before it
+    (-include), with theirs."""
     texts, seen = [], set()
     todo = [(os.path.dirname(os.path.abspath(src_path)), src)]
+    for path in forced:
+        try:
+            with open(path, encoding='utf-8', errors='replace') as fh:
+                t = fh.read()
+        except OSError:
+            continue
+        seen.add(os.path.realpath(path))
+        texts.append(t)
+        todo.append((os.path.dirname(os.path.abspath(path)), t))
     while todo and len(texts) < limit:
         here, text = todo.pop()
         for mt in INCLUDE.finditer(text):
@@ -1081,13 +1085,13 @@ COLLECTIVE = re.compile(r'\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*
                         r'coalesced_threads|labeled_partition|binary_partition|sync)\b')
 # what names the line or the function it is written in: the loops version is one line, in
 # another function
-WHERE_WORDS = re.compile(r'\b(?:assert|__LINE__|__func__|__FUNCTION__|__PRETTY_FUNCTION__)\b')
+WHERE_WORDS = re.compile(r'\b(?:assert|__LINE__|__func__|__FUNCTION__|__PRETTY_FUNCTION__|__builtin_LINE|'
+                         r'__builtin_FUNCTION|source_location)\b')
 BODY_HEAD = re.compile(r'\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(')
 
 
-def holders(m):
-    """The names of the functions and classes defined in masked text m (at any depth: members too)
-    whose bodies hold a barrier or a collective, or call one that does."""
+def function_bodies(m):
+    """(name, body) of each function defined in masked text m, at any depth (members too)."""
     bodies = []
     for mt in BODY_HEAD.finditer(m):
         if mt.group(1) in KEYWORDS or mt.group(1) in NOT_DECL_START:
@@ -1102,6 +1106,13 @@ def holders(m):
             end = match_forward(m, k, '{', '}')
             if end > 0:
                 bodies.append((mt.group(1), m[k:end]))
+    return bodies
+
+
+def holders(m):
+    """The names of the functions and classes defined in masked text m (at any depth: members too)
+    whose bodies hold a barrier or a collective, or call one that does."""
+    bodies = function_bodies(m)
     for mt in re.finditer(r'\b(?:struct|class|union)\s+([A-Za-z_]\w*)[^;{}()]*\{', m):
         end = match_forward(m, mt.end() - 1, '{', '}')
         if end > 0:
@@ -1113,6 +1124,18 @@ def holders(m):
             break
         held |= more
     return held
+
+
+def said_by(body):
+    """The names a macro's body says, outside its string and character literals."""
+    return set(re.findall(r'[A-Za-z_]\w*', re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', body)))
+
+
+# what makes a string of a macro's argument (#x, not ##): the rewrite's names would show in it
+STRINGIZE = re.compile(r'(?<!#)#(?!#)\s*[A-Za-z_]')
+# what gives a function's caller's line or name where it is called (a default argument)
+LOCATION_DEFAULTS = re.compile(r'\b(?:__builtin_LINE|__builtin_FUNCTION|__builtin_FILE|__builtin_COLUMN|'
+                               r'source_location)\b')
 
 
 def only_called(name, text_m):
@@ -1140,12 +1163,24 @@ def add_loops(src, headers=()):
     # collective
     header_macros = {}
     held = holders(m)
-    for h in headers:
+    header_masks = [cu2cpp.mask(h) for h in headers]
+    for h, hm in zip(headers, header_masks):
         for mt in define.finditer(h):
             im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', mt.group(0))
             if im:
                 header_macros[im.group(1)] = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', mt.group(0))
-        held |= holders(cu2cpp.mask(h))
+        held |= holders(hm)
+    # a class with a mutable member changes through a const method: a parameter of class type,
+    # const in the loops version and one for all threads, would be changed by each of them
+    mutable = any(re.search(r'\bmutable\b', t) for t in [m] + header_masks)
+    # the functions with a default argument that gives the caller's line or name: called from
+    # the loops version, they would give its
+    located = set()
+    for t in [m] + header_masks:
+        for mt in BODY_HEAD.finditer(t):
+            close = match_forward(t, t.index('(', mt.start()), '(', ')')
+            if close > 0 and LOCATION_DEFAULTS.search(t, mt.end(), close):
+                located.add(mt.group(1))
     # the names the macros' bodies say: a local of that name cannot be renamed (the macro would
     # name another variable, or none)
     macro_names, const_macros, index_macros = set(), set(), set()
@@ -1157,7 +1192,7 @@ def add_loops(src, headers=()):
         if cm and all(tok[0].isdigit() for tok in re.findall(r'\w+', cm.group(2))):
             const_macros.add(cm.group(1))  # a number (THREADS 256)
         body = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', d)
-        macro_names |= set(re.findall(r'[A-Za-z_]\w*', body))
+        macro_names |= said_by(body)
     for _ in range(8):  # and the macros that say those
         for d in macros:
             im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)', d)
@@ -1188,9 +1223,11 @@ def add_loops(src, headers=()):
         by_name.setdefault(f.name, []).append(f)
     # device functions declared and not defined here may hold a barrier elsewhere
     declared_only = set()
-    for mt in re.finditer(r'\b__device__\b[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;', m):
-        if mt.group(1) not in by_name:
-            declared_only.add(mt.group(1))
+    header_defined = {nm for hm in header_masks for nm, _ in function_bodies(hm)}
+    for t in [m] + header_masks:
+        for mt in re.finditer(r'\b__device__\b[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;', t):
+            if mt.group(1) not in by_name and mt.group(1) not in header_defined:
+                declared_only.add(mt.group(1))
 
     def calls(f):
         return {mt.group(1) for mt in re.finditer(r'\b([A-Za-z_]\w*)\s*(?:<[^;(){}]*>)?\s*\(', f.mbody())
@@ -1271,6 +1308,13 @@ def add_loops(src, headers=()):
             for nm in sorted(used & set(header_macros)):
                 if BARRIER_WORD.search(header_macros[nm]) or DENY.search(header_macros[nm]):
                     raise Deny('the macro %s holds a barrier or a warp collective' % nm)
+            for nm in sorted(used):
+                if STRINGIZE.search(header_macros.get(nm, '') + ' ' + file_macros.get(nm, '')):
+                    raise Deny('the macro %s makes a string of its argument (the rewrite\'s names would show)' % nm)
+            if said & located:
+                raise Deny('%s takes its caller\'s line or name as a default argument' % sorted(said & located)[0])
+            if mutable and any(not simple_type(t) for t, _ in param_list(k.params)):
+                raise Deny('a parameter of class type, where a class has a mutable member')
             # the loops version is one line, in a function of another name: what names a line or
             # a function (assert's message) would name the wrong ones
             inlined_text = [k.mbody()] + [f.mbody() for f in inl.values()] + \
@@ -1280,7 +1324,7 @@ def add_loops(src, headers=()):
                     raise Deny('%s, which names the line or the function' % WHERE_WORDS.search(t).group(0))
             kernel_macro_names = set(macro_names)
             for nm in used & set(header_macros):
-                kernel_macro_names |= set(re.findall(r'[A-Za-z_]\w*', header_macros[nm]))
+                kernel_macro_names |= said_by(header_macros[nm])
             blocks = [nm for typ, nm in param_list(k.params) if is_block_type(typ)]
             for mt in re.finditer(r'\b(?:cg|cooperative_groups)?\s*(?:::)?\s*thread_block\s+([A-Za-z_]\w*)', k.mbody()):
                 blocks.append(mt.group(1))
@@ -1332,7 +1376,7 @@ def with_loops(src_path, src):
     """src with its kernels' loops versions (cu2cpp.main's transform); with SCANLAB_EMU_LOOPS_WHY
     set, says which kernels have one, and why the others do not."""
     try:
-        out, notes = add_loops(src, user_headers(src_path, src, INCLUDE_DIRS))
+        out, notes = add_loops(src, user_headers(src_path, src, INCLUDE_DIRS + SYSTEM_DIRS, FORCED))
     except Exception as e:  # a fault of this rewrite's: the file as it was, on fibers
         out, notes = src, [('(the file)', 'the loops rewrite failed: %r' % e)]
     if os.environ.get('SCANLAB_EMU_LOOPS_WHY'):
@@ -1343,6 +1387,8 @@ def with_loops(src_path, src):
 
 
 INCLUDE_DIRS = []  # the program's own -I folders (main), where its headers are read
+SYSTEM_DIRS = []  # and its -isystem folders (emu-nvcc sets them)
+FORCED = []  # the files its build forces in before each source (-include; emu-nvcc sets them)
 
 
 def main(argv):

@@ -107,6 +107,37 @@ int main() {
   return bad;
 }
 """
+# a barrier in a function of a header from an -isystem folder, first reached in a kernel's third
+# launch: the rewrite reads that header too, and keeps the kernel on fibers (as loops, the
+# launch would reach a barrier the loops version does not hold, and fail)
+SYSTEM_SYNC_H = "__device__ inline void laterSync() { __syncthreads(); }\n"
+SYSTEM_SYNC_CU = r"""
+#include <cstdio>
+#include <later_sync.cuh>
+__global__ void swapLater(int *d, int late) {
+  __shared__ int s[64];
+  s[threadIdx.x] = d[threadIdx.x];
+  __syncthreads();
+  int v = s[63 - threadIdx.x];
+  if (late) {
+    __syncthreads();
+    s[threadIdx.x] = v + 1;
+    laterSync();
+    v = s[63 - threadIdx.x];
+  }
+  d[threadIdx.x] = v;
+}
+int main() {
+  int h[64], *d;
+  for (int i = 0; i < 64; i++) h[i] = i;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  for (int k = 0; k < 3; k++) swapLater<<<1, 64>>>(d, k == 2);
+  cudaError_t e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("%s\n", e == cudaSuccess && h[0] == 1 && h[63] == 64 ? "swapped" : cudaGetErrorString(e));
+  return 0;
+}
+"""
 LOOPS_NO_COMPILE_CU = r"""
 #include <cstdio>
 struct Counter {
@@ -161,11 +192,12 @@ def driver():
     builds without them."""
     work = os.path.join(BUILD, "emu-nvcc")
     shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    os.makedirs(os.path.join(work, "sysinc"))
     for name, text in (("racy.cu", RACY_CU), ("racy.h", RACY_H), ("main.cpp", RACY_MAIN), ("host_math.cpp", HOST_MATH),
                        ("big_locals.cu", BIG_LOCALS), ("undeclared.cu", UNDECLARED),
                        ("own_header.cu", OWN_HEADER_MISSING), ("loops.cu", LOOPS_CU),
-                       ("loops_no_compile.cu", LOOPS_NO_COMPILE_CU)) + \
+                       ("loops_no_compile.cu", LOOPS_NO_COMPILE_CU), ("system_sync.cu", SYSTEM_SYNC_CU),
+                       (os.path.join("sysinc", "later_sync.cuh"), SYSTEM_SYNC_H)) + \
             tuple((name, text + "int main() { return 0; }\n") for name, (text, _) in LIBRARY_USES.items()):
         with open(os.path.join(work, name), "w") as fh:
             fh.write(text)
@@ -238,6 +270,9 @@ def driver():
     expect(["-run", "loops_no_compile.cu", "-o", "loops_no_compile"], 0,
            ["loops_no_compile.cu: its loops version does not compile; the file as before", "counted"], env=why,
            label="SCANLAB_EMU_LOOPS_WHY=1 emu-nvcc -run loops_no_compile.cu")
+    expect(["-isystem", "sysinc", "-run", "system_sync.cu", "-o", "system_sync"], 0,
+           ["laterSync holds a barrier or a collective the loops version cannot inline", "swapped"], env=why,
+           label="SCANLAB_EMU_LOOPS_WHY=1 emu-nvcc -isystem sysinc -run system_sync.cu")
     # -M, -E, -x cu, -run
     expect(["-M", "racy.cu"], 0, ["racy.o:", "racy.h"])
     # FindCUDA's way: the rules into -o, host flags quoted after a comma

@@ -661,15 +661,13 @@ extern __thread const ::uint3 threadIdx;
 /* A file with kernels as loops (loops.py, emu-nvcc's builds): one host thread runs a block's
  * CUDA threads one after another, setting threadIdx at each step, so the compiler must not take
  * it for a constant, as it may a const object (it read it once for a whole loop, in a function
- * the kernel calls: every thread got thread 0's index). A const object of a type with a
- * mutable member is not one the compiler may take so; its members are still read-only, and it
- * converts to uint3 and dim3 as the toolkit's does (tests/loops_as_fibers.cu, "threadIdx"). */
-namespace scanlab_emu {
-struct ThreadIndex : ::uint3 {
-  mutable unsigned char changes_[4];
-};
-}  // namespace scanlab_emu
-extern __thread const ::scanlab_emu::ThreadIndex threadIdx;
+ * the kernel calls: every thread got thread 0's index). Here threadIdx is a call that gives
+ * the runtime's object, which is not const, as a const uint3 lvalue: the same type to a
+ * template, an overload or sizeof as nvcc's, read-only, read again after each call (decltype
+ * says a reference; tests/loops_unseen_code.cu). */
+extern __thread ::uint3 scanlab_emu_thread_index_now __asm__("threadIdx");
+__attribute__((always_inline)) inline const ::uint3 &scanlab_emu_thread_index() { return scanlab_emu_thread_index_now; }
+#define threadIdx scanlab_emu_thread_index() /* at namespace scope: ::threadIdx works too */
 #endif
 extern __thread const ::uint3 blockIdx;
 extern __thread const ::dim3 blockDim;

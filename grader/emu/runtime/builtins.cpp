@@ -14,20 +14,14 @@
  */
 #include "vector_types.h"
 
-/* threadIdx: a uint3 and 4 bytes more, as a file built with kernels as loops declares it
- * (scanlab_emu_device.h, SCANLAB_EMU_LOOPS_BUILD); the others read the uint3 */
-struct ThreadIndexObject {
-  ::uint3 v;
-  unsigned char changes_[4];
-};
-__thread ThreadIndexObject threadIdx;
+__thread ::uint3 threadIdx;
 __thread ::uint3 blockIdx;
 __thread ::dim3 blockDim;
 __thread ::dim3 gridDim;
 extern const int warpSize = 32;
 
 namespace scanlab_emu {
-void set_thread_index(const ::uint3 &t) { threadIdx.v = t; }
+void set_thread_index(const ::uint3 &t) { threadIdx = t; }
 void set_block_builtins(const ::uint3 &block, const ::uint3 &block_dim, const ::uint3 &grid_dim) {
   blockIdx = block;
   blockDim = block_dim;

@@ -6,8 +6,10 @@
 // parameter the kernel changes, or a global its local hides; a barrier or a warp shuffle in a
 // header's function, or a barrier in a class's member, first reached in a later launch; a
 // barrier function called through a pointer; threads that leave a loop with a barrier at
-// different rounds and exit; a barrier under `if constexpr`. Each kernel runs three times, the
-// later launches as loops where it has a loops version, each against the host's answer.
+// different rounds and exit; a barrier under `if constexpr`; a parameter whose class has a
+// mutable member; a default argument that gives the caller's line, a macro that makes a string
+// of its argument, threadIdx given whole to a template. Each kernel runs three times, the later
+// launches as loops where it has a loops version, each against the host's answer.
 // emu-test: loops
 // emu-test: schedules forward
 // emu-test: env SCANLAB_EMU_LOOPS_WHY=1
@@ -157,6 +159,24 @@ __global__ void underIfConstexpr(int *out) {
   out[threadIdx.x] = v;
 }
 
+// a parameter whose class changes through a const method (the loops version's parameters are
+// const, and one for all threads: each thread's change landed on the same copy)
+__global__ void mutableMember(Tally t, int *out) {
+  t.add(threadIdx.x);
+  out[threadIdx.x] = t.count + t.base;
+}
+
+// a default argument's line, a macro's string of its argument (the rewrite's names), threadIdx
+// to a template with a specialisation for uint3, and its size
+__global__ void whatTheTextSays(int *out) {
+  const int line = lineOfCall();
+  int sum = threadIdx.x;
+  out[4 * threadIdx.x] = line;
+  out[4 * threadIdx.x + 1] = TEXT_LENGTH(sum + threadIdx.x);
+  out[4 * threadIdx.x + 2] = indexKind(threadIdx);
+  out[4 * threadIdx.x + 3] = (int)sizeof(threadIdx) + sum - (int)threadIdx.x;
+}
+
 static int *d_out, *d_data;
 static int got[2 * NT], want[2 * NT];
 static int bad = 0;
@@ -222,6 +242,13 @@ int main() {
         });
   three("underIfConstexpr", NT, [](int) { underIfConstexpr<true><<<1, NT>>>(d_out); },
         [](int, int t) { return NT - 1 - t; });
+  three("mutableMember", NT, [](int) { mutableMember<<<1, NT>>>(Tally{1000, 7}, d_out); },
+        [](int, int t) { return 1000 + t + 7; });
+  three("whatTheTextSays", 2 * NT, [](int) { whatTheTextSays<<<1, NT / 2>>>(d_out); },
+        [](int, int i) {
+          const int k = i % 4;
+          return k == 0 ? 172 : k == 1 ? (int)sizeof("sum + threadIdx.x") : k == 2 ? 1 : 12;
+        });
   if (!bad) printf("all kernels: every launch as the host\n");
   return bad != 0;
 }

@@ -22,6 +22,27 @@ __device__ int scaleBy = 3;
 
 __device__ inline void headerSync() { __syncthreads(); }
 
+// a class whose const method changes it
+struct Tally {
+  mutable int count;
+  int base;
+  __device__ void add(int d) const { count += d; }
+};
+
+// what a default argument gives where the function is called
+__device__ inline int lineOfCall(int line = __builtin_LINE()) { return line; }
+
+#define TEXT_LENGTH(e) ((int)sizeof(#e))
+
+template <class T>
+__device__ int indexKind(T) {
+  return 0;
+}
+template <>
+__device__ int indexKind<uint3>(uint3) {
+  return 1;
+}
+
 __device__ inline int warpSum(int v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
   return v;

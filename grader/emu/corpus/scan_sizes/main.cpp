@@ -13,10 +13,12 @@
 #include "scan_common.h"
 
 // SCAN_FULL (make EXTRA=-DSCAN_FULL): the CUDA samples' size, 13 x 2^19 elements in every
-// launch and 100 timed scans a length, for a measurement of the emu against a GPU
-// (corpus/README.md, "Where the emu is slowest"); not part of the corpus run
+// launch and 100 timed scans a length (-DITERATIONS=N: N), for a measurement of the emu against
+// a GPU (corpus/README.md, "Where the emu is slowest"); not part of the corpus run
 #ifdef SCAN_FULL
+#ifndef ITERATIONS
 #define ITERATIONS 100
+#endif
 #define ELEMS (13u << 19)
 #else
 #define ITERATIONS 40
