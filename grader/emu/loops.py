@@ -251,6 +251,8 @@ class Writer:
         self.uniform = set()
         self.macro_names = set()
         self.kernel_names = set()
+        self.globals = set()  # the names the file and its headers say at namespace scope
+        self.param_types = {}  # the kernel's parameters' types, by name
         self.const_macros = set()  # the file's macros that are numbers (THREADS 256)
         self.making = set()  # the file's classes that make themselves
         self.own_names = set()  # the names the rewrite gave (renamed locals, results)
@@ -519,6 +521,8 @@ class Writer:
         body_m, body_c = f.mbody(), f.body()
         own_locals = local_names(body_m)
         check_scopes(body_m, own_locals, {nm for _, nm in params}, f.name)
+        if own_locals & self.globals:
+            raise Deny('%s, a local of %s, is also a global\'s name' % (sorted(own_locals & self.globals)[0], f.name))
         names = {nm for _, nm in params} | own_locals
         # a name the callee says and does not declare is the callee's global: none of the caller's
         # names may hide it once the body is inlined
@@ -619,6 +623,7 @@ class Writer:
     def write(self):
         k = self.kernel
         params = param_list(k.params)
+        self.param_types = {nm: t for t, nm in params}
         body_m, body_c = k.mbody(), k.body()
         for typ, nm in params:
             if is_block_type(typ):
@@ -631,7 +636,17 @@ class Writer:
             raise Deny('a macro names %s, a local of the kernel' % sorted((locals_ | assigned) & self.macro_names)[0])
         mapping = {nm: nm + '__k' for nm in locals_ | assigned}
         self.own_names |= set(mapping.values())
-        self.kernel_names = {nm for _, nm in params} | locals_
+        # a __shared__ array is the kernel's name too (a callee's global of that name would be
+        # hidden once inlined)
+        shared_names_k = set()
+        for mt in re.finditer(r'\b__shared__\b[^;]*?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*)?;', body_m):
+            shared_names_k.add(mt.group(1))
+        # renamed in the whole body, a local (or a __shared__ array, declared for the whole loops
+        # version) would take the place of a global of its name said where the local's scope has
+        # ended
+        if (locals_ | shared_names_k) & self.globals:
+            raise Deny('%s, a local of the kernel, is also a global\'s name' % sorted((locals_ | shared_names_k) & self.globals)[0])
+        self.kernel_names = {nm for _, nm in params} | locals_ | shared_names_k
         # __shared__ declarations first (statics of the block)
         shared = []
         for mt in re.finditer(r'\b__shared__\b', body_m):
@@ -724,8 +739,8 @@ class Writer:
     def uniform_expr(self, code, known):
         """Whether an expression has one value for all the block's threads: it names only the
         kernel's unchanged parameters, __shared__ arrays, blockIdx, blockDim, gridDim, constants
-        (upper-case macros, literals) and names of `known`; it loads nothing (no [ ], ->, *p) and
-        calls nothing but min and max."""
+        (upper-case macros, literals) and names of `known`; it loads nothing (no [ ], ->, *p),
+        calls nothing but min and max (no member either), and says no parameter of class type."""
         m = mask_expr(code)
         if '[' in m or '->' in m or re.search(r'(?:^|[=(,?:!~&|+\-*/%<>^]\s*)\*', m):
             return False
@@ -734,11 +749,13 @@ class Writer:
             k = mt.start() - 1
             while k >= 0 and m[k] == ' ':
                 k -= 1
-            if k >= 0 and m[k] == '.':
-                continue  # a member of what precedes
             nxt = m[mt.end():].lstrip()[:1]
             if nxt == '(' and nm not in ('min', 'max', 'sizeof'):
-                return False
+                return False  # a call, a member's too (it may read threadIdx)
+            if k >= 0 and m[k] == '.':
+                continue  # a member of what precedes
+            if nm in self.param_types and not simple_type(self.param_types[nm]):
+                return False  # a class: its operators are calls
             if nm in known or nm in UNIFORM_WORDS or nm in self.const_macros or re.match(r'^[0-9]', nm):
                 continue
             return False
@@ -875,10 +892,12 @@ class Writer:
             k = mt.start() - 1
             while k >= 0 and m[k] == ' ':
                 k -= 1
-            if k >= 0 and m[k] == '.':
-                continue
             if m[mt.end():].lstrip()[:1] == '(' and nm not in CAST_WORDS:
-                return False
+                return False  # a call, a member's too
+            if k >= 0 and (m[k] == '.' or m[k - 1:k + 1] == '->'):
+                continue
+            if nm in self.param_types and not simple_type(self.param_types[nm]):
+                return False  # a class: its operators are calls
             if nm not in known and nm not in CAST_WORDS and nm not in UNIFORM_WORDS - {'min', 'max'} and \
                     not re.match(r'^[0-9]', nm):
                 return False
@@ -1126,6 +1145,25 @@ def holders(m):
     return held
 
 
+def file_scope_names(m):
+    """The names masked text m says at namespace scope: its globals, functions, types and
+    enumerators (function and class bodies, and what stands in parentheses, left out)."""
+    kinds = cu2cpp.scope_kinds(m)
+    tops, classes = cu2cpp.top_bodies(m, kinds)
+    out = list(m)
+    for a, b, _ in tops:
+        out[a:b + 1] = ' ' * (b + 1 - a)
+    for a, b in classes:
+        out[a:b + 1] = ' ' * (b + 1 - a)
+    text = ''.join(out)
+    while True:  # innermost parentheses first: parameter lists, initialisers' arguments
+        t = re.sub(r'\([^()]*\)', ' ', text)
+        if t == text:
+            break
+        text = t
+    return set(re.findall(r'[A-Za-z_]\w*', text)) - KEYWORDS
+
+
 def said_by(body):
     """The names a macro's body says, outside its string and character literals."""
     return set(re.findall(r'[A-Za-z_]\w*', re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', body)))
@@ -1170,6 +1208,9 @@ def add_loops(src, headers=()):
             if im:
                 header_macros[im.group(1)] = re.sub(r'^[ \t]*#[ \t]*define[ \t]+\w+(?:\([^)]*\))?', '', mt.group(0))
         held |= holders(hm)
+    globals_ = file_scope_names(m)
+    for hm in header_masks:
+        globals_ |= file_scope_names(hm)
     # a class with a mutable member changes through a const method: a parameter of class type,
     # const in the loops version and one for all threads, would be changed by each of them
     mutable = any(re.search(r'\bmutable\b', t) for t in [m] + header_masks)
@@ -1315,6 +1356,13 @@ def add_loops(src, headers=()):
                 raise Deny('%s takes its caller\'s line or name as a default argument' % sorted(said & located)[0])
             if mutable and any(not simple_type(t) for t, _ in param_list(k.params)):
                 raise Deny('a parameter of class type, where a class has a mutable member')
+            # a type or a name a kernel declares for itself would reach only the stretch it is
+            # written in (the loops version's per-thread arrays, declared first, and the later
+            # stretches would see the global one)
+            for t in [k.mbody()] + [f.mbody() for f in inl.values()]:
+                mt = re.search(r'\b(?:typedef|using|enum|namespace)\b|\b(?:struct|class|union)\s+(?:[A-Za-z_]\w*\s*)?[:{]', t)
+                if mt:
+                    raise Deny('a declaration of a type or a name in the kernel (%s)' % mt.group(0).split()[0])
             # the loops version is one line, in a function of another name: what names a line or
             # a function (assert's message) would name the wrong ones
             inlined_text = [k.mbody()] + [f.mbody() for f in inl.values()] + \
@@ -1330,6 +1378,7 @@ def add_loops(src, headers=()):
                 blocks.append(mt.group(1))
             w = Writer(inl, k, blocks, src)
             w.macro_names = kernel_macro_names
+            w.globals = globals_
             w.making = making
             w.const_macros = const_macros
             if k.template:
