@@ -10,6 +10,8 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdio_ext.h>
+#include <unordered_map>
 
 namespace scanlab_emu {
 
@@ -31,7 +35,48 @@ std::mutex &diag_mutex() {
   return m;
 }
 
+/* A launch run twice to be compared (sched.cpp's trial of a kernel's loops version): what each
+ * run's kernel prints is caught in memory (the first's dropped, the second's then printed), and
+ * the first's diagnostics are not said. */
+static std::atomic<bool> g_quiet{false};
+static int g_capture_fd = -1, g_saved_stdout = -1;
+
+void capture_begin(bool quiet_run) {
+  fflush(stdout);
+  fflush(stderr);
+  g_saved_stdout = dup(1);
+  g_capture_fd = (int)syscall(SYS_memfd_create, "scanlab-emu-print", 1u /* MFD_CLOEXEC */);
+  if (g_capture_fd >= 0 && g_saved_stdout >= 0) dup2(g_capture_fd, 1);
+  g_quiet.store(quiet_run);
+}
+
+bool capture_end(std::string *printed) {
+  fflush(stdout);
+  g_quiet.store(false);
+  bool ok = g_capture_fd >= 0 && g_saved_stdout >= 0;
+  printed->clear();
+  if (ok) {
+    char buf[65536];
+    ssize_t n;
+    off_t at = 0;
+    while ((n = pread(g_capture_fd, buf, sizeof buf, at)) > 0) {
+      printed->append(buf, (size_t)n);
+      at += n;
+    }
+  }
+  if (g_saved_stdout >= 0) {
+    dup2(g_saved_stdout, 1);
+    close(g_saved_stdout);
+  }
+  if (g_capture_fd >= 0) close(g_capture_fd);
+  g_saved_stdout = g_capture_fd = -1;
+  return ok;
+}
+
+bool quiet() { return g_quiet.load(std::memory_order_relaxed); }
+
 void diag(const char *fmt, ...) {
+  if (quiet()) return;
   va_list ap;
   va_start(ap, fmt);
   std::lock_guard<std::mutex> g(diag_mutex());
@@ -751,6 +796,61 @@ bool launch_memory_end(const char *kernel, char *msg, size_t cap) {
     g_close_later = false;
   }
   return intact;
+}
+
+/* Calls fn on each allocation's bytes (its address and size) and each variable of device code
+ * (cu2cpp.py's device_static, the host's memory). The caller holds the allocations open, as a
+ * launch does (launch_memory_begin with open_all), and g_mem_mutex. */
+template <class F>
+static void each_allocation(F fn) {
+  for (auto &e : g_allocs)
+    if (e.second.size) fn(e.first, e.second.size);
+  for (const auto &r : device_static_ranges())
+    if (r.second > r.first) fn(r.first, (size_t)(r.second - r.first));
+}
+
+bool memory_snapshot(MemorySnapshot *s, size_t limit) {
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  size_t total = 0;
+  for (auto &e : g_allocs) total += e.second.size;
+  for (const auto &r : device_static_ranges()) total += (size_t)(r.second - r.first);
+  if (total > limit) return false;
+  s->parts.clear();
+  each_allocation([&](uintptr_t p, size_t n) { s->parts.emplace_back(p, std::string((const char *)p, n)); });
+  return true;
+}
+
+/* Each part by its address (host code on another thread may have made or freed an allocation
+ * since the snapshot: such a part is not put back, and the memory is not the same). */
+static std::unordered_map<uintptr_t, size_t> parts_by_address(const MemorySnapshot &s) {
+  std::unordered_map<uintptr_t, size_t> at;
+  for (size_t k = 0; k < s.parts.size(); k++) at[s.parts[k].first] = k;
+  return at;
+}
+
+void memory_restore(const MemorySnapshot &s) {
+  const auto at = parts_by_address(s);
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  each_allocation([&](uintptr_t p, size_t n) {
+    auto it = at.find(p);
+    if (it != at.end() && s.parts[it->second].second.size() == n) memcpy((void *)p, s.parts[it->second].second.data(), n);
+  });
+}
+
+bool memory_same(const MemorySnapshot &s) {
+  const auto at = parts_by_address(s);
+  std::lock_guard<std::mutex> g(g_mem_mutex);
+  bool same = true;
+  size_t seen = 0;
+  each_allocation([&](uintptr_t p, size_t n) {
+    auto it = at.find(p);
+    if (it == at.end() || s.parts[it->second].second.size() != n ||
+        memcmp((const void *)p, s.parts[it->second].second.data(), n) != 0)
+      same = false;
+    else
+      seen++;
+  });
+  return same && seen == at.size();
 }
 
 /* Holds [p, p+n) accessible to the runtime's own copy when it lies in a cudaMalloc allocation,

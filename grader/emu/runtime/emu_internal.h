@@ -349,6 +349,21 @@ bool guard_open_for_kernel(const GuardHit &hit);
  * diagnostic in msg if one is damaged. */
 bool launch_memory_begin(bool open_all, const char *kernel);
 bool launch_memory_end(const char *kernel, char *msg, size_t cap);
+/* What every allocation the program holds (device, managed, pinned, __device__ variables) says,
+ * for a launch run twice (sched.cpp's trial of a kernel's loops version): taken (false where it
+ * holds more than limit bytes), put back, compared; between launch_memory_begin(true) and its end,
+ * which open every device allocation. */
+struct MemorySnapshot {
+  std::vector<std::pair<uintptr_t, std::string>> parts;
+};
+bool memory_snapshot(MemorySnapshot *s, size_t limit);
+/* Around each run of such a launch: what its kernel prints caught (printed; false where it could
+ * not be), and for the run to be compared only (quiet_run), no diagnostic said (quiet()). */
+void capture_begin(bool quiet_run);
+bool capture_end(std::string *printed);
+bool quiet();
+void memory_restore(const MemorySnapshot &s);
+bool memory_same(const MemorySnapshot &s);
 /* Around a launch: the driver's watched ranges checked against their hashes before it (a change
  * the host made), hashed again after it as the device left them (api.cpp). */
 void watch_before_launch();

@@ -406,6 +406,7 @@ static void report(Worker *w, const Buf &msg, cudaError_t error = cudaErrorLaunc
   if (!first) return;
   L->error.store(error);
   L->programs_own.store(programs_own);
+  if (quiet()) return;
   Buf k;
   describe_launch(k, L->info);
   std::lock_guard<std::mutex> g(diag_mutex());
@@ -1238,6 +1239,12 @@ static int loops_state(const void *key) {
   std::lock_guard<std::mutex> g(g_loops_mutex);
   auto it = g_loops_state.find(key);
   return it == g_loops_state.end() ? LOOPS_UNKNOWN : it->second;
+}
+static std::unordered_map<const void *, unsigned long long> g_loops_launches;
+static bool loops_trial_due(const void *key) {
+  std::lock_guard<std::mutex> g(g_loops_mutex);
+  const unsigned long long n = ++g_loops_launches[key];
+  return n == 1 || n == 16 || n == 256 || n == 4096;
 }
 static void set_loops_state(const void *key, int v) {
   std::lock_guard<std::mutex> g(g_loops_mutex);
@@ -2237,6 +2244,71 @@ void host_named_device_arg_at(const LaunchInfo &info, int pos, const void *arg) 
   note_kernel_failure();
 }
 
+/* A launch's state before its blocks run. */
+static void init_launch(LaunchState &L, const LaunchInfo &in, int device, void (*thunk)(const void *),
+                        const void *closure, unsigned long long serial, int nworkers) {
+  L.info = in;
+  L.device = device;
+  L.name_pending = !in.kaddr;
+  L.thunk = thunk;
+  L.closure = closure;
+  L.next_block.store(0);
+  L.failed.store(false);
+  L.error.store(cudaSuccess);
+  L.programs_own.store(false);
+  L.serial = serial;
+  L.start_s = now_s();
+  L.current_block = std::vector<std::atomic<long long>>((size_t)nworkers);
+  for (auto &c : L.current_block) c.store(-1);
+}
+
+/* Runs a launch's blocks: this thread's worker and `helpers` more, under the watchdog. */
+static void run_blocks(Pool &p, LaunchState &L, int helpers) {
+  {
+    std::lock_guard<std::mutex> g(g_wd_mutex);
+    g_wd_launch = &L;
+  }
+  if (helpers > 0) {
+    std::lock_guard<std::mutex> lk(p.m);
+    p.launch = &L;
+    p.wanted = helpers;
+    p.active = helpers;
+    p.gen++;
+    p.cv.notify_all();
+  }
+  run_worker(p.workers[0], &L);
+  if (helpers > 0 || L.turns) {
+    std::unique_lock<std::mutex> lk(p.m);
+    p.done_cv.wait(lk, [&] { return p.active == 0; });
+  }
+  std::lock_guard<std::mutex> g(g_wd_mutex);
+  g_wd_launch = nullptr;
+}
+
+/* A kernel's launches as loops are tried against its fibers at the first, the 16th, the 256th
+ * and the 4096th: the launch runs as loops, quietly, on a copy of the program's memory, then on
+ * fibers (its results the program's), and the two must leave the same memory; where they do not
+ * (the rewrite read the kernel wrong, loops.py), or the loops failed, the kernel's later launches
+ * run on fibers. Memory past TRIAL_BYTES is not copied: such a kernel stays on fibers. */
+static const size_t TRIAL_BYTES = (size_t)1 << 30;
+static bool loops_trial_due(const void *key);
+
+/* The launch as loops, quietly (what it prints caught in printed, no diagnostic), on the
+ * program's memory: true where it ran to its end without a failure or a reason to leave the
+ * loops. */
+static bool loops_trial(Pool &p, LaunchState &T, const LaunchInfo &in, int device, void (*thunk)(const void *),
+                        const void *closure, unsigned long long serial, int helpers, std::string *printed) {
+  if (!launch_memory_begin(!fault_handler_active(), in.name)) return false;
+  init_launch(T, in, device, thunk, closure, serial, (int)p.workers.size());
+  T.loops = true;
+  capture_begin(true);
+  run_blocks(p, T, helpers);
+  if (!capture_end(printed)) T.failed.store(true);
+  char damage[512];
+  const bool intact = launch_memory_end(in.name, damage, sizeof damage);
+  return intact && !T.failed.load() && !T.loops_unfit.load();
+}
+
 cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), const void *closure) {
   LaunchInfo in = info;
   if (!in.name) in.name = "(kernel)";
@@ -2293,51 +2365,49 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
             !(in.flags & LAUNCH_COOPERATIVE) && slots <= 1 && loops_state(kernel_key) == LOOPS_READY;
   Worker *w0 = p.workers[0];
   if (tls.worker != w0) worker_setup_thread(w0);
+  /* how many workers run blocks at once: a cooperative launch's all; taking turns, one at a
+   * time (a helper starts when its slot first gets the turn, summon_worker); else the config's */
+  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
+  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
+  /* a trial of the kernel's loops version: as loops on a copy of memory, then on fibers */
+  MemorySnapshot as_loops;
+  std::string printed_as_loops, printed;
+  bool tried = false, trial_ok = false;
+  if (L.loops && loops_trial_due(kernel_key)) {
+    MemorySnapshot before;
+    char said[512]; /* the guards were checked at the last launch's end: nothing new */
+    tried = true;
+    bool taken = launch_memory_begin(true, in.name) && memory_snapshot(&before, TRIAL_BYTES);
+    launch_memory_end(in.name, said, sizeof said);
+    if (taken) {
+      LaunchState T;
+      T.nblocks = L.nblocks;
+      trial_ok = loops_trial(p, T, in, device, thunk, closure, serial++, helpers, &printed_as_loops);
+      launch_memory_begin(true, in.name);
+      if (trial_ok) trial_ok = memory_snapshot(&as_loops, ~(size_t)0);
+      memory_restore(before);
+      launch_memory_end(in.name, said, sizeof said);
+    }
+    L.loops = false;
+  }
   /* the kernel's threads open device allocations as they touch them, through the fault
    * handler; where the program replaced that handler, all of them open now */
   watch_before_launch();
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return sticky_error();
 
-  L.info = in;
-  L.device = device;
-  L.name_pending = !in.kaddr;
-  /* how many workers run blocks at once: a cooperative launch's all; taking turns, one at a
-   * time (a helper starts when its slot first gets the turn, summon_worker); else the config's */
-  const int use = (in.flags & LAUNCH_COOPERATIVE) ? (int)L.nblocks : slots > 1 ? 1 : cfg.workers;
-  const int helpers = (int)(L.nblocks < use ? L.nblocks : use) - 1;
   if (g_probe_on) {
-    probe_launch_begin(&L.info, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key), helpers <= 0 && slots <= 1,
+    probe_launch_begin(&in, L.nblocks > 1 && !L.grid && !kernel_is_loud(kernel_key), helpers <= 0 && slots <= 1,
                        slots > 1);
     for (Worker *w : p.workers) probe_worker_reset(w);
   }
-  L.thunk = thunk;
-  L.closure = closure;
-  L.next_block.store(0);
-  L.failed.store(false);
-  L.error.store(cudaSuccess);
-  L.programs_own.store(false);
-  L.serial = serial++;
-  L.start_s = now_s();
-  const int nworkers = (int)p.workers.size();
-  L.current_block = std::vector<std::atomic<long long>>((size_t)nworkers);
-  for (auto &c : L.current_block) c.store(-1);
-  {
-    std::lock_guard<std::mutex> g(g_wd_mutex);
-    g_wd_launch = &L;
-  }
+  init_launch(L, in, device, thunk, closure, serial++, (int)p.workers.size());
   if (slots > 1) turns_begin(&L, p.workers.data(), slots, kernel_key);
-  if (helpers > 0) {
-    std::lock_guard<std::mutex> lk(p.m);
-    p.launch = &L;
-    p.wanted = helpers;
-    p.active = helpers;
-    p.gen++;
-    p.cv.notify_all();
-  }
-  run_worker(w0, &L);
-  if (helpers > 0 || L.turns) {
-    std::unique_lock<std::mutex> lk(p.m);
-    p.done_cv.wait(lk, [&] { return p.active == 0; });
+  if (tried) capture_begin(false);
+  run_blocks(p, L, helpers);
+  if (tried) {
+    if (!capture_end(&printed)) trial_ok = false;
+    fwrite(printed.data(), 1, printed.size(), stdout); /* the fibers' print, where it would have gone */
+    fflush(stdout);
   }
   if (L.loops_unfit.load()) {
     if (loops_state(kernel_key) != LOOPS_NO) {
@@ -2353,10 +2423,6 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   }
   if (g_probe_on && !L.grid) kernel_heard(kernel_key, L.any_point.load());
   if (L.turns) kernel_took_turns(kernel_key, &L);
-  {
-    std::lock_guard<std::mutex> g(g_wd_mutex);
-    g_wd_launch = nullptr;
-  }
   if (const char *r = L.resolved.load()) in.name = L.info.name = r;
   if (g_probe_on) {
     probe_launch_end(L.info, p.workers);
@@ -2366,6 +2432,21 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   char damage[512];
   const bool intact = launch_memory_end(in.name, damage, sizeof damage);
   watch_after_launch();
+  bool same = false;
+  if (tried && trial_ok && !L.failed.load()) {
+    char said[512];
+    launch_memory_begin(true, in.name);
+    same = printed == printed_as_loops && memory_same(as_loops);
+    launch_memory_end(in.name, said, sizeof said);
+  }
+  if (tried && !L.failed.load() && !L.loops_unfit.load() && !same) {
+    set_loops_state(kernel_key, LOOPS_NO);
+    if (getenv("SCANLAB_EMU_LOOPS_WHY"))
+      diag("emu: kernel %s: its launches run thread by thread from now on: as loops, a trial of this launch %s",
+           in.name, trial_ok ? "left another result in memory, or printed another, than thread by thread (the "
+                               "rewrite read the kernel wrong: loops.py)" : "failed, or could not be made");
+  }
+
   if (!intact && !L.failed.exchange(true)) {
     L.error.store(cudaErrorLaunchFailure);
     Buf k;
