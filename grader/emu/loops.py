@@ -404,16 +404,18 @@ class Writer:
 
     def no_jumps(self, body_m):
         """A loop with a barrier inside takes no break or continue of its own."""
-        stripped = body_m
-        # loops nested in it may have theirs: blank their bodies
-        for mt in list(re.finditer(r'\b(for|while|do|switch)\b', body_m))[::-1]:
-            p = skip_ws(body_m, mt.end())
-            if mt.group(1) != 'do' and p < len(body_m) and body_m[p] == '(':
-                p = match_forward(body_m, p, '(', ')') + 1
-            e = stmt_end(body_m, p)
-            if e > 0:
-                stripped = stripped[:mt.start()] + ' ' * (e - mt.start()) + stripped[e:]
-        if re.search(r'\b(break|continue)\b', stripped):
+        def blank(kinds):
+            stripped = body_m
+            for mt in list(re.finditer(r'\b(%s)\b' % kinds, body_m))[::-1]:
+                p = skip_ws(body_m, mt.end())
+                if mt.group(1) != 'do' and p < len(body_m) and body_m[p] == '(':
+                    p = match_forward(body_m, p, '(', ')') + 1
+                e = stmt_end(body_m, p)
+                if e > 0:
+                    stripped = stripped[:mt.start()] + ' ' * (e - mt.start()) + stripped[e:]
+            return stripped
+        # loops nested in it may have theirs (a switch its own break, not a continue): blank them
+        if re.search(r'\bbreak\b', blank('for|while|do|switch')) or re.search(r'\bcontinue\b', blank('for|while|do')):
             raise Deny('a break or continue in a loop with a barrier')
 
     def cond(self, hm, hc, ctx, base):
@@ -474,6 +476,9 @@ class Writer:
         mt = calls[0]
         if re.search(r'\?|&&|\|\|', sm):
             raise Deny('a call with a barrier under ?:, && or ||')
+        close = match_forward(sm, sm.index('(', mt.start()), '(', ')')
+        if close > 0 and ',' in sm[:mt.start()] + sm[close + 1:]:
+            raise Deny('a call with a barrier beside a comma (the rest would run after it)')
         if ctx.get('level') and DECL_TYPE.match(sm.strip()) and len(split_at(sm, ',')) > 1 and \
                 not re.match(r'\s*[A-Za-z_][\w:]*\s*\(', sm):
             raise Deny('a call with a barrier in a declaration of several names')
@@ -646,7 +651,12 @@ class Writer:
         # ended
         if (locals_ | shared_names_k) & self.globals:
             raise Deny('%s, a local of the kernel, is also a global\'s name' % sorted((locals_ | shared_names_k) & self.globals)[0])
-        self.kernel_names = {nm for _, nm in params} | locals_ | shared_names_k
+        # and its template's parameters (`template <int W>`: a callee's global W would be hidden)
+        tparams = set()
+        if k.template:
+            tparams = {mt.group(1) for mt in re.finditer(r'([A-Za-z_]\w*)\s*(?:=[^,>]*)?(?:,|>\s*$)',
+                                                          k.template[k.template.index('<') + 1:])}
+        self.kernel_names = {nm for _, nm in params} | locals_ | shared_names_k | tparams
         # __shared__ declarations first (statics of the block)
         shared = []
         for mt in re.finditer(r'\b__shared__\b', body_m):
@@ -995,6 +1005,11 @@ def written(name, text, elements=True):
     assignment, an increment, its address taken, or the name passed whole to a call (a
     reference parameter). A kernel's pointer parameter (elements False) is not changed by a store
     to what it points at (`out[i] = v`)."""
+    while True:  # `(x)` is x: `f((x))` passes it whole, `(x) = 1` assigns it
+        t = re.sub(r'\(\s*(%s)\s*\)' % re.escape(name), r' \1 ', text)
+        if t == text:
+            break
+        text = t
     for pos in uses(name, text):
         after = text[pos + len(name):]
         chain = re.match(r'(?:\s*(?:\.\s*\w+|\[[^\]]*\]))*', after)
@@ -1024,9 +1039,37 @@ def simple_type(t):
     return t.endswith('*') or SIMPLE_TYPE.match(t) is not None
 
 
+def operand_after(text, k):
+    """The operand of a unary operator at text[k - 1]: to the end of its expression (a `;`, a `,`
+    or a `)` at its own depth)."""
+    depth, e = 0, k
+    while e < len(text):
+        ch = text[e]
+        if ch in '([{':
+            depth += 1
+        elif ch in ')]}':
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch in ';,' and depth == 0:
+            break
+        e += 1
+    return text[k:e]
+
+
 def escapes(name, text):
-    """Whether text may keep the address of `name` (name[LB.t] in the loops' text): after `&`,
-    or passed whole to a call (a reference or pointer parameter)."""
+    """Whether text may keep the address of `name` (name[LB.t] in the loops' text): a unary `&`
+    whose operand says it (`&x`, `&(c ? x : y)`, `&++x`), or passed whole to a call (a reference
+    or pointer parameter)."""
+    for mt in re.finditer(r'&', text):
+        k = mt.start()
+        if text[k + 1:k + 2] == '&' or text[k - 1:k] == '&':
+            continue  # &&
+        before = text[:k].rstrip()
+        if before and (before[-1].isalnum() or before[-1] in '_)]'):
+            continue  # a binary and
+        if names_in(operand_after(text, k + 1), {name}):
+            return True
     for pos in uses(name, text):
         before = text[:pos].rstrip()
         while before.endswith('('):
@@ -1360,6 +1403,8 @@ def add_loops(src, headers=()):
             # written in (the loops version's per-thread arrays, declared first, and the later
             # stretches would see the global one)
             for t in [k.mbody()] + [f.mbody() for f in inl.values()]:
+                if re.search(r'\[\[|\b(?:alignas|__align__|__attribute__)\b', re.sub(r'\b__shared__\b[^;]*;', ' ', t)):
+                    raise Deny('an attribute in the kernel (a declaration the rewrite would not read)')
                 mt = re.search(r'\b(?:typedef|using|enum|namespace)\b|\b(?:struct|class|union)\s+(?:[A-Za-z_]\w*\s*)?[:{]', t)
                 if mt:
                     raise Deny('a declaration of a type or a name in the kernel (%s)' % mt.group(0).split()[0])

@@ -595,6 +595,10 @@ using LoopsLocal = T; /* a local of one loop over the threads (loops.py), its ty
 template <class T>
 struct Uniform {
   T v{};
+  Uniform() = default;
+  /* not trivially copyable: passed to printf's `...` (the rewrite missed a use there), it does
+   * not compile, where as a wrapper it would print another value */
+  SCANLAB_EMU_LOOPS_FN Uniform(const Uniform &o) : v(o.v) {}
   SCANLAB_EMU_LOOPS_FN operator const T &() const { return v; }
   template <class I>
   SCANLAB_EMU_LOOPS_FN decltype(auto) operator[](const I &i) const { return v[i]; } /* a pointer's element */
