@@ -59,6 +59,9 @@ DENY = re.compile(r'\b(?:__syncthreads_(?:count|and|or)|__syncwarp|__shfl\w*|__b
                   r'this_grid|grid_group|thread_block_tile|__nanosleep|goto|asm|__asm__|__asm|this_cluster|'
                   r'cluster_group|memcpy_async|labeled_partition|binary_partition|try|throw|co_await|co_yield|'
                   r'co_return|setjmp|longjmp|decltype|typeof|__typeof__)\b|\bcuda\s*::')
+# what a launch run twice (the runtime's trial of the loops, sched.cpp) would do twice, outside the
+# memory the trial copies: the device heap, a surface's store
+TWICE = re.compile(r'\b(?:malloc|free|new|delete|surf\w*[Ww]rite\w*)\b')
 CAST_WORDS = {'sizeof', 'alignof', 'unsigned', 'signed', 'int', 'long', 'short', 'char', 'float', 'double', 'bool',
               'if', 'for', 'while', 'switch', 'return', 'static_cast', 'const_cast', 'reinterpret_cast'}
 MARK = re.compile(r'/\*@decl \w+\*/')
@@ -1347,6 +1350,8 @@ def add_loops(src, headers=()):
                         raise Deny('%s reads threadIdx through the macro %s' % (f.name, sorted(said & index_macros)[0]))
                     if DENY.search(f.mbody()):
                         raise Deny('%s uses %s' % (f.name, DENY.search(f.mbody()).group(0)))
+                    if TWICE.search(f.mbody()):
+                        raise Deny('%s uses %s (a trial runs a launch twice)' % (f.name, TWICE.search(f.mbody()).group(0)))
                     if re.search(r'\[[^\[\]]*\]\s*(?:\(|\{|mutable\b)', re.sub(r'[\w)\]]\s*\[', 'x(', f.mbody())):
                         raise Deny('a lambda in %s' % f.name)
                     if re.search(r'\bstatic\b(?![^;]*\b__shared__\b)', f.mbody()):

@@ -3,8 +3,9 @@
 // where the two leave another memory or print another, the kernel runs on fibers from then on.
 // A kernel the rewrite (loops.py) still reads wrong, caught so: a load behind a cast taken for a
 // value all the block's threads share (a race in blocks of more than one thread, so here blocks
-// of one), once stored (the memory differs) and once printed (what it prints differs). A third
-// kernel, read right, runs as loops after its trial. Each runs three times and is checked
+// of one), once stored (the memory differs) and once printed (what it prints differs). A kernel
+// that frees what its last launch allocated has no loops version (its trial would free it twice).
+// A last kernel, read right, runs as loops after its trial. Each runs three times and is checked
 // against the host; what the kernel prints, each launch once.
 // emu-test: loops
 // emu-test: schedules forward
@@ -43,15 +44,34 @@ __global__ void rotates(int *out, int k) {
   out[threadIdx.x] = s[(threadIdx.x + 1) % NT];
 }
 
+// what a launch run twice would do twice (a free of the last launch's block: twice, a double
+// free): such a kernel has no loops version, and so no trial
+__global__ void keepsHeap(int **slot, int *out, int k) {
+  __shared__ int s[NT];
+  s[threadIdx.x] = threadIdx.x + k;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (*slot) free(*slot);
+    *slot = (int *)malloc(4 * sizeof(int));
+    (*slot)[0] = s[NT - 1];
+    out[0] = (*slot)[0];
+  }
+}
+
 int main() {
-  int *d, h[NT], bad = 0;
+  int *d, h[NT], bad = 0, **slot;
   cudaMalloc(&d, sizeof h);
+  cudaMalloc(&slot, sizeof(int *));
+  cudaMemset(slot, 0, sizeof(int *));
   for (int k = 0; k < 3; k++) {
     castLoad<<<4, 1>>>(d, 10 * k + 1);
     cudaMemcpy(h, d, 4 * sizeof(int), cudaMemcpyDeviceToHost);
     for (int b = 0; b < 4; b++) bad += h[b] != 10 * k + 1;
     castLoadPrints<<<4, 1>>>(10 * k + 2, k + 1);
     cudaDeviceSynchronize();
+    keepsHeap<<<1, NT>>>(slot, d, k);
+    cudaMemcpy(h, d, sizeof(int), cudaMemcpyDeviceToHost);
+    bad += h[0] != NT - 1 + k;
     rotates<<<1, NT>>>(d, k);
     cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
     for (int t = 0; t < NT; t++) bad += h[t] != (t + 1) % NT + k;
