@@ -409,7 +409,64 @@ bool in_device_heap(uintptr_t a) {
 static std::map<size_t, size_t> g_heap_free;  /* offset -> length of each free run */
 static std::map<size_t, size_t> g_heap_used;  /* offset -> length of each block handed out */
 
+/* A launch run to be compared (sched.cpp's trial of a kernel's loops version) leaves the heap as
+ * it found it: what it allocates is freed at its end, what it frees stays (the launch after it
+ * frees it), and a function's static variable it meets first gets its first bytes back. */
+static bool g_trial = false;              /* under g_heap_mutex */
+static bool g_trial_heap = false;         /* the trial used the heap */
+static std::vector<void *> g_trial_blocks;
+static std::vector<std::pair<uintptr_t, std::string>> g_trial_statics;
+static std::mutex g_trial_statics_mutex;
+static std::atomic<bool> g_trial_on{false};
+
+void trial_begin() {
+  std::lock_guard<std::mutex> g(g_heap_mutex);
+  g_trial = true;
+  g_trial_heap = false;
+  g_trial_blocks.clear();
+  std::lock_guard<std::mutex> s(g_trial_statics_mutex);
+  g_trial_statics.clear();
+  g_trial_on.store(true);
+}
+
+void trial_static_made(const void *p, size_t bytes) {
+  if (!g_trial_on.load()) return;
+  std::lock_guard<std::mutex> s(g_trial_statics_mutex);
+  g_trial_statics.emplace_back((uintptr_t)p, std::string((const char *)p, bytes));
+}
+
+void device_free(void *p);
+static void *device_malloc_now(size_t n);
+
+bool trial_end() {
+  std::vector<void *> blocks;
+  bool clean;
+  {
+    std::lock_guard<std::mutex> g(g_heap_mutex);
+    g_trial = false;
+    g_trial_on.store(false);
+    blocks.swap(g_trial_blocks);
+    clean = !g_trial_heap;
+  }
+  for (void *b : blocks) device_free(b);
+  std::lock_guard<std::mutex> s(g_trial_statics_mutex);
+  for (const auto &st : g_trial_statics) memcpy((void *)st.first, st.second.data(), st.second.size());
+  clean = clean && g_trial_statics.empty();
+  g_trial_statics.clear();
+  return clean;
+}
+
 void *device_malloc(size_t n) {
+  void *p = device_malloc_now(n);
+  std::lock_guard<std::mutex> g(g_heap_mutex);
+  if (g_trial) {
+    g_trial_heap = true;
+    if (p) g_trial_blocks.push_back(p);
+  }
+  return p;
+}
+
+static void *device_malloc_now(size_t n) {
   std::lock_guard<std::mutex> g(g_heap_mutex);
   if (!g_heap) {
     const size_t size = (g_limits[cudaLimitMallocHeapSize] + 4095) / 4096 * 4096;
@@ -435,6 +492,10 @@ void *device_malloc(size_t n) {
 
 void device_free(void *p) {
   std::lock_guard<std::mutex> g(g_heap_mutex);
+  if (g_trial) {
+    g_trial_heap = true;
+    return; /* the launch after the trial frees it */
+  }
   if (!p || !in_device_heap((uintptr_t)p)) return;
   auto used = g_heap_used.find((size_t)((unsigned char *)p - g_heap.load(std::memory_order_relaxed)));
   if (used == g_heap_used.end()) return; /* not a block of the heap (freed twice): nothing to free */

@@ -359,6 +359,12 @@ struct MemorySnapshot {
 bool memory_snapshot(MemorySnapshot *s, size_t limit);
 /* Around each run of such a launch: what its kernel prints caught (printed; false where it could
  * not be), and for the run to be compared only (quiet_run), no diagnostic said (quiet()). */
+/* Around the run to be compared: the device heap and the functions' static variables of device
+ * code left as found (api.cpp); trial_end is false where the run used the heap or met a static
+ * first (what the trial cannot compare: the kernel stays on fibers). */
+void trial_begin();
+bool trial_end();
+void trial_static_made(const void *p, size_t bytes);
 void capture_begin(bool quiet_run);
 bool capture_end(std::string *printed);
 bool quiet();

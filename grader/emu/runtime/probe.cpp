@@ -2109,6 +2109,7 @@ bool device_static(const void *p, size_t bytes, const char *name, bool managed) 
     said = true;
     return false;
   }
+  trial_static_made(p, bytes); /* a static first met in a trial gets these bytes back (api.cpp) */
   g_statics[n] = {lo, hi};
   g_static_names[n] = name;
   g_static_managed[n] = managed;

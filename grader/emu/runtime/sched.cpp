@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -448,6 +449,7 @@ static void add_block(Buf &b, const Worker *w) { b.add("block (%u,%u,%u)", w->bi
  * (threads that exited), or for its pair of lines (threads at two barriers): true the first time,
  * for up to 64 of them. */
 static bool first_note_at(const char *file, int line, const char *file2 = nullptr, int line2 = 0) {
+  if (quiet()) return false; /* a run to be compared: the one after it says it */
   struct Said { const char *file; int line; const char *file2; int line2; };
   static std::mutex said_mutex;
   static std::vector<Said> said;
@@ -1633,6 +1635,22 @@ static void note_own_thread() {
   g_own_tids.push_back((int)syscall(SYS_gettid));
 }
 
+/* Whether the process runs no thread but this one and the emu's own (/proc/self/task). */
+static bool host_alone() {
+  size_t own;
+  {
+    std::lock_guard<std::mutex> g(g_own_m);
+    own = g_own_tids.size();
+  }
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return false;
+  size_t n = 0;
+  while (const dirent *e = readdir(d))
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n <= own + 1;
+}
+
 /* The emu's threads take no asynchronous signal: a handler the program installs runs on the
  * program's own threads, never on a helper between launches. While it runs blocks, a helper
  * takes the synchronous ones a fault raises (the fault handler's first touch of an allocation). */
@@ -2289,8 +2307,9 @@ static void run_blocks(Pool &p, LaunchState &L, int helpers) {
  * and the 4096th: the launch runs as loops, quietly, on a copy of the program's memory, then on
  * fibers (its results the program's), and the two must leave the same memory; where they do not
  * (the rewrite read the kernel wrong, loops.py), or the loops failed, the kernel's later launches
- * run on fibers. Memory past TRIAL_BYTES is not copied: such a kernel stays on fibers. */
-static const size_t TRIAL_BYTES = (size_t)1 << 30;
+ * run on fibers. Memory past TRIAL_BYTES is not copied, and a program with threads of its own
+ * may change memory or print meanwhile: such a kernel stays on fibers. */
+static const size_t TRIAL_BYTES = (size_t)1 << 28;
 static bool loops_trial_due(const void *key);
 
 /* The launch as loops, quietly (what it prints caught in printed, no diagnostic), on the
@@ -2301,9 +2320,11 @@ static bool loops_trial(Pool &p, LaunchState &T, const LaunchInfo &in, int devic
   if (!launch_memory_begin(!fault_handler_active(), in.name)) return false;
   init_launch(T, in, device, thunk, closure, serial, (int)p.workers.size());
   T.loops = true;
+  trial_begin();
   capture_begin(true);
   run_blocks(p, T, helpers);
   if (!capture_end(printed)) T.failed.store(true);
+  if (!trial_end()) T.failed.store(true);
   char damage[512];
   const bool intact = launch_memory_end(in.name, damage, sizeof damage);
   return intact && !T.failed.load() && !T.loops_unfit.load();
@@ -2373,7 +2394,17 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   MemorySnapshot as_loops;
   std::string printed_as_loops, printed;
   bool tried = false, trial_ok = false;
-  if (L.loops && loops_trial_due(kernel_key)) {
+  const bool due = L.loops && loops_trial_due(kernel_key);
+  if (due && !host_alone()) {
+    /* no trial where the program has threads of its own: the memory put back would undo their
+     * stores, and the print caught would take theirs */
+    set_loops_state(kernel_key, LOOPS_NO);
+    L.loops = false;
+    if (getenv("SCANLAB_EMU_LOOPS_WHY"))
+      diag("emu: kernel %s: its launches run thread by thread (the program runs threads of its own, and the "
+           "loops cannot be tried against the fibers)", in.name);
+  }
+  if (due && L.loops) {
     MemorySnapshot before;
     char said[512]; /* the guards were checked at the last launch's end: nothing new */
     tried = true;
