@@ -1151,7 +1151,7 @@ COLLECTIVE = re.compile(r'\b(?:__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*
 # what names the line or the function it is written in: the loops version is one line, in
 # another function
 WHERE_WORDS = re.compile(r'\b(?:assert|__LINE__|__func__|__FUNCTION__|__PRETTY_FUNCTION__|__builtin_LINE|'
-                         r'__builtin_FUNCTION|source_location)\b')
+                         r'__builtin_FUNCTION|source_location|__trap|__brkpt)\b')
 BODY_HEAD = re.compile(r'\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>\s*)?\(')
 
 
@@ -1210,6 +1210,36 @@ def file_scope_names(m):
     return set(re.findall(r'[A-Za-z_]\w*', text)) - KEYWORDS
 
 
+def unknown_device_variables(m, defines):
+    """The names of variables of device code in masked text m that the runtime is not told of
+    (cu2cpp.py's device_static: a variable template, a pointer to const, one a macro declares),
+    so that a trial (sched.cpp) cannot put them back: defines, the #define lines that m's macros
+    come from."""
+    names = set()
+    for mt in re.finditer(r'\b(?:__device__|__managed__)\b', m):
+        ds = max(m.rfind(';', 0, mt.start()), m.rfind('{', 0, mt.start()), m.rfind('}', 0, mt.start())) + 1
+        de = cu2cpp.decl_end(m, mt.start())
+        if de < 0:
+            continue
+        decl = m[ds:de]
+        if re.search(r'\b(?:__constant__|__shared__|extern)\b', decl) or \
+                not re.search(r'\b(?:const|template)\b', decl):
+            continue
+        body = re.sub(r'\btemplate\s*<[^;{}]*?>', ' ', decl)
+        body = re.sub(r'\b(static|__device__|__managed__|volatile|inline|const)\b', ' ', body)
+        names |= set(cu2cpp.declared_names(body))
+    # a macro whose body declares a variable of device code: what its uses at namespace scope name
+    makers = set()
+    for d in defines:
+        im = re.match(r'^[ \t]*#[ \t]*define[ \t]+(\w+)\(', d)
+        if im and re.search(r'\b(?:__device__|__managed__)\b', d[im.end():]):
+            makers.add(im.group(1))
+    for nm in makers:
+        for mt in re.finditer(r'(?:^|[;}])\s*%s\s*\(([^;{}]*)\)' % re.escape(nm), m):
+            names |= set(re.findall(r'[A-Za-z_]\w*', mt.group(1)))
+    return names
+
+
 def said_by(body):
     """The names a macro's body says, outside its string and character literals."""
     return set(re.findall(r'[A-Za-z_]\w*', re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', body)))
@@ -1257,6 +1287,10 @@ def add_loops(src, headers=()):
     globals_ = file_scope_names(m)
     for hm in header_masks:
         globals_ |= file_scope_names(hm)
+    header_defines = [mt.group(0) for h in headers for mt in define.finditer(h)]
+    unknown = set()
+    for t in [m] + header_masks:
+        unknown |= unknown_device_variables(t, macros + header_defines)
     # a class with a mutable member changes through a const method: a parameter of class type,
     # const in the loops version and one for all threads, would be changed by each of them
     mutable = any(re.search(r'\bmutable\b', t) for t in [m] + header_masks)
@@ -1402,6 +1436,9 @@ def add_loops(src, headers=()):
                     raise Deny('the macro %s makes a string of its argument (the rewrite\'s names would show)' % nm)
             if said & located:
                 raise Deny('%s takes its caller\'s line or name as a default argument' % sorted(said & located)[0])
+            if said & unknown:
+                raise Deny('%s, a variable of device code the runtime is not told of (a trial could not put it '
+                           'back)' % sorted(said & unknown)[0])
             if mutable and any(not simple_type(t) for t, _ in param_list(k.params)):
                 raise Deny('a parameter of class type, where a class has a mutable member')
             # a type or a name a kernel declares for itself would reach only the stretch it is

@@ -2307,9 +2307,13 @@ static void run_blocks(Pool &p, LaunchState &L, int helpers) {
  * and the 4096th: the launch runs as loops, quietly, on a copy of the program's memory, then on
  * fibers (its results the program's), and the two must leave the same memory; where they do not
  * (the rewrite read the kernel wrong, loops.py), or the loops failed, the kernel's later launches
- * run on fibers. Memory past TRIAL_BYTES is not copied, and a program with threads of its own
- * may change memory or print meanwhile: such a kernel stays on fibers. */
+ * run on fibers. Memory past TRIAL_BYTES (or past what is left of g_trial_budget) is not
+ * copied, and a program with threads of its own may change memory or print meanwhile: such a
+ * kernel stays on fibers. */
 static const size_t TRIAL_BYTES = (size_t)1 << 28;
+/* and all trials together copy at most this much memory (a program of many kernels and large
+ * buffers paid seconds a kernel): past it, kernels not yet tried stay on fibers */
+static size_t g_trial_budget = (size_t)1 << 30;
 static bool loops_trial_due(const void *key);
 
 /* The launch as loops, quietly (what it prints caught in printed, no diagnostic), on the
@@ -2408,8 +2412,14 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     MemorySnapshot before;
     char said[512]; /* the guards were checked at the last launch's end: nothing new */
     tried = true;
-    bool taken = launch_memory_begin(true, in.name) && memory_snapshot(&before, TRIAL_BYTES);
+    bool taken = launch_memory_begin(true, in.name) &&
+                 memory_snapshot(&before, TRIAL_BYTES < g_trial_budget ? TRIAL_BYTES : g_trial_budget);
     launch_memory_end(in.name, said, sizeof said);
+    if (taken) {
+      size_t bytes = 0;
+      for (const auto &part : before.parts) bytes += part.second.size();
+      g_trial_budget -= bytes < g_trial_budget ? bytes : g_trial_budget;
+    }
     if (taken) {
       LaunchState T;
       T.nblocks = L.nblocks;

@@ -2,9 +2,11 @@
 // the rewrite (loops.py) cannot see it: a device-heap block allocated through a functor's
 // operator() (the trial's block was kept: 5 of the heap's 8 MiB, and the next launch's malloc
 // got null); a function's static variable first met in a trial (its count went on from the
-// trial's); a note said once (the quiet trial took it, and the program never saw it); and a
-// program with a thread of its own (the memory put back would undo that thread's stores: no
-// trial, the kernel on fibers). Each result against the host's.
+// trial's); a note said once (the quiet trial took it, and the program never saw it); variables
+// of device code the runtime is not told of (a variable template, one a macro declares, a pointer
+// to const: the trial's stores to them stayed); and a program with a thread of its own (the
+// memory put back would undo that thread's stores: no trial, the kernel on fibers). Each result
+// against the host's.
 // emu-test: loops
 // emu-test: schedules forward
 // emu-test: env SCANLAB_EMU_LOOPS_WHY=1
@@ -59,6 +61,26 @@ __global__ void reverseSome(int *d, int n) {
 
 __global__ void bump(int *d) { d[threadIdx.x] += 1; }
 
+// variables of device code the runtime is not told of (a variable template, one a macro declares,
+// a pointer to const): a trial could not put them back, so their kernels have no loops version
+template <typename T>
+__device__ T total;
+#define DEVICE_COUNTER(name) __device__ unsigned name
+DEVICE_COUNTER(hits);
+__device__ const int *cursor;
+
+__global__ void addUp(const int *d) {
+  atomicAdd(&total<int>, d[threadIdx.x]);
+  atomicAdd(&hits, 1u);
+}
+__global__ void startCursor(const int *d) { cursor = d; }
+__global__ void stepCursor(int *out, int k) {
+  if (threadIdx.x == 0) {
+    out[k] = *cursor;
+    cursor += 1;
+  }
+}
+
 int main() {
   int bad = 0, **slot, *ok, *out, *d;
   cudaMalloc(&slot, sizeof(int *));
@@ -86,6 +108,21 @@ int main() {
   for (int it = 0; it < 3; it++) reverseSome<<<1, 64>>>(d, it == 0 ? 64 : 63);
   cudaMemcpy(hd, d, sizeof hd, cudaMemcpyDeviceToHost);
   if (hd[0] != 63 || hd[62] != 1) bad++, printf("reverseSome: %d %d\n", hd[0], hd[62]);
+  for (int i = 0; i < 64; i++) hd[i] = 1;
+  cudaMemcpy(d, hd, sizeof hd, cudaMemcpyHostToDevice);
+  for (int it = 0; it < 5; it++) addUp<<<1, 64>>>(d);
+  int sum = 0;
+  unsigned count = 0;
+  cudaMemcpyFromSymbol(&sum, total<int>, sizeof sum);
+  cudaMemcpyFromSymbol(&count, hits, sizeof count);
+  if (sum != 320 || count != 320) bad++, printf("addUp: total %d, hits %u (320 each)\n", sum, count);
+  for (int i = 0; i < 64; i++) hd[i] = 10 * i;
+  cudaMemcpy(d, hd, sizeof hd, cudaMemcpyHostToDevice);
+  startCursor<<<1, 1>>>(d);
+  for (int k = 0; k < 5; k++) stepCursor<<<1, 32>>>(out, k);
+  cudaMemcpy(hd, out, 5 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int k = 0; k < 5; k++)
+    if (hd[k] != 10 * k) bad++, printf("stepCursor, launch %d: %d, the host says %d\n", k + 1, hd[k], 10 * k);
   // a thread of the program's own, alive while the kernel's launches run
   std::atomic<bool> stop{false};
   std::thread other([&] {
