@@ -1243,10 +1243,26 @@ static int loops_state(const void *key) {
   return it == g_loops_state.end() ? LOOPS_UNKNOWN : it->second;
 }
 static std::unordered_map<const void *, unsigned long long> g_loops_launches;
-static bool loops_trial_due(const void *key) {
+/* the kernels whose loops test a condition for each thread around a barrier (loops.py writes
+ * such a barrier's line negative): their launches as loops are guarded (run_kernel) */
+static std::unordered_map<const void *, bool> g_loops_guarded;
+static bool loops_guarded(const void *key) {
+  std::lock_guard<std::mutex> g(g_loops_mutex);
+  auto it = g_loops_guarded.find(key);
+  return it != g_loops_guarded.end() && it->second;
+}
+static void set_loops_guarded(const void *key, const LaunchState &L) {
+  bool any = false;
+  for (int i = 0; i < L.loops_nlines; i++) any = any || L.loops_lines[i] < 0;
+  std::lock_guard<std::mutex> g(g_loops_mutex);
+  g_loops_guarded[key] = any;
+}
+/* The kernel's launches as loops so far, this one counted, where this one is to be a trial;
+ * else 0. */
+static unsigned long long loops_trial_due(const void *key) {
   std::lock_guard<std::mutex> g(g_loops_mutex);
   const unsigned long long n = ++g_loops_launches[key];
-  return n == 1 || n == 16 || n == 256 || n == 4096;
+  return n == 1 || n == 16 || n == 256 || n == 4096 ? n : 0;
 }
 static void set_loops_state(const void *key, int v) {
   std::lock_guard<std::mutex> g(g_loops_mutex);
@@ -2314,7 +2330,9 @@ static const size_t TRIAL_BYTES = (size_t)1 << 28;
 /* and all trials together copy at most this much memory (a program of many kernels and large
  * buffers paid seconds a kernel): past it, kernels not yet tried stay on fibers */
 static size_t g_trial_budget = (size_t)1 << 30;
-static bool loops_trial_due(const void *key);
+static unsigned long long loops_trial_due(const void *key);
+/* the copies of memory that guarded launches (below) may make in all, apart from the trials' */
+static size_t g_guard_budget = (size_t)1 << 30;
 
 /* The launch as loops, quietly (what it prints caught in printed, no diagnostic), on the
  * program's memory: true where it ran to its end without a failure or a reason to leave the
@@ -2398,7 +2416,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   MemorySnapshot as_loops;
   std::string printed_as_loops, printed;
   bool tried = false, trial_ok = false;
-  const bool due = L.loops && loops_trial_due(kernel_key);
+  const unsigned long long due = L.loops ? loops_trial_due(kernel_key) : 0;
   if (due && !host_alone()) {
     /* no trial where the program has threads of its own: the memory put back would undo their
      * stores, and the print caught would take theirs */
@@ -2419,6 +2437,8 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
       size_t bytes = 0;
       for (const auto &part : before.parts) bytes += part.second.size();
       g_trial_budget -= bytes < g_trial_budget ? bytes : g_trial_budget;
+    } else if (due > 1) {
+      tried = false; /* a later trial past the copies' budget: the kernel passed its first */
     }
     if (taken) {
       LaunchState T;
@@ -2429,7 +2449,46 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
       memory_restore(before);
       launch_memory_end(in.name, said, sizeof said);
     }
+    if (tried) L.loops = false;
+  }
+  /* a kernel whose loops test a condition for each thread around a barrier: where a launch's
+   * threads disagree there (some leave a loop and exit, which fibers count as arrived), the loops
+   * cannot go on. Each such launch as loops runs on a copy of memory kept aside, what it prints
+   * caught: where the loops fail, memory is put back and the launch runs on fibers, as do the
+   * kernel's later ones; else the loops' run is the launch's */
+  if (L.loops && !tried && loops_guarded(kernel_key)) {
+    MemorySnapshot before;
+    char said[512];
+    bool taken = false;
+    if (host_alone()) { /* else the memory put back would undo another thread's stores */
+      taken = launch_memory_begin(true, in.name) &&
+              memory_snapshot(&before, TRIAL_BYTES < g_guard_budget ? TRIAL_BYTES : g_guard_budget);
+      launch_memory_end(in.name, said, sizeof said);
+    }
+    bool ok = false;
+    if (taken) {
+      size_t bytes = 0;
+      for (const auto &part : before.parts) bytes += part.second.size();
+      g_guard_budget -= bytes < g_guard_budget ? bytes : g_guard_budget;
+      LaunchState T;
+      T.nblocks = L.nblocks;
+      std::string printed_loops;
+      ok = loops_trial(p, T, in, device, thunk, closure, serial++, helpers, &printed_loops);
+      if (ok) {
+        fwrite(printed_loops.data(), 1, printed_loops.size(), stdout);
+        fflush(stdout);
+        return cudaSuccess;
+      }
+      launch_memory_begin(true, in.name);
+      memory_restore(before);
+      launch_memory_end(in.name, said, sizeof said);
+    }
+    set_loops_state(kernel_key, LOOPS_NO);
     L.loops = false;
+    if (getenv("SCANLAB_EMU_LOOPS_WHY"))
+      diag("emu: kernel %s: its launches run thread by thread from now on: as loops, this launch %s", in.name,
+           taken ? "could not go on (its threads took different ways at a barrier's condition, or another reason); "
+                   "it ran again on fibers" : "could not be guarded (its memory could not be copied)");
   }
   /* the kernel's threads open device allocations as they touch them, through the fault
    * handler; where the program replaced that handler, all of them open now */
@@ -2460,6 +2519,7 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     }
   } else if (!L.loops && L.loops_capable.load() && !L.failed.load() && loops_state(kernel_key) == LOOPS_UNKNOWN) {
     set_loops_state(kernel_key, LOOPS_READY);
+    set_loops_guarded(kernel_key, L);
     if (getenv("SCANLAB_EMU_LOOPS_WHY")) diag("emu: kernel %s: its later launches run as loops", in.name);
   }
   if (g_probe_on && !L.grid) kernel_heard(kernel_key, L.any_point.load());
