@@ -1,1 +1,0 @@
-nvidia-smi --query-gpu=name --format=csv,noheader; python3 grader/emu/tests/run_native.py > $OUT/native_all.log 2>&1; tail -3 $OUT/native_all.log; grep -B1 -A6 "FAIL" $OUT/native_all.log | head -30; grep "loops" $OUT/native_all.log | head -12
