@@ -757,22 +757,31 @@ class Writer:
         m = mask_expr(code)
         if '[' in m or '->' in m or re.search(r'(?:^|[=(,?:!~&|+\-*/%<>^]\s*)\*', m):
             return False
+        for nm in self.plain_names(m, ('min', 'max', 'sizeof')):
+            if nm is None:
+                return False
+            if nm in known or nm in UNIFORM_WORDS or nm in self.const_macros or re.match(r'^[0-9]', nm):
+                continue
+            return False
+        return True
+
+    def plain_names(self, m, callable_words):
+        """The names masked code m says, but members (after `.` or `->`); None for what asks the
+        running thread something the name does not show: a call (a member's too: it may read
+        threadIdx) but of callable_words, a parameter of class type (its operators are calls)."""
         for mt in re.finditer(r'[A-Za-z_]\w*', m):
             nm = mt.group(0)
             k = mt.start() - 1
             while k >= 0 and m[k] == ' ':
                 k -= 1
-            nxt = m[mt.end():].lstrip()[:1]
-            if nxt == '(' and nm not in ('min', 'max', 'sizeof'):
-                return False  # a call, a member's too (it may read threadIdx)
-            if k >= 0 and m[k] == '.':
-                continue  # a member of what precedes
-            if nm in self.param_types and not simple_type(self.param_types[nm]):
-                return False  # a class: its operators are calls
-            if nm in known or nm in UNIFORM_WORDS or nm in self.const_macros or re.match(r'^[0-9]', nm):
+            if m[mt.end():].lstrip()[:1] == '(' and nm not in callable_words:
+                yield None
+            elif k >= 0 and (m[k] == '.' or m[k - 1:k + 1] == '->'):
                 continue
-            return False
-        return True
+            elif nm in self.param_types and not simple_type(self.param_types[nm]):
+                yield None
+            else:
+                yield nm
 
     def uniformize(self, pieces, known):
         """Each array whose every assignment is a statement of its own with a value the same for
@@ -893,24 +902,16 @@ class Writer:
                 i += 1
 
     def lean(self, code, known):
-        types = dict((nm.split('@')[0], t) for t, nm in self.hoisted)
         """Whether a loop's code asks nothing of the running thread's records: it names only the
         rewrite's own names, the kernel's parameters, __shared__ arrays, constant macros, block
         built-ins and C's words (no threadIdx, no call, no other macro or global, no return)."""
+        types = dict((nm.split('@')[0], t) for t, nm in self.hoisted)
         m = mask_expr(code)
         if re.search(r'\breturn\b|\bgoto\b|__SCANLAB_NEXT__', m):
             return False
-        for mt in re.finditer(r'[A-Za-z_]\w*', m):
-            nm = mt.group(0)
-            k = mt.start() - 1
-            while k >= 0 and m[k] == ' ':
-                k -= 1
-            if m[mt.end():].lstrip()[:1] == '(' and nm not in CAST_WORDS:
-                return False  # a call, a member's too
-            if k >= 0 and (m[k] == '.' or m[k - 1:k + 1] == '->'):
-                continue
-            if nm in self.param_types and not simple_type(self.param_types[nm]):
-                return False  # a class: its operators are calls
+        for nm in self.plain_names(m, CAST_WORDS):
+            if nm is None:
+                return False
             if nm not in known and nm not in CAST_WORDS and nm not in UNIFORM_WORDS - {'min', 'max'} and \
                     not re.match(r'^[0-9]', nm):
                 return False
