@@ -2334,6 +2334,20 @@ static unsigned long long loops_trial_due(const void *key);
 /* the copies of memory that guarded launches (below) may make in all, apart from the trials' */
 static size_t g_guard_budget = (size_t)1 << 30;
 
+/* A copy of the program's memory (memory_snapshot), within TRIAL_BYTES and what is left of
+ * *budget, which it takes from; false where it cannot be made. */
+static bool copy_memory(MemorySnapshot *s, size_t *budget, const char *kernel) {
+  char said[512]; /* the guards were checked at the last launch's end: nothing new */
+  const bool taken = launch_memory_begin(true, kernel) && memory_snapshot(s, TRIAL_BYTES < *budget ? TRIAL_BYTES : *budget);
+  launch_memory_end(kernel, said, sizeof said);
+  if (taken) {
+    size_t bytes = 0;
+    for (const auto &part : s->parts) bytes += part.second.size();
+    *budget -= bytes < *budget ? bytes : *budget;
+  }
+  return taken;
+}
+
 /* The launch as loops, quietly (what it prints caught in printed, no diagnostic), on the
  * program's memory: true where it ran to its end without a failure or a reason to leave the
  * loops. */
@@ -2430,14 +2444,8 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
     MemorySnapshot before;
     char said[512]; /* the guards were checked at the last launch's end: nothing new */
     tried = true;
-    bool taken = launch_memory_begin(true, in.name) &&
-                 memory_snapshot(&before, TRIAL_BYTES < g_trial_budget ? TRIAL_BYTES : g_trial_budget);
-    launch_memory_end(in.name, said, sizeof said);
-    if (taken) {
-      size_t bytes = 0;
-      for (const auto &part : before.parts) bytes += part.second.size();
-      g_trial_budget -= bytes < g_trial_budget ? bytes : g_trial_budget;
-    } else if (due > 1) {
+    const bool taken = copy_memory(&before, &g_trial_budget, in.name);
+    if (!taken && due > 1) {
       tried = false; /* a later trial past the copies' budget: the kernel passed its first */
     }
     if (taken) {
@@ -2459,17 +2467,10 @@ cudaError_t run_kernel(const LaunchInfo &info, void (*thunk)(const void *), cons
   if (L.loops && !tried && loops_guarded(kernel_key)) {
     MemorySnapshot before;
     char said[512];
-    bool taken = false;
-    if (host_alone()) { /* else the memory put back would undo another thread's stores */
-      taken = launch_memory_begin(true, in.name) &&
-              memory_snapshot(&before, TRIAL_BYTES < g_guard_budget ? TRIAL_BYTES : g_guard_budget);
-      launch_memory_end(in.name, said, sizeof said);
-    }
+    /* without host_alone, the memory put back would undo another thread's stores */
+    const bool taken = host_alone() && copy_memory(&before, &g_guard_budget, in.name);
     bool ok = false;
     if (taken) {
-      size_t bytes = 0;
-      for (const auto &part : before.parts) bytes += part.second.size();
-      g_guard_budget -= bytes < g_guard_budget ? bytes : g_guard_budget;
       LaunchState T;
       T.nblocks = L.nblocks;
       std::string printed_loops;
